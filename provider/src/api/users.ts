@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { Timestamp } from "./common";
+import { Email } from "./validation";
+
+export const Role = z.enum(["admin", "no_access"]);
+export type Role = z.infer<typeof Role>;
+
+export const InviteUserRequest = z.object({
+  organizationId: z.string().min(1),
+  permissions: z.object({
+    users: z.array(z.object({ email: Email })).min(1),
+    organization: z.object({ role: Role }),
+  }),
+  redirectUrl: z.url().optional(),
+});
+export type InviteUserRequest = z.infer<typeof InviteUserRequest>;
+
+export const User = z.object({
+  id: z.string().min(1),
+  username: z.string().nullable().optional(),
+  firstName: z.string().nullable().optional(),
+  lastName: z.string().nullable().optional(),
+  email: z.string(),
+  emailVerified: z.boolean(),
+});
+export type User = z.infer<typeof User>;
+
+export const UserQuery = z.object({ organizationId: z.string().min(1) });
+
+export const RevokeOrganizationAccessRequest = z.object({
+  organizationId: z.string().min(1),
+  userIds: z.array(z.string().min(1)).min(1),
+});
+export type RevokeOrganizationAccessRequest = z.infer<typeof RevokeOrganizationAccessRequest>;
+
+export const MagicLinkRequest = z.object({
+  userId: z.string().min(1),
+  organizationId: z.string().min(1),
+  redirectUri: z.url(),
+});
+export type MagicLinkRequest = z.infer<typeof MagicLinkRequest>;
+
+export const MagicLink = z.object({ url: z.url(), expiringAt: Timestamp });
+export type MagicLink = z.infer<typeof MagicLink>;

@@ -1,0 +1,1 @@
+export * as api from "./api";

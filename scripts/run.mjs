@@ -1,0 +1,88 @@
+// The one entry point behind `npm test`, `npm run demo`, `npm run emulator`
+// and `npm run bench`. npm runs these scripts even without node_modules, so
+// this file is dependency-free: it installs, builds and provisions the engine
+// first, then does the job. Every step says what it is doing.
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ensureEngine, projectRoot } from "./engine.mjs";
+
+const bin = (name) => join(projectRoot, "node_modules", ".bin", name);
+const testResults = join(projectRoot, ".cache", "test-results.json");
+
+function say(message) {
+  process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+function run(command, args, env = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: projectRoot, stdio: "inherit", env: { ...process.env, ...env } });
+    const forward = (signal) => child.kill(signal);
+    process.on("SIGINT", forward);
+    process.on("SIGTERM", forward);
+    child.on("close", (code, signal) => {
+      process.off("SIGINT", forward);
+      process.off("SIGTERM", forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+async function must(label, command, args, env) {
+  say(label);
+  const code = await run(command, args, env);
+  if (code !== 0) {
+    say(`${label} failed (exit ${code})`);
+    process.exit(code);
+  }
+}
+
+function installIsStale() {
+  const installed = join(projectRoot, "node_modules", ".package-lock.json");
+  if (!existsSync(installed)) return true;
+  return statSync(installed).mtimeMs < statSync(join(projectRoot, "package-lock.json")).mtimeMs;
+}
+
+async function prepare({ engine }) {
+  if (installIsStale()) await must("installing npm packages (npm ci)", "npm", ["ci", "--no-audit", "--no-fund"]);
+  await must("building the provider and the emulator (tsc -b)", bin("tsc"), ["-b"]);
+  if (!engine) return {};
+  say("provisioning the Pulumi engine");
+  const { source, env } = await ensureEngine();
+  say(`engine: ${source}`);
+  return env;
+}
+
+const [task = "test", ...args] = process.argv.slice(2);
+
+switch (task) {
+  case "test": {
+    const env = await prepare({ engine: true });
+    await must("lint and format check (biome)", bin("biome"), ["ci", "."]);
+    await must("type-checking tests and examples", bin("tsc"), ["-p", "test/tsconfig.json"]);
+    mkdirSync(join(projectRoot, ".cache"), { recursive: true });
+    rmSync(testResults, { force: true });
+    say("running tests (vitest)");
+    const code = await run(
+      bin("vitest"),
+      ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${testResults}`, ...args],
+      env,
+    );
+    process.exit(code);
+    break;
+  }
+  case "demo": {
+    const env = await prepare({ engine: true });
+    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "demo.mjs"), ...args], env));
+    break;
+  }
+  case "emulator": {
+    await prepare({ engine: false });
+    process.exit(await run(process.execPath, [join(projectRoot, "emulator", "dist", "main.js"), ...args]));
+    break;
+  }
+  default:
+    say(`unknown task "${task}": use test, demo or emulator`);
+    process.exit(2);
+}
