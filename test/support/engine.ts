@@ -1,0 +1,63 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { LocalWorkspace, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
+import { ensureEngine, projectRoot } from "../../scripts/engine.mjs";
+
+let engineEnv: Promise<Record<string, string>> | undefined;
+
+/** The engine environment of scripts/engine.mjs, applied to this process so the Automation API finds the CLI. */
+export function useEngine(): Promise<Record<string, string>> {
+  engineEnv ??= ensureEngine().then(({ env }) => {
+    Object.assign(process.env, env);
+    return env;
+  });
+  return engineEnv;
+}
+
+export function uniqueStackName(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+}
+
+export interface TestStackOptions {
+  projectName: string;
+  program: PulumiFn;
+  /** Stack config, e.g. `{ "dmarc:baseUrl": { value: url } }`. */
+  config?: Record<string, { value: string; secret?: boolean }>;
+  /** Extra environment for the CLI and the plugins it starts. */
+  env?: Record<string, string>;
+}
+
+/**
+ * A project folder of its own under .cache/ (the workspace writes Pulumi.yaml
+ * there), whose node_modules is the project's: the dynamic provider process
+ * resolves the package from there, as it would in a partner's project.
+ */
+function projectFolder(projectName: string): string {
+  const folder = join(projectRoot, ".cache", "projects", projectName);
+  mkdirSync(folder, { recursive: true });
+  const modules = join(folder, "node_modules");
+  if (!existsSync(modules)) symlinkSync(join(projectRoot, "node_modules"), modules, "dir");
+  return folder;
+}
+
+/** A fresh stack in the project-local file backend, running an inline program. */
+export async function createTestStack(options: TestStackOptions): Promise<Stack> {
+  const env = await useEngine();
+  const stack = await LocalWorkspace.createStack(
+    { stackName: uniqueStackName(options.projectName), projectName: options.projectName, program: options.program },
+    {
+      workDir: projectFolder(options.projectName),
+      envVars: { ...env, ...options.env },
+      projectSettings: { name: options.projectName, runtime: "nodejs", backend: { url: env.PULUMI_BACKEND_URL } },
+    },
+  );
+  if (options.config) await stack.setAllConfig(options.config);
+  return stack;
+}
+
+/** Destroys the stack's resources and removes the stack from the backend. */
+export async function disposeTestStack(stack: Stack): Promise<void> {
+  await stack.destroy();
+  await stack.workspace.removeStack(stack.name);
+}
