@@ -1,1 +1,32 @@
+// The public face of the package: what partners import.
+import { domain } from "./resources/domain";
+import { domainGroup } from "./resources/domainGroup";
+import { invitation } from "./resources/invitation";
+import { organization } from "./resources/organization";
+import { subscription } from "./resources/subscription";
+import { webhook } from "./resources/webhook";
+import { DynamicProviderHost } from "./runtime/host";
+
 export * as api from "./api";
+export { createMagicLink, type MagicLinkArgs } from "./functions/magicLink";
+export { type BillingFrequency, getPlans, getPriceId, type PriceSelector, selectPriceId } from "./functions/plans";
+export { type DnsSetupRecord, Domain, type DomainArgs } from "./resources/domain";
+export { DomainGroup, type DomainGroupArgs } from "./resources/domainGroup";
+export { Invitation, type InvitationArgs } from "./resources/invitation";
+export { Organization, type OrganizationArgs } from "./resources/organization";
+export { Subscription, type SubscriptionArgs, type SubscriptionStatus } from "./resources/subscription";
+export { Webhook, type WebhookArgs } from "./resources/webhook";
+export { CONFIG_NAMESPACE, SETTINGS } from "./runtime/config";
+
+/**
+ * Called by the serialized provider of every resource, in the provider
+ * process. Not part of the API partners use directly.
+ */
+export const dynamicProviderHost = new DynamicProviderHost([
+  organization,
+  domainGroup,
+  domain,
+  webhook,
+  subscription,
+  invitation,
+]);

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { createTestStack, disposeTestStack } from "../support/engine";
+import { createTestStack } from "../support/engine";
 
 // The real engine end to end: the CLI built or found by scripts/engine.mjs,
 // the dynamic provider plugin from @pulumi/pulumi, the file backend.

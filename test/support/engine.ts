@@ -55,9 +55,3 @@ export async function createTestStack(options: TestStackOptions): Promise<Stack>
   if (options.config) await stack.setAllConfig(options.config);
   return stack;
 }
-
-/** Destroys the stack's resources and removes the stack from the backend. */
-export async function disposeTestStack(stack: Stack): Promise<void> {
-  await stack.destroy();
-  await stack.workspace.removeStack(stack.name);
-}

@@ -1,0 +1,73 @@
+import type { Frequency, Plan } from "../api";
+import { programClient } from "./programClient";
+
+/** Plans with their prices available to the partner. */
+export async function getPlans(): Promise<Plan[]> {
+  return (await programClient()).listPlans();
+}
+
+export type BillingFrequency = "monthly" | "yearly" | "daily" | Frequency;
+
+const FREQUENCY_CODES: Record<BillingFrequency, Frequency> = {
+  monthly: "m",
+  yearly: "y",
+  daily: "d",
+  m: "m",
+  y: "y",
+  d: "d",
+};
+
+const FREQUENCY_NAMES: Record<Frequency, string> = { m: "monthly", y: "yearly", d: "daily" };
+
+export interface PriceSelector {
+  /** Plan name, matched without regard to case, e.g. `Business`. */
+  plan: string;
+  /** Billing frequency; default `monthly`. */
+  frequency?: BillingFrequency;
+  /** Currency, e.g. `EUR`, when a plan has prices in several. */
+  currency?: string;
+}
+
+function describeCatalogue(plans: readonly Plan[]): string {
+  if (plans.length === 0) return "the catalogue is empty";
+  return plans
+    .map((plan) => {
+      const prices = plan.prices.map((price) => `${FREQUENCY_NAMES[price.frequency]} ${price.currency}`).join(", ");
+      return `"${plan.name}" (${prices || "no prices"})`;
+    })
+    .join("; ");
+}
+
+/** Picks the price id of a plan by name and billing frequency, failing with the list of what exists. */
+export function selectPriceId(plans: readonly Plan[], selector: PriceSelector): string {
+  const frequency = FREQUENCY_CODES[selector.frequency ?? "monthly"];
+  if (!frequency) {
+    throw new Error(`Billing frequency "${selector.frequency}" is not one of monthly, yearly, daily`);
+  }
+  const plan = plans.find((candidate) => candidate.name.toLowerCase() === selector.plan.toLowerCase());
+  if (!plan) {
+    throw new Error(
+      `No plan named "${selector.plan}" in the partner's catalogue; available: ${describeCatalogue(plans)}`,
+    );
+  }
+  const prices = plan.prices.filter(
+    (price) =>
+      price.frequency === frequency &&
+      (selector.currency === undefined || price.currency === selector.currency.toUpperCase()),
+  );
+  const wanted = `${FREQUENCY_NAMES[frequency]}${selector.currency ? ` ${selector.currency.toUpperCase()}` : ""}`;
+  if (prices.length === 0) {
+    throw new Error(`Plan "${plan.name}" has no ${wanted} price; available: ${describeCatalogue([plan])}`);
+  }
+  if (prices.length > 1) {
+    throw new Error(
+      `Plan "${plan.name}" has ${prices.length} ${wanted} prices (${prices.map((price) => price.currency).join(", ")}); name the currency`,
+    );
+  }
+  return (prices[0] as Plan["prices"][number]).id;
+}
+
+/** The price id of a plan of the partner's catalogue, for a Subscription's `priceId`. */
+export async function getPriceId(selector: PriceSelector): Promise<string> {
+  return selectPriceId(await getPlans(), selector);
+}

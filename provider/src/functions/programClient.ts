@@ -1,0 +1,28 @@
+import * as pulumi from "@pulumi/pulumi";
+import { createClient, type DmarcClient } from "../client";
+import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings, SETTINGS } from "../runtime/config";
+
+function plainValue<T>(output: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => {
+    output.apply((value) => {
+      resolve(value);
+      return value;
+    });
+  });
+}
+
+/**
+ * The client for calls made by the program itself (plans, magic links), with
+ * the same settings the resources use: the stack's `dmarc:*` config, then the
+ * environment. Secret keys are read as secrets so Pulumi does not warn.
+ */
+export async function programClient(): Promise<DmarcClient> {
+  const config = new pulumi.Config(CONFIG_NAMESPACE);
+  const values: ProviderSettings = {};
+  for (const spec of SETTINGS) {
+    const secret = "secret" in spec && spec.secret ? config.getSecret(spec.key) : undefined;
+    const value = secret ? await plainValue(secret) : config.get(spec.key);
+    if (value !== undefined) values[spec.key] = value;
+  }
+  return createClient(clientOptionsFrom(readSettings({ get: (key) => values[key as keyof ProviderSettings] })));
+}

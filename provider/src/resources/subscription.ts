@@ -1,0 +1,182 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import type { Subscription as SubscriptionRecord } from "../api";
+import type { DmarcClient } from "../client";
+import { createOrAdopt, joinId, splitId } from "../runtime/adopt";
+import type { ResourceDefinition } from "../runtime/lifecycle";
+import { DmarcResource } from "../runtime/resource";
+
+/** Renewals one operation may make to reach `keepActiveUntil`: ten years of monthly terms. */
+export const MAX_RENEWALS = 120;
+
+export const SubscriptionInputs = z.object({
+  organizationId: z.string().min(1, { message: "must be an organisation id" }),
+  priceId: z.string().min(1, { message: "must be a price id of the partner's catalogue (see getPriceId)" }),
+  /** Declarative renewal: renew while the subscription expires before this date (ISO 8601). */
+  keepActiveUntil: z.iso
+    .datetime({ offset: true, message: "must be an ISO 8601 date-time such as 2027-12-31T00:00:00Z" })
+    .or(z.iso.date({ message: "must be an ISO 8601 date such as 2027-12-31" }))
+    .optional(),
+});
+export type SubscriptionInputs = z.infer<typeof SubscriptionInputs>;
+
+export type SubscriptionStatus = "active" | "suspended" | "expired";
+
+export interface SubscriptionOutputs extends SubscriptionInputs {
+  /** The current subscription of the service; a price change moves it to a new id. */
+  subscriptionId: string;
+  status: SubscriptionStatus;
+  expireDate: string;
+  cancelledAt: string | null;
+}
+
+export function statusOf(record: SubscriptionRecord, now = Date.now()): SubscriptionStatus {
+  if (record.cancelledAt !== null) return "suspended";
+  return Date.parse(record.expireDate) <= now ? "expired" : "active";
+}
+
+function outputsFor(inputs: SubscriptionInputs, record: SubscriptionRecord): SubscriptionOutputs {
+  return {
+    ...inputs,
+    priceId: record.items[0]?.priceId ?? inputs.priceId,
+    subscriptionId: record.id,
+    status: statusOf(record),
+    expireDate: record.expireDate,
+    cancelledAt: record.cancelledAt,
+  };
+}
+
+async function findSubscription(
+  client: DmarcClient,
+  organizationId: string,
+  subscriptionId: string,
+): Promise<SubscriptionRecord | undefined> {
+  return (await client.listSubscriptions(organizationId)).find((candidate) => candidate.id === subscriptionId);
+}
+
+/**
+ * Renews until the subscription outlives `keepActiveUntil` (or is simply not
+ * expired). A renewal whose answer is lost is settled by reading the
+ * subscription again, so a term is never added twice by mistake.
+ */
+async function renewAsDeclared(
+  client: DmarcClient,
+  organizationId: string,
+  record: SubscriptionRecord,
+  keepActiveUntil: string | undefined,
+): Promise<SubscriptionRecord> {
+  const target = keepActiveUntil ? Date.parse(keepActiveUntil) : Date.now();
+  let current = record;
+  for (let renewals = 0; Date.parse(current.expireDate) <= target; renewals++) {
+    if (renewals >= MAX_RENEWALS) {
+      throw new Error(
+        `Subscription ${current.id}: still expiring on ${current.expireDate} after ${MAX_RENEWALS} renewals; keepActiveUntil ${keepActiveUntil} is too far ahead`,
+      );
+    }
+    const subscriptionId = current.id;
+    current = await createOrAdopt(
+      () => client.renewSubscription(subscriptionId),
+      () => findSubscription(client, organizationId, subscriptionId),
+    );
+  }
+  return current;
+}
+
+async function assign(client: DmarcClient, inputs: SubscriptionInputs): Promise<SubscriptionRecord> {
+  const startedAt = Date.now();
+  const assigned = await createOrAdopt(
+    () => client.assignSubscription({ organizationId: inputs.organizationId, priceId: inputs.priceId }),
+    async () =>
+      (await client.listSubscriptions(inputs.organizationId)).find(
+        (candidate) =>
+          candidate.cancelledAt === null &&
+          candidate.items.some((item) => item.priceId === inputs.priceId) &&
+          Date.parse(candidate.createdAt) >= startedAt - 5_000,
+      ),
+  );
+  return renewAsDeclared(client, inputs.organizationId, assigned, inputs.keepActiveUntil);
+}
+
+export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOutputs> = {
+  typeName: "Subscription",
+  inputs: SubscriptionInputs,
+  replaceOn: ["organizationId"],
+
+  async create({ client }, inputs) {
+    const record = await assign(client, inputs);
+    // The first subscription id names the resource for good; later ones show in `subscriptionId`.
+    return { id: joinId(inputs.organizationId, record.id), outs: outputsFor(inputs, record) };
+  },
+
+  async read({ client }, id, props) {
+    const { organizationId, child } = splitId(id, "Subscription", "subscriptionId");
+    const found = await findSubscription(client, organizationId, props?.subscriptionId ?? child);
+    if (!found) return undefined;
+    const priceId = found.items[0]?.priceId ?? props?.priceId ?? "";
+    return { outs: outputsFor({ organizationId, priceId, keepActiveUntil: props?.keepActiveUntil }, found) };
+  },
+
+  drift(olds) {
+    // Cancelled or expired behind our back: the declared subscription is an active one.
+    return olds.status === "active" ? [] : ["status"];
+  },
+
+  async update({ client }, _id, olds, news) {
+    let record = await findSubscription(client, olds.organizationId, olds.subscriptionId);
+    if (!record || statusOf(record) === "suspended") {
+      // Cancelled behind our back (or gone): re-activation is a new assignment.
+      record = await assign(client, news);
+      return outputsFor(news, record);
+    }
+    if (olds.priceId !== news.priceId) {
+      const previousId = record.id;
+      record = await createOrAdopt(
+        () => client.changeSubscriptionPrice(previousId, news.priceId),
+        async () =>
+          (await client.listSubscriptions(news.organizationId)).find(
+            (candidate) =>
+              candidate.cancelledAt === null && candidate.items.some((item) => item.priceId === news.priceId),
+          ),
+      );
+    }
+    record = await renewAsDeclared(client, news.organizationId, record, news.keepActiveUntil);
+    return outputsFor(news, record);
+  },
+
+  async delete({ client }, _id, props) {
+    const record = await findSubscription(client, props.organizationId, props.subscriptionId);
+    if (record && record.cancelledAt === null) await client.cancelSubscription(record.id);
+  },
+};
+
+export interface SubscriptionArgs {
+  /** The organisation subscribed. A different organisation replaces the subscription. */
+  organizationId: pulumi.Input<string>;
+  /** Price of the partner's catalogue (see `getPriceId`). A change moves the subscription in place. */
+  priceId: pulumi.Input<string>;
+  /** Keep the subscription active until this date: renewed while it expires before it. */
+  keepActiveUntil?: pulumi.Input<string>;
+}
+
+/**
+ * A plan subscription of an organisation. Deleting it cancels it (the
+ * organisation is suspended). Resource id: `<organizationId>/<first subscription id>`.
+ */
+export class Subscription extends DmarcResource {
+  declare readonly organizationId: pulumi.Output<string>;
+  declare readonly priceId: pulumi.Output<string>;
+  declare readonly keepActiveUntil: pulumi.Output<string | undefined>;
+  declare readonly subscriptionId: pulumi.Output<string>;
+  declare readonly status: pulumi.Output<SubscriptionStatus>;
+  declare readonly expireDate: pulumi.Output<string>;
+  declare readonly cancelledAt: pulumi.Output<string | null>;
+
+  constructor(name: string, args: SubscriptionArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      "Subscription",
+      name,
+      { ...args, subscriptionId: undefined, status: undefined, expireDate: undefined, cancelledAt: undefined },
+      opts,
+    );
+  }
+}

@@ -1,0 +1,137 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { createClient } from "../client";
+import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings } from "./config";
+import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
+
+// The engine's placeholder for a value not known during preview (an output of
+// a resource that does not exist yet). Same constant as @pulumi/pulumi's
+// runtime.unknownValue; repeated so this module loads without the SDK.
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const PROVIDER_KEY = "__provider";
+
+type Props = Record<string, unknown>;
+
+function containsUnknown(value: unknown): boolean {
+  if (value === UNKNOWN) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (value !== null && typeof value === "object") return Object.values(value).some(containsUnknown);
+  return false;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function valueAt(object: unknown, path: readonly PropertyKey[]): unknown {
+  let current = object;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function inputKeys(definition: AnyResourceDefinition): string[] {
+  const schema = definition.inputs;
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+  throw new Error(`${definition.typeName}: input schema must be a zod object`);
+}
+
+function withoutProviderKey(props: Props | undefined): Props {
+  const { [PROVIDER_KEY]: _provider, ...rest } = props ?? {};
+  return rest;
+}
+
+/**
+ * Runs in the dynamic provider process: the serialized shim of every resource
+ * calls into this one host, which holds the settings and the shared client.
+ */
+export class DynamicProviderHost {
+  private settings: ProviderSettings | undefined;
+  private readonly definitions = new Map<string, AnyResourceDefinition>();
+
+  constructor(definitions: readonly AnyResourceDefinition[]) {
+    for (const definition of definitions) this.definitions.set(definition.typeName, definition);
+  }
+
+  async configure(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
+    this.settings = readSettings({ get: (key) => request.config.get(`${CONFIG_NAMESPACE}:${key}`) });
+  }
+
+  private definition(typeName: string): AnyResourceDefinition {
+    const definition = this.definitions.get(typeName);
+    if (!definition) throw new Error(`unknown DMARC resource type "${typeName}"`);
+    return definition;
+  }
+
+  private context(): LifecycleContext {
+    const settings = this.settings ?? readSettings({ get: () => undefined });
+    return { client: createClient(clientOptionsFrom(settings)), settings };
+  }
+
+  async check(typeName: string, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
+    const definition = this.definition(typeName);
+    // Fail at preview when the provider cannot reach the service at all.
+    const { settings } = this.context();
+    const declared = definition.withDefaults
+      ? definition.withDefaults(withoutProviderKey(news), settings)
+      : withoutProviderKey(news);
+    const parsed = definition.inputs.safeParse(declared);
+    if (parsed.success) return { inputs: parsed.data as Props };
+    const failures = parsed.error.issues
+      .filter((issue) => !containsUnknown(valueAt(declared, issue.path.slice(0, 1))))
+      .map((issue) => {
+        const field = issue.path.map(String).join(".") || "(inputs)";
+        return {
+          property: String(issue.path[0] ?? ""),
+          reason: `${typeName} input "${field}" ${issue.message}; got ${describeValue(valueAt(declared, issue.path))}`,
+        };
+      });
+    // With unknown values the inputs cannot be normalized yet; they are checked again once known.
+    return failures.length > 0 ? { failures } : { inputs: declared };
+  }
+
+  async diff(typeName: string, _id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    const definition = this.definition(typeName);
+    const changed = inputKeys(definition).filter(
+      (key) => containsUnknown(news[key]) || !sameValue(olds[key], news[key]),
+    );
+    const replaces = changed.filter((key) => (definition.replaceOn as readonly string[]).includes(key));
+    const drifted = definition.drift?.(olds) ?? [];
+    return { changes: changed.length + drifted.length > 0, replaces, deleteBeforeReplace: false };
+  }
+
+  async create(typeName: string, inputs: Props): Promise<pulumi.dynamic.CreateResult> {
+    const definition = this.definition(typeName);
+    return definition.create(this.context(), definition.inputs.parse(withoutProviderKey(inputs)));
+  }
+
+  async read(typeName: string, id: string, props: Props | undefined): Promise<pulumi.dynamic.ReadResult> {
+    const definition = this.definition(typeName);
+    const current = props && Object.keys(withoutProviderKey(props)).length > 0 ? props : undefined;
+    const found = await definition.read(this.context(), id, current);
+    if (!found) return {};
+    const inputs: Props = {};
+    for (const key of inputKeys(definition)) {
+      if (found.outs[key] !== undefined) inputs[key] = found.outs[key];
+    }
+    return { id, props: found.outs, inputs };
+  }
+
+  async update(typeName: string, id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
+    const definition = this.definition(typeName);
+    const outs = await definition.update(this.context(), id, olds, definition.inputs.parse(withoutProviderKey(news)));
+    return { outs };
+  }
+
+  async delete(typeName: string, id: string, props: Props): Promise<void> {
+    await this.definition(typeName).delete(this.context(), id, props);
+  }
+}

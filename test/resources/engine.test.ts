@@ -1,0 +1,337 @@
+import { readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Stack } from "@pulumi/pulumi/automation";
+import * as dmarc from "pulumi-dmarc-partner";
+import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { createTestStack } from "../support/engine";
+
+// Acceptance tests through the real engine: create, read back, update,
+// refresh, import and destroy of a whole tenant against the emulator.
+
+interface TenantSpec {
+  orgName: string;
+  groupName: string;
+  webhookEvents: ("domain.created" | "domain.verified" | "report.received")[];
+  domains: { name: string; type: "sending" | "parked" }[];
+  plan: string;
+  adminEmail: string;
+}
+
+const initialSpec: TenantSpec = {
+  orgName: "Acme Corp",
+  groupName: "Acme main",
+  webhookEvents: ["domain.verified"],
+  domains: [
+    { name: "acme.example", type: "sending" },
+    { name: "acme-parked.example", type: "parked" },
+  ],
+  plan: "Starter",
+  adminEmail: "admin@acme.example",
+};
+
+function tenantProgram(spec: () => TenantSpec) {
+  return async () => {
+    const tenant = spec();
+    const org = new dmarc.Organization("acme", { name: tenant.orgName });
+    const group = new dmarc.DomainGroup("acme-main", { organizationId: org.organizationId, name: tenant.groupName });
+    const hook = new dmarc.Webhook("acme-events", {
+      name: "acme events",
+      url: "http://127.0.0.1:9/hooks/dmarc",
+      events: tenant.webhookEvents,
+    });
+    const domains = tenant.domains.map(
+      (domain) =>
+        new dmarc.Domain(domain.name, {
+          organizationId: org.organizationId,
+          domain: domain.name,
+          type: domain.type,
+          groupId: group.groupId,
+        }),
+    );
+    const plan = new dmarc.Subscription("acme-plan", {
+      organizationId: org.organizationId,
+      priceId: dmarc.getPriceId({ plan: tenant.plan, frequency: "monthly" }),
+    });
+    const admin = new dmarc.Invitation("acme-admin", { organizationId: org.organizationId, email: tenant.adminEmail });
+    return {
+      organizationId: org.organizationId,
+      groupId: group.groupId,
+      webhookId: hook.webhookId,
+      webhookSecret: hook.secret,
+      records: domains.map((domain) => domain.setupRecord),
+      subscriptionId: plan.subscriptionId,
+      subscriptionStatus: plan.status,
+      priceId: plan.priceId,
+      adminUserId: admin.userId,
+    };
+  };
+}
+
+let handle: EmulatorHandle;
+let client: DmarcClient;
+const requestLog = join(tmpdir(), `dmarc-engine-test-${process.pid}.jsonl`);
+
+function apiRequestCount(): number {
+  try {
+    return readFileSync(requestLog, "utf8").split("\n").filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+}
+
+beforeAll(async () => {
+  handle = await startTestEmulator({ requestLogFile: requestLog });
+  client = createClient({
+    baseUrl: handle.emulator.url,
+    clientId: handle.partner.clientId,
+    clientSecret: handle.partner.clientSecret,
+  });
+});
+
+afterAll(async () => {
+  await handle?.emulator.close();
+});
+
+describe("a full tenant through the engine", () => {
+  let spec: TenantSpec = initialSpec;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await createTestStack({
+      projectName: "tenant-lifecycle",
+      program: tenantProgram(() => spec),
+      config: handle.stackConfig,
+    });
+  });
+
+  afterAll(async () => {
+    await stack?.workspace.removeStack(stack.name, { force: true });
+  });
+
+  it("creates the tenant with its outputs (a), then previews no change (b)", async () => {
+    const up = await stack.up();
+    expect(up.summary.result).toBe("succeeded");
+    expect(up.summary.resourceChanges?.create).toBe(9);
+
+    const outputs = up.outputs;
+    const organizationId = outputs.organizationId?.value as string;
+    expect(organizationId).toMatch(/^org_[0-9a-f]{24}$/);
+    const records = outputs.records?.value as dmarc.DnsSetupRecord[];
+    expect(records.map((record) => record.host)).toEqual(["_dmarc.acme.example", "_dmarc.acme-parked.example"]);
+    for (const record of records) {
+      expect(record).toMatchObject({ name: "_dmarc", type: "txt", recordType: "TXT" });
+      expect(record.value).toMatch(/^v=DMARC1;/);
+      expect(record.value).toMatch(/rua=mailto:/);
+    }
+    expect(outputs.subscriptionStatus?.value).toBe("active");
+    expect(outputs.webhookSecret?.secret).toBe(true);
+    expect(outputs.webhookSecret?.value).toMatch(/^whsec_/);
+
+    const plans = await client.listPlans();
+    expect(outputs.priceId?.value).toBe(dmarc.selectPriceId(plans, { plan: "Starter", frequency: "monthly" }));
+    const admin = await client.getUser(organizationId, initialSpec.adminEmail);
+    expect(admin?.id).toBe(outputs.adminUserId?.value);
+    expect(await client.listDomains(organizationId)).toHaveLength(2);
+
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ same: 9 });
+  }, 180_000);
+
+  it("updates in place what the service updates in place (c)", async () => {
+    spec = {
+      ...initialSpec,
+      orgName: "Acme Corporation",
+      groupName: "Acme primary",
+      webhookEvents: ["domain.verified", "domain.created"],
+      domains: [
+        { name: "acme.example", type: "parked" },
+        { name: "acme-parked.example", type: "parked" },
+      ],
+      plan: "Business",
+    };
+    const preview = await stack.preview();
+    expect(preview.changeSummary).toEqual({ same: 4, update: 5 });
+
+    const before = await stack.outputs();
+    const up = await stack.up();
+    expect(up.summary.resourceChanges).toEqual({ same: 4, update: 5 });
+
+    const organizationId = up.outputs.organizationId?.value as string;
+    expect(organizationId).toBe(before.organizationId?.value);
+    expect((await client.getOrganization(organizationId))?.name).toBe("Acme Corporation");
+    const groupId = up.outputs.groupId?.value as string;
+    expect((await client.getDomainGroup(organizationId, groupId))?.name).toBe("Acme primary");
+    expect((await client.getWebhook(up.outputs.webhookId?.value as string))?.events).toEqual([
+      "domain.verified",
+      "domain.created",
+    ]);
+    expect((await client.getDomain(organizationId, "acme.example"))?.type).toBe("parked");
+
+    // The price change moved the subscription to a new id and cancelled the old one.
+    const plans = await client.listPlans();
+    const businessPrice = dmarc.selectPriceId(plans, { plan: "Business", frequency: "monthly" });
+    expect(up.outputs.priceId?.value).toBe(businessPrice);
+    const subscriptions = await client.listSubscriptions(organizationId);
+    const active = subscriptions.filter((subscription) => subscription.cancelledAt === null);
+    expect(active.map((subscription) => subscription.id)).toEqual([up.outputs.subscriptionId?.value]);
+    expect(active[0]?.items[0]?.priceId).toBe(businessPrice);
+  }, 180_000);
+
+  it("notices an object deleted behind its back and recreates it (d)", async () => {
+    const organizationId = (await stack.outputs()).organizationId?.value as string;
+    expect(await client.deleteDomain(organizationId, "acme-parked.example")).toBe(true);
+
+    const refresh = await stack.refresh();
+    expect(refresh.summary.resourceChanges?.delete).toBe(1);
+
+    const up = await stack.up();
+    expect(up.summary.resourceChanges?.create).toBe(1);
+    expect(await client.getDomain(organizationId, "acme-parked.example")).toBeDefined();
+  }, 180_000);
+
+  it("keeps secrets out of the exported state", async () => {
+    const exported = JSON.stringify(await stack.exportStack());
+    const outputs = await stack.outputs();
+    expect(exported).not.toContain(handle.partner.clientSecret);
+    expect(exported).not.toContain(outputs.webhookSecret?.value as string);
+    for (const token of handle.partner.tokens) expect(exported).not.toContain(token);
+  }, 60_000);
+
+  it("destroys everything, cancelling subscriptions before deleting the organisation (e)", async () => {
+    const organizationId = (await stack.outputs()).organizationId?.value as string;
+    const destroy = await stack.destroy();
+    expect(destroy.summary.result).toBe("succeeded");
+    expect(destroy.summary.resourceChanges?.delete).toBe(9);
+    expect(await client.getOrganization(organizationId)).toBeUndefined();
+    expect(await client.listOrganizations()).toEqual([]);
+  }, 180_000);
+});
+
+describe("objects created outside Pulumi", () => {
+  it("are imported with the import option and destroyed cleanly (f)", async () => {
+    const org = await client.createOrganization({ name: "Imported Ltd" });
+    const group = await client.createDomainGroup({ organizationId: org.id, name: "imported" });
+    await client.createDomain({
+      organizationId: org.id,
+      domain: "imported.example",
+      type: "sending",
+      groupId: group.id,
+    });
+    const hook = await client.createWebhook({
+      name: "imported hook",
+      ownerId: handle.partner.id,
+      url: "https://hooks.imported.example/dmarc",
+      events: ["domain.created"],
+    });
+
+    const stack = await createTestStack({
+      projectName: "tenant-import",
+      config: handle.stackConfig,
+      program: async () => {
+        const organization = new dmarc.Organization("imported", { name: "Imported Ltd" }, { import: org.id });
+        const domain = new dmarc.Domain(
+          "imported-domain",
+          { organizationId: org.id, domain: "imported.example", type: "sending", groupId: group.id },
+          { import: `${org.id}/imported.example` },
+        );
+        const webhook = new dmarc.Webhook(
+          "imported-hook",
+          { name: "imported hook", url: "https://hooks.imported.example/dmarc", events: ["domain.created"] },
+          { import: hook.objectId },
+        );
+        return {
+          name: organization.name,
+          record: domain.setupRecord,
+          events: webhook.events,
+        };
+      },
+    });
+    try {
+      const up = await stack.up();
+      expect(up.summary.resourceChanges).toMatchObject({ import: 3 });
+      expect(up.outputs.name?.value).toBe("Imported Ltd");
+      expect((up.outputs.record?.value as dmarc.DnsSetupRecord | undefined)?.host).toBe("_dmarc.imported.example");
+
+      const preview = await stack.preview();
+      expect(preview.changeSummary).toEqual({ same: 4 });
+    } finally {
+      await stack.destroy();
+      await stack.workspace.removeStack(stack.name);
+    }
+    expect(await client.getOrganization(org.id)).toBeUndefined();
+    expect(await client.getWebhook(hook.objectId)).toBeUndefined();
+    await client.deleteDomainGroup(org.id, group.id);
+  }, 180_000);
+});
+
+describe("bad inputs", () => {
+  it("fail at preview with the field, the value and what is allowed, sending no API call (g)", async () => {
+    const stack = await createTestStack({
+      projectName: "tenant-bad-inputs",
+      config: handle.stackConfig,
+      program: async () => {
+        new dmarc.Domain("bad-domain", {
+          organizationId: "org_000000000000000000000000",
+          domain: "Not A Domain!",
+          groupId: "dmngrp_000000000000000000000000",
+          type: "mailing" as "sending",
+        });
+        new dmarc.Webhook("bad-hook", {
+          name: "bad",
+          url: "http://hooks.example.com/dmarc",
+          events: ["domain.deleted" as "domain.created"],
+        });
+        new dmarc.Invitation("bad-admin", {
+          organizationId: "org_000000000000000000000000",
+          email: "not-an-email",
+          role: "owner" as "admin",
+        });
+        return {};
+      },
+    });
+    const before = apiRequestCount();
+    try {
+      const failure = await stack.preview().then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      expect(failure).toBeDefined();
+      const message = failure ?? "";
+      expect(message).toContain('Domain input "domain" must be a lower-case domain name');
+      expect(message).toContain('"Not A Domain!"');
+      expect(message).toContain('Domain input "type"');
+      expect(message).toContain('"mailing"');
+      expect(message).toContain('Webhook input "url" must be an https:// URL');
+      expect(message).toContain('Webhook input "events.0"');
+      expect(message).toContain('Invitation input "email" must be an e-mail address');
+      expect(message).toContain('Invitation input "role"');
+    } finally {
+      await stack.workspace.removeStack(stack.name);
+    }
+    expect(apiRequestCount()).toBe(before);
+  }, 120_000);
+
+  it("names the missing configuration key at preview", async () => {
+    const stack = await createTestStack({
+      projectName: "tenant-no-config",
+      program: async () => {
+        new dmarc.Organization("unconfigured", { name: "Nobody" });
+        return {};
+      },
+      env: { DMARC_BASE_URL: "", DMARC_CLIENT_ID: "", DMARC_CLIENT_SECRET: "", DMARC_ACCESS_TOKEN: "" },
+    });
+    try {
+      const failure = await stack.preview().then(
+        () => "preview succeeded",
+        (error: Error) => error.message,
+      );
+      expect(failure).toContain("pulumi config set dmarc:baseUrl");
+      expect(failure).toContain("DMARC_BASE_URL");
+    } finally {
+      await stack.workspace.removeStack(stack.name);
+    }
+  }, 120_000);
+});

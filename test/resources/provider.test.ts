@@ -1,0 +1,493 @@
+import { dynamicProviderHost as host } from "pulumi-dmarc-partner";
+import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+
+// The provider functions each resource's serialized shim calls, driven
+// directly against an in-process emulator: every diff decision, and create,
+// read, update and delete with their edge cases.
+
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+let handle: EmulatorHandle;
+let client: DmarcClient;
+
+type Props = Record<string, unknown>;
+
+function configure(values: Record<string, string>) {
+  return host.configure({
+    config: {
+      get: (key: string) => values[key],
+      require: (key: string) => {
+        const value = values[key];
+        if (value === undefined) throw new Error(`missing ${key}`);
+        return value;
+      },
+    },
+  });
+}
+
+async function checked(typeName: string, news: Props): Promise<Props> {
+  const result = await host.check(typeName, {}, news);
+  expect(result.failures ?? []).toEqual([]);
+  return result.inputs as Props;
+}
+
+async function created(typeName: string, news: Props): Promise<{ id: string; outs: Props }> {
+  const inputs = await checked(typeName, news);
+  const result = await host.create(typeName, inputs);
+  return { id: result.id, outs: result.outs as Props };
+}
+
+beforeAll(async () => {
+  handle = await startTestEmulator();
+  client = createClient({
+    baseUrl: handle.emulator.url,
+    clientId: handle.partner.clientId,
+    clientSecret: handle.partner.clientSecret,
+  });
+});
+
+afterAll(async () => {
+  await handle?.emulator.close();
+});
+
+beforeEach(async () => {
+  await handle.control("POST", "/reset");
+  await configure({
+    "dmarc:baseUrl": handle.emulator.url,
+    "dmarc:clientId": handle.partner.clientId,
+    "dmarc:clientSecret": handle.partner.clientSecret,
+    "dmarc:partnerId": handle.partner.id,
+  });
+});
+
+describe("check", () => {
+  const badInputs: [string, Props, string, string][] = [
+    ["Organization", { name: "" }, "name", "must not be empty"],
+    ["Organization", { name: "x".repeat(129) }, "name", "at most 128"],
+    ["Organization", { name: 42 }, "name", "expected string"],
+    ["Organization", { name: "ok", onDelete: "archive" }, "onDelete", '"archive"'],
+    ["DomainGroup", { organizationId: "", name: "g" }, "organizationId", "organisation id"],
+    ["DomainGroup", { organizationId: "org_1", name: "" }, "name", "must not be empty"],
+    ["Domain", { organizationId: "org_1", domain: "Example.COM", groupId: "g" }, "domain", "lower-case domain"],
+    ["Domain", { organizationId: "org_1", domain: "localhost", groupId: "g" }, "domain", "lower-case domain"],
+    ["Domain", { organizationId: "org_1", domain: "exa mple.com", groupId: "g" }, "domain", "lower-case domain"],
+    ["Domain", { organizationId: "org_1", domain: "-bad.example.com", groupId: "g" }, "domain", "lower-case domain"],
+    ["Domain", { organizationId: "org_1", domain: "example.com.", groupId: "g" }, "domain", "lower-case domain"],
+    ["Domain", { organizationId: "org_1", domain: `${"a".repeat(64)}.com`, groupId: "g" }, "domain", "lower-case"],
+    ["Domain", { organizationId: "org_1", domain: "a.com", groupId: "g", type: "mailing" }, "type", '"mailing"'],
+    [
+      "Domain",
+      { organizationId: "org_1", domain: "a.com", groupId: "g", setupRecordType: "MX" },
+      "setupRecordType",
+      '"MX"',
+    ],
+    ["Domain", { organizationId: "org_1", domain: "a.com", groupId: "" }, "groupId", "domain group id"],
+    ["Domain", { organizationId: "org_1", domain: "mail.a.com", groupId: "g", zone: "b.com" }, "zone", "parent zones"],
+    ["Webhook", { name: "w", url: "http://hooks.example.com/x", events: ["domain.created"] }, "url", "https://"],
+    ["Webhook", { name: "w", url: "ftp://hooks.example.com/x", events: ["domain.created"] }, "url", "https://"],
+    ["Webhook", { name: "w", url: "not a url", events: ["domain.created"] }, "url", "https://"],
+    ["Webhook", { name: "w", url: "https://h.example.com", events: [] }, "events", "at least one event"],
+    [
+      "Webhook",
+      { name: "w", url: "https://h.example.com", events: ["domain.deleted"] },
+      "events.0",
+      '"domain.deleted"',
+    ],
+    ["Webhook", { name: "", url: "https://h.example.com", events: ["domain.created"] }, "name", "must not be empty"],
+    [
+      "Webhook",
+      { name: "w", url: "https://h.example.com", events: ["domain.created"], secretVersion: -1 },
+      "secretVersion",
+      "-1",
+    ],
+    ["Subscription", { organizationId: "org_1", priceId: "" }, "priceId", "getPriceId"],
+    ["Subscription", { organizationId: "org_1", priceId: "p", keepActiveUntil: "next year" }, "keepActiveUntil", "ISO"],
+    ["Invitation", { organizationId: "org_1", email: "not-an-email" }, "email", "e-mail address"],
+    ["Invitation", { organizationId: "org_1", email: "a@b.example", role: "owner" }, "role", '"owner"'],
+    ["Invitation", { organizationId: "org_1", email: "a@b.example", redirectUrl: "nowhere" }, "redirectUrl", "URL"],
+    ["Invitation", { organizationId: "", email: "a@b.example" }, "organizationId", "organisation id"],
+    ["Invitation", { organizationId: "org_1", email: "a@@b.example" }, "email", "e-mail address"],
+  ];
+
+  it.each(badInputs)("refuses bad %s input %j at %s", async (typeName, news, field, expected) => {
+    const before = await handle.control<{ requests: number }>("GET", "/stats");
+    const result = await host.check(typeName, {}, news);
+    const failure = result.failures?.find((candidate) => candidate.reason.includes(`input "${field}"`));
+    expect(failure, JSON.stringify(result.failures)).toBeDefined();
+    expect(failure?.reason).toContain(`${typeName} input "${field}"`);
+    expect(failure?.reason).toContain(expected);
+    expect(failure?.reason).toContain("got ");
+    const after = await handle.control<{ requests: number }>("GET", "/stats");
+    expect(after.requests).toBe(before.requests);
+  });
+
+  it("applies defaults and the partner id as the default webhook owner", async () => {
+    const inputs = await checked("Webhook", {
+      name: "w",
+      url: "https://hooks.example.com/dmarc",
+      events: ["domain.verified"],
+    });
+    expect(inputs).toMatchObject({ active: true, ownerId: handle.partner.id, secretVersion: 0 });
+    const domain = await checked("Domain", { organizationId: "org_1", domain: "a.example", groupId: "g" });
+    expect(domain).toMatchObject({ type: "sending", setupRecordType: "TXT" });
+  });
+
+  it("lets values unknown during preview through and still checks the known ones", async () => {
+    const pending = await host.check("Domain", {}, { organizationId: UNKNOWN, domain: "a.example", groupId: UNKNOWN });
+    expect(pending.failures ?? []).toEqual([]);
+    const bad = await host.check("Domain", {}, { organizationId: UNKNOWN, domain: "A.example", groupId: UNKNOWN });
+    expect(bad.failures?.map((failure) => failure.property)).toEqual(["domain"]);
+  });
+
+  it("fails with the exact key to set when the base address is missing", async () => {
+    await configure({ "dmarc:clientId": "x", "dmarc:clientSecret": "y" });
+    const saved = process.env.DMARC_BASE_URL;
+    delete process.env.DMARC_BASE_URL;
+    try {
+      await expect(host.check("Organization", {}, { name: "x" })).rejects.toThrow(/dmarc:baseUrl.*DMARC_BASE_URL/);
+    } finally {
+      if (saved !== undefined) process.env.DMARC_BASE_URL = saved;
+    }
+  });
+
+  it("fails with the exact keys to set when credentials are missing", async () => {
+    await configure({ "dmarc:baseUrl": handle.emulator.url });
+    await expect(host.check("Organization", {}, { name: "x" })).rejects.toThrow(
+      /dmarc:accessToken.*dmarc:clientId.*dmarc:clientSecret/,
+    );
+  });
+});
+
+describe("diff", () => {
+  const cases: [string, Props, Props, { changes: boolean; replaces: string[] }][] = [
+    [
+      "Organization",
+      { name: "a", onDelete: "delete" },
+      { name: "b", onDelete: "delete" },
+      { changes: true, replaces: [] },
+    ],
+    [
+      "Organization",
+      { name: "a", onDelete: "delete" },
+      { name: "a", onDelete: "delete" },
+      { changes: false, replaces: [] },
+    ],
+    [
+      "Organization",
+      { name: "a", onDelete: "delete" },
+      { name: "a", onDelete: "cancelSubscriptions" },
+      { changes: true, replaces: [] },
+    ],
+    [
+      "DomainGroup",
+      { organizationId: "o1", name: "a" },
+      { organizationId: "o1", name: "b" },
+      { changes: true, replaces: [] },
+    ],
+    [
+      "DomainGroup",
+      { organizationId: "o1", name: "a" },
+      { organizationId: "o2", name: "a" },
+      { changes: true, replaces: ["organizationId"] },
+    ],
+    [
+      "DomainGroup",
+      { organizationId: "o1", name: "a" },
+      { organizationId: UNKNOWN, name: "a" },
+      { changes: true, replaces: ["organizationId"] },
+    ],
+    [
+      "Domain",
+      { organizationId: "o", domain: "a.example", type: "sending", groupId: "g", setupRecordType: "TXT" },
+      { organizationId: "o", domain: "a.example", type: "parked", groupId: "g", setupRecordType: "TXT" },
+      { changes: true, replaces: [] },
+    ],
+    [
+      "Domain",
+      { organizationId: "o", domain: "a.example", type: "sending", groupId: "g", setupRecordType: "TXT" },
+      { organizationId: "o", domain: "a.example", type: "sending", groupId: "g2", setupRecordType: "TXT" },
+      { changes: true, replaces: [] },
+    ],
+    [
+      "Domain",
+      { organizationId: "o", domain: "a.example", type: "sending", groupId: "g", setupRecordType: "TXT" },
+      { organizationId: "o", domain: "a.example", type: "sending", groupId: "g", setupRecordType: "CNAME" },
+      { changes: true, replaces: [] },
+    ],
+    [
+      "Domain",
+      { organizationId: "o", domain: "a.example", type: "sending", groupId: "g", setupRecordType: "TXT" },
+      { organizationId: "o", domain: "b.example", type: "sending", groupId: "g", setupRecordType: "TXT" },
+      { changes: true, replaces: ["domain"] },
+    ],
+    [
+      "Domain",
+      { organizationId: "o", domain: "a.example", type: "sending", groupId: "g", setupRecordType: "TXT" },
+      { organizationId: "o2", domain: "a.example", type: "sending", groupId: "g", setupRecordType: "TXT" },
+      { changes: true, replaces: ["organizationId"] },
+    ],
+    [
+      "Webhook",
+      { name: "a", url: "https://x.example", events: ["domain.created"], active: true, ownerId: "p", secretVersion: 0 },
+      {
+        name: "b",
+        url: "https://y.example",
+        events: ["domain.verified"],
+        active: false,
+        ownerId: "p",
+        secretVersion: 1,
+      },
+      { changes: true, replaces: [] },
+    ],
+    [
+      "Webhook",
+      { name: "a", url: "https://x.example", events: ["domain.created"], active: true, ownerId: "p", secretVersion: 0 },
+      { name: "a", url: "https://x.example", events: ["domain.created"], active: true, ownerId: "q", secretVersion: 0 },
+      { changes: true, replaces: ["ownerId"] },
+    ],
+    [
+      "Subscription",
+      { organizationId: "o", priceId: "p1", status: "active" },
+      { organizationId: "o", priceId: "p2" },
+      { changes: true, replaces: [] },
+    ],
+    [
+      "Subscription",
+      { organizationId: "o", priceId: "p1", status: "active" },
+      { organizationId: "o2", priceId: "p1" },
+      { changes: true, replaces: ["organizationId"] },
+    ],
+    [
+      "Subscription",
+      { organizationId: "o", priceId: "p1", status: "suspended" },
+      { organizationId: "o", priceId: "p1" },
+      { changes: true, replaces: [] },
+    ],
+    [
+      "Subscription",
+      { organizationId: "o", priceId: "p1", status: "active" },
+      { organizationId: "o", priceId: "p1" },
+      { changes: false, replaces: [] },
+    ],
+    [
+      "Invitation",
+      { organizationId: "o", email: "a@b.example", role: "admin" },
+      { organizationId: "o", email: "a@b.example", role: "no_access" },
+      { changes: true, replaces: ["role"] },
+    ],
+    [
+      "Invitation",
+      { organizationId: "o", email: "a@b.example", role: "admin" },
+      { organizationId: "o", email: "c@b.example", role: "admin" },
+      { changes: true, replaces: ["email"] },
+    ],
+  ];
+
+  it.each(cases)("%s %j -> %j", async (typeName, olds, news, expected) => {
+    const result = await host.diff(typeName, "id", olds, news);
+    expect({ changes: result.changes, replaces: result.replaces }).toEqual(expected);
+  });
+});
+
+describe("lifecycle against the emulator", () => {
+  async function organizationWithGroup() {
+    const org = await created("Organization", { name: "Lifecycle Ltd" });
+    const group = await created("DomainGroup", { organizationId: org.id, name: "main" });
+    return { organizationId: org.id, groupId: group.outs.groupId as string, groupResourceId: group.id };
+  }
+
+  it("Organization: create, read, rename, gone, delete twice", async () => {
+    const { id, outs } = await created("Organization", { name: "Before" });
+    expect(outs).toMatchObject({ name: "Before", organizationId: id });
+    const updated = await host.update("Organization", id, outs, await checked("Organization", { name: "After" }));
+    expect(updated.outs).toMatchObject({ name: "After" });
+    const read = await host.read("Organization", id, updated.outs as Props);
+    expect(read.props).toMatchObject({ name: "After" });
+    expect(read.inputs).toEqual({ name: "After", onDelete: "delete" });
+    await host.delete("Organization", id, updated.outs as Props);
+    expect(await host.read("Organization", id, updated.outs as Props)).toEqual({});
+    await host.delete("Organization", id, updated.outs as Props);
+  });
+
+  it("Organization: delete cancels active subscriptions first; cancelSubscriptions keeps the organisation", async () => {
+    const plans = await client.listPlans();
+    const priceId = plans[0]?.prices[0]?.id as string;
+    const deleted = await created("Organization", { name: "Offboarded" });
+    await client.assignSubscription({ organizationId: deleted.id, priceId });
+    await host.delete("Organization", deleted.id, deleted.outs);
+    expect(await client.getOrganization(deleted.id)).toBeUndefined();
+
+    const kept = await created("Organization", { name: "Kept", onDelete: "cancelSubscriptions" });
+    await client.assignSubscription({ organizationId: kept.id, priceId });
+    await host.delete("Organization", kept.id, kept.outs);
+    expect(await client.getOrganization(kept.id)).toBeDefined();
+    const subscriptions = await client.listSubscriptions(kept.id);
+    expect(subscriptions.every((subscription) => subscription.cancelledAt !== null)).toBe(true);
+  });
+
+  it("DomainGroup: rename in place, import by id, delete", async () => {
+    const { organizationId, groupResourceId } = await organizationWithGroup();
+    expect(groupResourceId).toMatch(new RegExp(`^${organizationId}/dmngrp_`));
+    const imported = await host.read("DomainGroup", groupResourceId, undefined);
+    expect(imported.inputs).toEqual({ organizationId, name: "main" });
+    const renamed = await host.update(
+      "DomainGroup",
+      groupResourceId,
+      imported.props as Props,
+      await checked("DomainGroup", { organizationId, name: "renamed" }),
+    );
+    expect(renamed.outs).toMatchObject({ name: "renamed" });
+    await host.delete("DomainGroup", groupResourceId, renamed.outs as Props);
+    expect(await host.read("DomainGroup", groupResourceId, renamed.outs as Props)).toEqual({});
+  });
+
+  it("Domain: setup record shaped for DNS providers, TXT or CNAME, zone-relative name, update type and group", async () => {
+    const { organizationId, groupId } = await organizationWithGroup();
+    const txt = await created("Domain", {
+      organizationId,
+      domain: "mail.lifecycle.example",
+      groupId,
+      zone: "lifecycle.example",
+    });
+    expect(txt.id).toBe(`${organizationId}/mail.lifecycle.example`);
+    expect(txt.outs.setupRecord).toMatchObject({
+      host: "_dmarc.mail.lifecycle.example",
+      name: "_dmarc.mail",
+      zone: "lifecycle.example",
+      type: "txt",
+      recordType: "TXT",
+    });
+    expect((txt.outs.setupRecord as { value: string }).value).toMatch(/^v=DMARC1;.*p=\w+.*rua=mailto:.*fo=/);
+    expect(txt.outs).toMatchObject({ verified: false, type: "sending" });
+
+    const otherGroup = await created("DomainGroup", { organizationId, name: "other" });
+    const news = await checked("Domain", {
+      organizationId,
+      domain: "mail.lifecycle.example",
+      groupId: otherGroup.outs.groupId,
+      type: "parked",
+      setupRecordType: "CNAME",
+      zone: "lifecycle.example",
+    });
+    const updated = await host.update("Domain", txt.id, txt.outs, news);
+    expect(updated.outs).toMatchObject({ type: "parked", groupId: otherGroup.outs.groupId });
+    expect(updated.outs?.setupRecord).toMatchObject({ type: "cname", recordType: "CNAME", name: "_dmarc.mail" });
+    const remote = await client.getDomain(organizationId, "mail.lifecycle.example");
+    expect(remote).toMatchObject({ type: "parked", domainGroupId: otherGroup.outs.groupId });
+
+    await host.delete("Domain", txt.id, updated.outs as Props);
+    expect(await host.read("Domain", txt.id, updated.outs as Props)).toEqual({});
+    await host.delete("Domain", txt.id, updated.outs as Props);
+  });
+
+  it("Domain: apex record name is @ when the zone is the domain", async () => {
+    const { organizationId, groupId } = await organizationWithGroup();
+    const apex = await created("Domain", { organizationId, domain: "apex.example", groupId });
+    expect(apex.outs.setupRecord).toMatchObject({ host: "_dmarc.apex.example", name: "_dmarc", zone: "apex.example" });
+  });
+
+  it("Webhook: secret only from create and rotation, updates in place, read keeps the secret", async () => {
+    const hook = await created("Webhook", {
+      name: "events",
+      url: "https://hooks.example.com/dmarc",
+      events: ["domain.created"],
+    });
+    const secret = hook.outs.secret as string;
+    expect(secret).toMatch(/^whsec_/);
+    const read = await host.read("Webhook", hook.id, hook.outs);
+    expect(read.props).toMatchObject({ secret, webhookId: hook.id });
+
+    const renamed = await host.update(
+      "Webhook",
+      hook.id,
+      hook.outs,
+      await checked("Webhook", {
+        name: "renamed",
+        url: "https://hooks.example.com/v2",
+        events: ["domain.created", "domain.verified"],
+        active: false,
+      }),
+    );
+    expect(renamed.outs).toMatchObject({ name: "renamed", active: false, secret });
+    expect(await client.getWebhook(hook.id)).toMatchObject({ url: "https://hooks.example.com/v2", active: false });
+
+    const rotated = await host.update(
+      "Webhook",
+      hook.id,
+      renamed.outs as Props,
+      await checked("Webhook", {
+        name: "renamed",
+        url: "https://hooks.example.com/v2",
+        events: ["domain.created", "domain.verified"],
+        active: false,
+        secretVersion: 1,
+      }),
+    );
+    expect(rotated.outs?.secret).toMatch(/^whsec_/);
+    expect(rotated.outs?.secret).not.toBe(secret);
+    await host.delete("Webhook", hook.id, rotated.outs as Props);
+    expect(await host.read("Webhook", hook.id, rotated.outs as Props)).toEqual({});
+  });
+
+  it("Subscription: price change moves to a new id, keepActiveUntil renews, drift re-activates, delete cancels", async () => {
+    const { organizationId } = await organizationWithGroup();
+    const plans = await client.listPlans();
+    const starter = plans.find((plan) => plan.name === "Starter");
+    const business = plans.find((plan) => plan.name === "Business");
+    const starterMonthly = starter?.prices.find((price) => price.frequency === "m")?.id as string;
+    const businessMonthly = business?.prices.find((price) => price.frequency === "m")?.id as string;
+
+    const sub = await created("Subscription", { organizationId, priceId: starterMonthly });
+    expect(sub.id).toBe(`${organizationId}/${sub.outs.subscriptionId}`);
+    expect(sub.outs.status).toBe("active");
+
+    const inTwoYears = new Date(Date.now() + 2 * 365 * 86_400_000).toISOString();
+    const upgraded = await host.update(
+      "Subscription",
+      sub.id,
+      sub.outs,
+      await checked("Subscription", { organizationId, priceId: businessMonthly, keepActiveUntil: inTwoYears }),
+    );
+    const outs = upgraded.outs as Props;
+    expect(outs.subscriptionId).not.toBe(sub.outs.subscriptionId);
+    expect(outs.priceId).toBe(businessMonthly);
+    expect(Date.parse(outs.expireDate as string)).toBeGreaterThan(Date.parse(inTwoYears));
+
+    await client.cancelSubscription(outs.subscriptionId as string);
+    const refreshed = await host.read("Subscription", sub.id, outs);
+    expect(refreshed.props).toMatchObject({ status: "suspended" });
+    const diff = await host.diff("Subscription", sub.id, refreshed.props as Props, {
+      organizationId,
+      priceId: businessMonthly,
+      keepActiveUntil: inTwoYears,
+    });
+    expect(diff.changes).toBe(true);
+    const reactivated = await host.update(
+      "Subscription",
+      sub.id,
+      refreshed.props as Props,
+      await checked("Subscription", { organizationId, priceId: businessMonthly, keepActiveUntil: inTwoYears }),
+    );
+    expect(reactivated.outs).toMatchObject({ status: "active" });
+
+    await host.delete("Subscription", sub.id, reactivated.outs as Props);
+    const all = await client.listSubscriptions(organizationId);
+    expect(all.every((subscription) => subscription.cancelledAt !== null)).toBe(true);
+    await host.delete("Subscription", sub.id, reactivated.outs as Props);
+  });
+
+  it("Invitation: invite, read the user, revoke, notice the user is gone", async () => {
+    const { organizationId } = await organizationWithGroup();
+    const invite = await created("Invitation", { organizationId, email: "admin@lifecycle.example" });
+    expect(invite.id).toBe(`${organizationId}/admin@lifecycle.example`);
+    expect(invite.outs).toMatchObject({ role: "admin", email: "admin@lifecycle.example" });
+    expect(invite.outs.userId).toEqual(expect.any(String));
+    const read = await host.read("Invitation", invite.id, undefined);
+    expect(read.inputs).toEqual({ organizationId, email: "admin@lifecycle.example", role: "admin" });
+    await host.delete("Invitation", invite.id, invite.outs);
+    expect(await host.read("Invitation", invite.id, invite.outs)).toEqual({});
+    await host.delete("Invitation", invite.id, invite.outs);
+  });
+});
