@@ -3,21 +3,38 @@
 // project folder (npm's and Go's own caches excepted).
 //
 // Order: a `pulumi` on PATH at least as new as the pinned @pulumi/pulumi is
-// used as it is; otherwise the CLI is built once from its Go module into
-// .engine/<version>/ and reused on later runs.
+// used as it is, with the Node.js language host its install brings; otherwise
+// the CLI is built once from its Go module into .engine/<version>/ and reused
+// on later runs. Next to it goes the Node.js language host
+// `pulumi-language-nodejs`, which `pulumi up` on a folder with a Pulumi.yaml
+// needs (inline Automation API programs do not): the official one when the
+// module proxy serves it, else this project's own from scripts/language-host/.
 //
 // Dependency-free on purpose: it runs before `npm ci` has finished on a fresh
 // clone only through scripts/run.mjs, which installs first, but it must never
 // need anything from node_modules to build the engine.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const projectRoot = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 const engineCache = join(projectRoot, ".engine");
+const languageHostSource = join(projectRoot, "scripts", "language-host");
+const officialLanguageHost = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
+const sdkModule = "github.com/pulumi/pulumi/sdk/v3";
 
 // The passphrase only protects stacks in the project-local file backend used
 // by tests, the demo and the benchmark; a real stack brings its own.
@@ -68,8 +85,43 @@ function readStamp(version) {
   }
 }
 
+function writeStamp(version, stamp) {
+  writeFileSync(stampPath(version), `${JSON.stringify(stamp, null, 2)}\n`);
+}
+
+function languageHostFiles() {
+  return readdirSync(languageHostSource).filter((name) => /\.go$|^go\.(mod|sum)$/.test(name));
+}
+
+// Our language host is rebuilt when its sources change; the official one only
+// with the version.
+function languageHostDigest() {
+  const hash = createHash("sha256");
+  for (const name of languageHostFiles().sort())
+    hash.update(`${name}\0`).update(readFileSync(join(languageHostSource, name)));
+  return hash.digest("hex").slice(0, 16);
+}
+
+function languageHostCurrent(stamp, version) {
+  const host = stamp.languageHost;
+  if (!host || !existsSync(join(engineDir(version), "bin", "pulumi-language-nodejs"))) return false;
+  return host.source === "official" || host.digest === languageHostDigest();
+}
+
 function goAvailable() {
   return spawnSync("go", ["version"], { encoding: "utf8" }).status === 0;
+}
+
+function requireGo(version) {
+  if (goAvailable()) return;
+  throw new Error(
+    [
+      `The Pulumi CLI ${version} or newer is not on PATH, and Go is not installed to build it.`,
+      "Either install the Pulumi CLI (https://www.pulumi.com/docs/install/),",
+      "or install Go 1.25+ (https://go.dev/dl/) and run this command again: it builds the engine and its",
+      "Node.js language host once into .engine/.",
+    ].join("\n"),
+  );
 }
 
 function runStep(label, command, args, options) {
@@ -89,7 +141,9 @@ function runStep(label, command, args, options) {
     child.stderr.on("data", onData);
     const heartbeat = setInterval(() => {
       const seconds = Math.round((Date.now() - started) / 1000);
-      process.stderr.write(`[engine]   ${label}: ${seconds}s, ${downloads} modules downloaded, ${packages} packages built\n`);
+      process.stderr.write(
+        `[engine]   ${label}: ${seconds}s, ${downloads} modules downloaded, ${packages} packages built\n`,
+      );
     }, 15000);
     child.on("error", (error) => {
       clearInterval(heartbeat);
@@ -135,15 +189,7 @@ async function nonLocalReplaces(modulePath, version, env) {
 }
 
 async function buildEngine(version) {
-  if (!goAvailable()) {
-    throw new Error(
-      [
-        `The Pulumi CLI ${version} or newer is not on PATH, and Go is not installed to build it.`,
-        "Either install the Pulumi CLI (https://www.pulumi.com/docs/install/),",
-        "or install Go 1.25+ (https://go.dev/dl/) and run this command again: it builds the engine once into .engine/.",
-      ].join("\n"),
-    );
-  }
+  requireGo(version);
   const env = goEnv();
   const dir = engineDir(version);
   const work = join(dir, "build");
@@ -152,7 +198,6 @@ async function buildEngine(version) {
   mkdirSync(work, { recursive: true });
 
   const engineModule = "github.com/pulumi/pulumi/pkg/v3";
-  const sdkModule = "github.com/pulumi/pulumi/sdk/v3";
   process.stderr.write(`[engine] building Pulumi ${version} from Go modules (first run only; several minutes)\n`);
   const replaces = await nonLocalReplaces(engineModule, version, env);
   writeFileSync(
@@ -173,14 +218,101 @@ async function buildEngine(version) {
   const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
   await runStep("resolving modules", "go", ["get", `${engineModule}/cmd/pulumi@v${version}`], { cwd: work, env });
   const output = join(dir, "bin", "pulumi.partial");
-  await runStep("compiling pulumi", "go", ["build", "-v", "-trimpath", "-ldflags", ldflags, "-o", output, `${engineModule}/cmd/pulumi`], {
-    cwd: work,
-    env,
-  });
+  await runStep(
+    "compiling pulumi",
+    "go",
+    ["build", "-v", "-trimpath", "-ldflags", ldflags, "-o", output, `${engineModule}/cmd/pulumi`],
+    {
+      cwd: work,
+      env,
+    },
+  );
   renameSync(output, join(dir, "bin", "pulumi"));
   rmSync(work, { recursive: true, force: true });
-  writeFileSync(stampPath(version), `${JSON.stringify({ version, builtAt: new Date().toISOString() }, null, 2)}\n`);
+  // Stamped before the language host is built: if that fails, the next run
+  // builds only the host.
+  writeStamp(version, { version, builtAt: new Date().toISOString() });
   process.stderr.write(`[engine] built Pulumi ${version} into ${join(dir, "bin")}\n`);
+  await buildLanguageHost(version);
+}
+
+// Prepares a throwaway module that builds the official host, as for the CLI.
+// Returns false, saying why, when the module proxy does not serve it (for
+// v3.246.0: "403 Forbidden: This module version is not available.").
+async function prepareOfficialLanguageHost(version, work, env) {
+  try {
+    const replaces = await nonLocalReplaces(officialLanguageHost, version, env);
+    writeFileSync(
+      join(work, "go.mod"),
+      [
+        "module dmarc-partner/language-host-build",
+        "",
+        "go 1.25",
+        "",
+        `require (\n\t${officialLanguageHost} v${version}\n\t${sdkModule} v${version}\n)`,
+        "",
+        ...replaces,
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(join(work, "tools.go"), `//go:build tools\n\npackage tools\n\nimport _ "${officialLanguageHost}"\n`);
+    await runStep("resolving modules", "go", ["get", `${officialLanguageHost}@v${version}`], { cwd: work, env });
+    return true;
+  } catch (error) {
+    const status = /\b\d{3} [A-Z][A-Za-z ]*/.exec(error.message)?.[0];
+    const response = /server response: (.*)/.exec(error.message)?.[1];
+    const reason = [status, response].filter(Boolean).join(": ") || error.message.split("\n")[0];
+    process.stderr.write(`[engine] the official Node.js language host ${version} is not available (${reason})\n`);
+    return false;
+  }
+}
+
+// Our own host is built from a copy, so that builds never write into
+// scripts/, and `go get` moves its SDK to the pinned version should the pin
+// change.
+async function prepareOwnLanguageHost(version, work, env) {
+  process.stderr.write("[engine] building this project's own Node.js language host from scripts/language-host/\n");
+  for (const name of languageHostFiles()) copyFileSync(join(languageHostSource, name), join(work, name));
+  await runStep("resolving modules", "go", ["get", `${sdkModule}@v${version}`], { cwd: work, env });
+}
+
+async function buildLanguageHost(version) {
+  requireGo(version);
+  const env = goEnv();
+  const dir = engineDir(version);
+  const started = Date.now();
+  // Work folder and partial binary per process: two commands provisioning at
+  // once do not clobber each other, and the last rename wins with an
+  // equivalent binary.
+  const work = join(dir, `build-language-host-${process.pid}`);
+  const output = join(dir, "bin", `pulumi-language-nodejs.${process.pid}.partial`);
+  mkdirSync(join(dir, "bin"), { recursive: true });
+
+  process.stderr.write(`[engine] building the Node.js language host for Pulumi ${version}\n`);
+  let languageHost;
+  let ldflags;
+  let target;
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  if (await prepareOfficialLanguageHost(version, work, env)) {
+    languageHost = { source: "official" };
+    ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
+    target = officialLanguageHost;
+  } else {
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(work, { recursive: true });
+    await prepareOwnLanguageHost(version, work, env);
+    languageHost = { source: "scripts/language-host", digest: languageHostDigest() };
+    ldflags = `-s -w -X main.version=v${version}`;
+    target = ".";
+  }
+  const build = ["build", "-v", "-trimpath", "-ldflags", ldflags, "-o", output, target];
+  await runStep("compiling pulumi-language-nodejs", "go", build, { cwd: work, env });
+  renameSync(output, join(dir, "bin", "pulumi-language-nodejs"));
+  rmSync(work, { recursive: true, force: true });
+  writeStamp(version, { ...readStamp(version), languageHost: { ...languageHost, builtAt: new Date().toISOString() } });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  process.stderr.write(`[engine] built the Node.js language host (${languageHost.source}) in ${seconds}s\n`);
 }
 
 /**
@@ -198,7 +330,9 @@ export async function ensureEngine() {
   if (onPath && compareVersions(onPath, version) >= 0) {
     source = `pulumi ${onPath} on PATH`;
   } else {
-    if (!readStamp(version)) await buildEngine(version);
+    const stamp = readStamp(version);
+    if (!stamp) await buildEngine(version);
+    else if (!languageHostCurrent(stamp, version)) await buildLanguageHost(version);
     pathEntries.unshift(join(engineDir(version), "bin"));
     source = `pulumi ${version} built into .engine/`;
   }
@@ -220,5 +354,9 @@ export async function ensureEngine() {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { source, env } = await ensureEngine();
-  process.stdout.write(`${source}\n${Object.entries(env).map(([k, v]) => `${k}=${v}`).join("\n")}\n`);
+  process.stdout.write(
+    `${source}\n${Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join("\n")}\n`,
+  );
 }
