@@ -1,0 +1,504 @@
+import { z } from "zod";
+import {
+  type AssignSubscriptionRequest,
+  type CreateDomainGroupRequest,
+  type CreateDomainRequest,
+  type CreateOrganizationRequest,
+  type CreateWebhookRequest,
+  Delivery,
+  Domain,
+  DomainGroup,
+  DomainGroupList,
+  DomainList,
+  type InviteUserRequest,
+  listOf,
+  MagicLink,
+  type MagicLinkRequest,
+  Organization,
+  OrganizationList,
+  type Plan,
+  PlanList,
+  type RevokeOrganizationAccessRequest,
+  SetupRecord,
+  type SetupRecordType,
+  Subscription,
+  SubscriptionList,
+  type UpdateDomainGroupRequest,
+  type UpdateDomainRequest,
+  type UpdateOrganizationRequest,
+  type UpdateWebhookRequest,
+  User,
+  Webhook,
+  WebhookWithSecret,
+} from "../api";
+import { isNotFound } from "./errors";
+import { collectPages, PAGE_SIZE } from "./pagination";
+import { rememberSecret } from "./redaction";
+import type { Requester } from "./requester";
+
+// One typed method per route (paths: ../shared/api/README.md, section 5).
+// Reads answer undefined for a missing object and deletes answer false, so
+// the resources can tell "gone" from "failed" without inspecting errors.
+
+const segment = encodeURIComponent;
+
+function withQuery(path: string, query: Record<string, string | number>): string {
+  const search = new URLSearchParams(
+    Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+  );
+  return `${path}?${search}`;
+}
+
+async function unlessNotFound<T>(pending: Promise<T>): Promise<T | undefined> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+async function deleted(pending: Promise<void>): Promise<boolean> {
+  try {
+    await pending;
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+/** Build one with {@link createClient}, which shares connections, tokens and pacing. */
+export class DmarcClient {
+  constructor(private readonly requester: Requester) {}
+
+  // Organisations
+
+  createOrganization(body: CreateOrganizationRequest): Promise<Organization> {
+    return this.requester.call({
+      operation: "create organization",
+      method: "POST",
+      path: "/v1/organizations",
+      json: body,
+      schema: Organization,
+      repeatable: false,
+    });
+  }
+
+  getOrganization(id: string): Promise<Organization | undefined> {
+    return unlessNotFound(
+      this.requester.call({
+        operation: "read organization",
+        method: "GET",
+        path: `/v1/organizations/${segment(id)}`,
+        schema: Organization,
+        repeatable: true,
+      }),
+    );
+  }
+
+  listOrganizations(): Promise<Organization[]> {
+    const operation = "list organizations";
+    const path = "/v1/organizations";
+    return collectPages(
+      { operation, method: "GET", path },
+      (page) =>
+        this.requester.call({
+          operation,
+          method: "GET",
+          path: withQuery(path, { page, limit: PAGE_SIZE }),
+          schema: OrganizationList,
+          repeatable: true,
+        }),
+      (organization) => organization.id,
+    );
+  }
+
+  updateOrganization(id: string, body: UpdateOrganizationRequest): Promise<Organization> {
+    return this.requester.call({
+      operation: "update organization",
+      method: "PATCH",
+      path: `/v1/organizations/${segment(id)}`,
+      json: body,
+      schema: Organization,
+      repeatable: true,
+    });
+  }
+
+  deleteOrganization(id: string): Promise<boolean> {
+    return deleted(
+      this.requester.call({
+        operation: "delete organization",
+        method: "DELETE",
+        path: `/v1/organizations/${segment(id)}`,
+        repeatable: true,
+      }),
+    );
+  }
+
+  // Domain groups
+
+  createDomainGroup(body: CreateDomainGroupRequest): Promise<DomainGroup> {
+    return this.requester.call({
+      operation: "create domain group",
+      method: "POST",
+      path: "/v1/domain-groups",
+      json: body,
+      schema: DomainGroup,
+      repeatable: false,
+    });
+  }
+
+  getDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
+    return unlessNotFound(
+      this.requester.call({
+        operation: "read domain group",
+        method: "GET",
+        path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
+        schema: DomainGroup,
+        repeatable: true,
+      }),
+    );
+  }
+
+  listDomainGroups(organizationId: string): Promise<DomainGroup[]> {
+    const operation = "list domain groups";
+    const path = "/v1/domain-groups";
+    return collectPages(
+      { operation, method: "GET", path },
+      (page) =>
+        this.requester.call({
+          operation,
+          method: "GET",
+          path: withQuery(path, { organizationId, page, pageSize: PAGE_SIZE }),
+          schema: DomainGroupList,
+          repeatable: true,
+        }),
+      (group) => group.id,
+    );
+  }
+
+  updateDomainGroup(organizationId: string, id: string, body: UpdateDomainGroupRequest): Promise<DomainGroup> {
+    return this.requester.call({
+      operation: "update domain group",
+      method: "PUT",
+      path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
+      json: body,
+      schema: DomainGroup,
+      repeatable: true,
+    });
+  }
+
+  deleteDomainGroup(organizationId: string, id: string): Promise<boolean> {
+    return deleted(
+      this.requester.call({
+        operation: "delete domain group",
+        method: "DELETE",
+        path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
+        repeatable: true,
+      }),
+    );
+  }
+
+  // Domains
+
+  createDomain(body: CreateDomainRequest): Promise<Domain> {
+    return this.requester.call({
+      operation: "create domain",
+      method: "POST",
+      path: "/v1/domains",
+      json: body,
+      schema: Domain,
+      repeatable: false,
+    });
+  }
+
+  getDomain(organizationId: string, domain: string): Promise<Domain | undefined> {
+    return unlessNotFound(
+      this.requester.call({
+        operation: "read domain",
+        method: "GET",
+        path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
+        schema: Domain,
+        repeatable: true,
+      }),
+    );
+  }
+
+  listDomains(organizationId: string): Promise<Domain[]> {
+    const operation = "list domains";
+    const path = "/v1/domains";
+    return collectPages(
+      { operation, method: "GET", path },
+      (page) =>
+        this.requester.call({
+          operation,
+          method: "GET",
+          path: withQuery(path, { organizationId, page, pageSize: PAGE_SIZE }),
+          schema: DomainList,
+          repeatable: true,
+        }),
+      (item) => item.domain,
+    );
+  }
+
+  updateDomain(organizationId: string, domain: string, body: UpdateDomainRequest): Promise<Domain> {
+    return this.requester.call({
+      operation: "update domain",
+      method: "PATCH",
+      path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
+      json: body,
+      schema: Domain,
+      repeatable: true,
+    });
+  }
+
+  deleteDomain(organizationId: string, domain: string): Promise<boolean> {
+    return deleted(
+      this.requester.call({
+        operation: "delete domain",
+        method: "DELETE",
+        path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
+        repeatable: true,
+      }),
+    );
+  }
+
+  getSetupRecord(organizationId: string, domain: string, type: SetupRecordType): Promise<SetupRecord> {
+    return this.requester.call({
+      operation: "read DNS setup record",
+      method: "GET",
+      path: withQuery(`/v1/domains/${segment(domain)}/setup`, { type, organizationId }),
+      schema: SetupRecord,
+      repeatable: true,
+    });
+  }
+
+  // Webhooks
+
+  async createWebhook(body: CreateWebhookRequest): Promise<WebhookWithSecret> {
+    const webhook = await this.requester.call({
+      operation: "create webhook",
+      method: "POST",
+      path: "/v1/webhooks",
+      json: body,
+      schema: WebhookWithSecret,
+      repeatable: false,
+    });
+    rememberSecret(webhook.secret);
+    return webhook;
+  }
+
+  getWebhook(id: string): Promise<Webhook | undefined> {
+    return unlessNotFound(
+      this.requester.call({
+        operation: "read webhook",
+        method: "GET",
+        path: `/v1/webhooks/${segment(id)}`,
+        schema: Webhook,
+        repeatable: true,
+      }),
+    );
+  }
+
+  listWebhooks(ownerId: string): Promise<Webhook[]> {
+    return this.listArrayOrPages(
+      "list webhooks",
+      `/v1/webhooks/owner/${segment(ownerId)}`,
+      Webhook,
+      (webhook) => webhook.objectId,
+    );
+  }
+
+  updateWebhook(id: string, body: UpdateWebhookRequest): Promise<Webhook> {
+    return this.requester.call({
+      operation: "update webhook",
+      method: "PUT",
+      path: `/v1/webhooks/${segment(id)}`,
+      json: body,
+      schema: Webhook,
+      repeatable: true,
+    });
+  }
+
+  deleteWebhook(id: string): Promise<boolean> {
+    return deleted(
+      this.requester.call({
+        operation: "delete webhook",
+        method: "DELETE",
+        path: `/v1/webhooks/${segment(id)}`,
+        repeatable: true,
+      }),
+    );
+  }
+
+  async regenerateWebhookSecret(id: string): Promise<WebhookWithSecret> {
+    const webhook = await this.requester.call({
+      operation: "regenerate webhook secret",
+      method: "POST",
+      path: `/v1/webhooks/${segment(id)}/regenerate-secret`,
+      schema: WebhookWithSecret,
+      // Sending it again only regenerates again, and the answer that arrives carries the secret in force.
+      repeatable: true,
+    });
+    rememberSecret(webhook.secret);
+    return webhook;
+  }
+
+  listDeliveries(id: string): Promise<Delivery[]> {
+    return this.listArrayOrPages(
+      "list webhook deliveries",
+      `/v1/webhooks/${segment(id)}/deliveries`,
+      Delivery,
+      // Deliveries carry no id of their own.
+      (delivery) => JSON.stringify([delivery.eventName, delivery.createdAt, delivery.payload]),
+    );
+  }
+
+  // Plans and subscriptions
+
+  listPlans(): Promise<Plan[]> {
+    return this.requester.call({
+      operation: "list plans",
+      method: "GET",
+      path: "/v1/partners/plans",
+      schema: PlanList,
+      repeatable: true,
+    });
+  }
+
+  assignSubscription(body: AssignSubscriptionRequest): Promise<Subscription> {
+    return this.requester.call({
+      operation: "assign subscription",
+      method: "POST",
+      path: "/v1/partners/subscriptions/assign",
+      json: body,
+      schema: Subscription,
+      repeatable: false,
+    });
+  }
+
+  /** The answer may carry a new subscription id: the service replaces the subscription. */
+  changeSubscriptionPrice(id: string, priceId: string): Promise<Subscription> {
+    return this.requester.call({
+      operation: "change subscription price",
+      method: "POST",
+      path: `/v1/partners/subscriptions/${segment(id)}`,
+      json: { priceId },
+      schema: Subscription,
+      repeatable: false,
+    });
+  }
+
+  renewSubscription(id: string): Promise<Subscription> {
+    return this.requester.call({
+      operation: "renew subscription",
+      method: "POST",
+      path: `/v1/partners/subscriptions/${segment(id)}/renew`,
+      schema: Subscription,
+      repeatable: false,
+    });
+  }
+
+  cancelSubscription(id: string): Promise<Subscription> {
+    return this.requester.call({
+      operation: "cancel subscription",
+      method: "POST",
+      path: `/v1/partners/subscriptions/${segment(id)}/cancel`,
+      schema: Subscription,
+      // A second cancel is refused (422) after a first one that took effect unseen,
+      // so an unanswered cancel is reported as such and read back, not re-sent.
+      repeatable: false,
+    });
+  }
+
+  listSubscriptions(organizationId: string): Promise<Subscription[]> {
+    return this.requester.call({
+      operation: "list subscriptions",
+      method: "GET",
+      path: withQuery("/v1/partners/subscriptions", { organizationId }),
+      schema: SubscriptionList,
+      repeatable: true,
+    });
+  }
+
+  // Users and sign-in
+
+  inviteUser(body: InviteUserRequest): Promise<void> {
+    return this.requester.call({
+      operation: "invite user",
+      method: "POST",
+      path: "/v1/users/invite",
+      json: body,
+      // Each invitation sends an e-mail.
+      repeatable: false,
+    });
+  }
+
+  getUser(organizationId: string, userId: string): Promise<User | undefined> {
+    return unlessNotFound(
+      this.requester.call({
+        operation: "read user",
+        method: "GET",
+        path: withQuery(`/v1/users/${segment(userId)}`, { organizationId }),
+        schema: User,
+        repeatable: true,
+      }),
+    );
+  }
+
+  revokeOrganizationAccess(body: RevokeOrganizationAccessRequest): Promise<void> {
+    return this.requester.call({
+      operation: "revoke organization access",
+      method: "POST",
+      path: "/v1/users/revoke-organization-access",
+      json: body,
+      // Revoking access that is already revoked changes nothing.
+      repeatable: true,
+    });
+  }
+
+  async createMagicLink(body: MagicLinkRequest): Promise<MagicLink> {
+    const link = await this.requester.call({
+      operation: "create magic link",
+      method: "POST",
+      path: "/auth/magic-link",
+      json: body,
+      schema: MagicLink,
+      repeatable: false,
+    });
+    rememberSecret(link.url);
+    return link;
+  }
+
+  // Some list routes answer a plain array, others the paginated envelope.
+  private async listArrayOrPages<T>(
+    operation: string,
+    path: string,
+    item: z.ZodType<T>,
+    keyOf: (item: T) => string,
+  ): Promise<T[]> {
+    const envelope = listOf(item);
+    const first = await this.requester.call({
+      operation,
+      method: "GET",
+      path,
+      schema: z.union([z.array(item), envelope]),
+      repeatable: true,
+    });
+    if (Array.isArray(first)) return first;
+    return collectPages(
+      { operation, method: "GET", path },
+      (page) =>
+        this.requester.call({
+          operation,
+          method: "GET",
+          path: withQuery(path, { page, limit: PAGE_SIZE }),
+          schema: envelope,
+          repeatable: true,
+        }),
+      keyOf,
+      first,
+    );
+  }
+}

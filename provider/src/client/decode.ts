@@ -1,0 +1,91 @@
+import type { z } from "zod";
+import { ErrorEnvelope } from "../api";
+import { type CallContext, DmarcResponseError } from "./errors";
+import type { WireResponse } from "./transport";
+
+// Turns bytes from the wire into checked values. A body that is not what the
+// wire schemas say becomes a DmarcResponseError naming what was wrong, never
+// a crash deep inside a resource.
+
+const MAX_LISTED_ISSUES = 5;
+
+type Parsed = { ok: true; value: unknown } | { ok: false; problem: string };
+
+function parseJson(response: WireResponse): Parsed {
+  const text = response.body.toString("utf8");
+  if (text.trim() === "") return { ok: false, problem: "an empty body where JSON was expected" };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, problem: describeNonJson(response, text) };
+  }
+}
+
+function describeNonJson(response: WireResponse, text: string): string {
+  const contentType = String(response.headers["content-type"] ?? "");
+  if (/html/i.test(contentType) || /^\s*</.test(text)) {
+    const title = /<title[^>]*>([^<]{0,200})<\/title>/i.exec(text)?.[1]?.trim();
+    return title ? `an HTML page ("${title.slice(0, 80)}") instead of JSON` : "an HTML page instead of JSON";
+  }
+  if (/json/i.test(contentType) || /^\s*[[{]/.test(text))
+    return "JSON that is not complete (the answer may have been cut off)";
+  return `a body that is not JSON (content-type ${contentType || "not given"})`;
+}
+
+function describeIssues(error: z.ZodError): string {
+  const listed = error.issues
+    .slice(0, MAX_LISTED_ISSUES)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(whole answer)"}: ${issue.message}`);
+  const more = error.issues.length - listed.length;
+  return listed.join("; ") + (more > 0 ? `; and ${more} more` : "");
+}
+
+/** The body of a successful answer, checked against its schema. */
+export function decodeBody<T extends z.ZodType>(context: CallContext, response: WireResponse, schema: T): z.output<T> {
+  const parsed = parseJson(response);
+  if (!parsed.ok) {
+    throw new DmarcResponseError(
+      context,
+      response.status,
+      parsed.problem,
+      "check that baseUrl points at the service's API and not at a web page or proxy; if it does, run again.",
+    );
+  }
+  const checked = schema.safeParse(parsed.value);
+  if (!checked.success) {
+    throw new DmarcResponseError(
+      context,
+      response.status,
+      `a body that does not match the expected shape (${describeIssues(checked.error)})`,
+      "the service's answer format differs from what this client knows; upgrade the provider, or report the call with the service's traceId.",
+    );
+  }
+  return checked.data;
+}
+
+export interface ServiceError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+  traceId?: string;
+}
+
+/** What an error answer says, whatever its shape (the service's envelope, an OAuth error, a proxy's page). */
+export function decodeServiceError(response: WireResponse): ServiceError {
+  const parsed = parseJson(response);
+  if (!parsed.ok) return { code: "", message: parsed.problem.replace(/ instead of JSON$/, "") };
+  const envelope = ErrorEnvelope.safeParse(parsed.value);
+  if (envelope.success) {
+    const { error, message, details, traceId } = envelope.data;
+    return {
+      code: error,
+      message,
+      ...(details === undefined ? {} : { details }),
+      ...(traceId === undefined ? {} : { traceId }),
+    };
+  }
+  // OAuth token endpoints answer { error, error_description } instead.
+  const body = (parsed.value ?? {}) as Record<string, unknown>;
+  const text = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : "");
+  return { code: text("error"), message: text("message") || text("error_description") };
+}

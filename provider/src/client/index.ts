@@ -1,0 +1,95 @@
+// The HTTP client of the DMARC partner API. It does not depend on Pulumi, so
+// scripts and tests can use it as well as the provider's resources.
+
+import { TokenResponse } from "../api";
+import { DmarcClient } from "./client";
+import { ClientCredentialsToken, credentialIdentity, StaticToken, type TokenSource } from "./credentials";
+import { type ClientOptions, pacingOverrides, type ResolvedOptions, resolveOptions } from "./options";
+import { sharedPacer } from "./pacing";
+import { rememberSecret } from "./redaction";
+import { Requester } from "./requester";
+import { closePools } from "./transport";
+
+export { DmarcClient } from "./client";
+export {
+  DmarcApiError,
+  DmarcConfigError,
+  DmarcResponseError,
+  DmarcTransportError,
+  isNotFound,
+  OutcomeUnknownError,
+} from "./errors";
+export { CLIENT_DEFAULTS, type ClientOptions } from "./options";
+export { redact } from "./redaction";
+
+const clients = new Map<string, DmarcClient>();
+const tokenSources = new Map<string, TokenSource>();
+// Clients with different log functions must not share one client object.
+const logIds = new WeakMap<object, number>();
+let nextLogId = 1;
+
+function logId(log: ((line: string) => void) | undefined): number {
+  if (log === undefined) return 0;
+  const known = logIds.get(log);
+  if (known !== undefined) return known;
+  logIds.set(log, nextLogId);
+  return nextLogId++;
+}
+
+/**
+ * The client for a base address and credential. Clients are cached per
+ * (address, credential, settings); every client of an address shares one
+ * connection pool, every client of a credential one token, and the whole
+ * process one pacer.
+ */
+export function createClient(options: ClientOptions): DmarcClient {
+  const resolved = resolveOptions(options);
+  sharedPacer.configure(pacingOverrides(options));
+  const address = resolved.origin + resolved.basePath;
+  const identity = credentialIdentity(resolved.credentials);
+  const { credentials, log, origin, basePath, ...tuning } = resolved;
+  const key = JSON.stringify([address, identity, tuning, logId(log)]);
+  let client = clients.get(key);
+  if (client === undefined) {
+    client = new DmarcClient(new Requester(resolved, sharedPacer, tokenSourceFor(`${address} ${identity}`, resolved)));
+    clients.set(key, client);
+  }
+  return client;
+}
+
+function tokenSourceFor(key: string, options: ResolvedOptions): TokenSource {
+  const { credentials } = options;
+  if (credentials.kind === "static") return new StaticToken(credentials.accessToken);
+  rememberSecret(credentials.clientSecret);
+  let source = tokenSources.get(key);
+  if (source === undefined) {
+    const tokenCall = new Requester(options, sharedPacer);
+    const form = {
+      grant_type: "client_credentials",
+      client_id: credentials.clientId,
+      client_secret: credentials.clientSecret,
+    };
+    source = new ClientCredentialsToken(
+      () =>
+        tokenCall.call({
+          operation: "obtain an access token",
+          method: "POST",
+          path: "/auth/token",
+          form,
+          schema: TokenResponse,
+          // Asking for a token twice only issues two tokens.
+          repeatable: true,
+        }),
+      options.tokenRenewMarginSeconds,
+    );
+    tokenSources.set(key, source);
+  }
+  return source;
+}
+
+/** Closes every pooled connection and forgets cached clients and tokens (end of a process, or between tests). */
+export async function closeClients(): Promise<void> {
+  clients.clear();
+  tokenSources.clear();
+  await closePools();
+}

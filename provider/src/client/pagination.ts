@@ -1,0 +1,42 @@
+import { type ListMeta, MAX_PAGE_SIZE } from "../api";
+import { type CallContext, DmarcResponseError } from "./errors";
+
+// Lists come in pages; callers want the whole list.
+
+export const PAGE_SIZE = MAX_PAGE_SIZE;
+
+/** A service that keeps saying "there is more" must not keep a deployment busy forever. */
+export const MAX_PAGES = 10_000;
+
+export interface Page<T> {
+  data: T[];
+  meta: ListMeta;
+}
+
+/**
+ * Fetches pages from `firstPage` until the service says there are no more.
+ * Items are keyed so that one shifted into the next page by a concurrent
+ * insert is not listed twice.
+ */
+export async function collectPages<T>(
+  context: CallContext,
+  fetchPage: (page: number) => Promise<Page<T>>,
+  keyOf: (item: T) => string,
+  firstPage: Page<T> | undefined = undefined,
+): Promise<T[]> {
+  const items = new Map<string, T>();
+  let current = firstPage ?? (await fetchPage(1));
+  for (let page = 1; ; page++) {
+    for (const item of current.data) items.set(keyOf(item), item);
+    if (!current.meta.hasNextPage) return [...items.values()];
+    if (page >= MAX_PAGES) {
+      throw new DmarcResponseError(
+        context,
+        200,
+        `more than ${MAX_PAGES} pages`,
+        "the service keeps reporting another page; report the call to the service.",
+      );
+    }
+    current = await fetchPage(page + 1);
+  }
+}

@@ -1,0 +1,214 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { z } from "zod";
+import type { TokenSource } from "./credentials";
+import { decodeBody, decodeServiceError } from "./decode";
+import {
+  type CallContext,
+  DmarcApiError,
+  DmarcResponseError,
+  DmarcTransportError,
+  type Effort,
+  OutcomeUnknownError,
+} from "./errors";
+import type { ResolvedOptions } from "./options";
+import type { Pacer } from "./pacing";
+import { redact } from "./redaction";
+import { isRetryableStatus, requestedDelayMs, retryDelayMs, withinBounds } from "./retry";
+import { ResponseTooLarge, send, TransportFault, type WireRequest, type WireResponse } from "./transport";
+
+// Runs one logical call: pacing, the bearer token, same-origin redirects,
+// retries within the bounds, and the mapping of every outcome to a value or a
+// typed error.
+
+export type Method = WireRequest["method"];
+
+export interface CallSpec<S extends z.ZodType> {
+  /** What is being done, in words, such as "create organization". */
+  operation: string;
+  method: Method;
+  /** Path and query below the base address, already encoded. */
+  path: string;
+  json?: unknown;
+  form?: Record<string, string>;
+  /** Checks the answer's body; without it the body is ignored. */
+  schema?: S;
+  /**
+   * The call may be sent again after it possibly reached the service: reads,
+   * PUT, PATCH, DELETE, and POSTs whose repetition has no further effect.
+   */
+  repeatable: boolean;
+}
+
+/** Redirects that keep the method and body. 303 asks for a GET, which no call here wants. */
+const FOLLOWED_REDIRECTS = new Set([301, 302, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+const USER_AGENT = "pulumi-dmarc-partner-client";
+
+export class Requester {
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly pacer: Pacer,
+    /** Without a token source, requests carry no Authorization header (the token call itself). */
+    private readonly tokens?: TokenSource,
+  ) {}
+
+  async call<S extends z.ZodType>(spec: CallSpec<S> & { schema: S }): Promise<z.output<S>>;
+  async call(spec: CallSpec<z.ZodType> & { schema?: undefined }): Promise<void>;
+  async call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.output<S> | undefined> {
+    const context: CallContext = {
+      operation: spec.operation,
+      method: spec.method,
+      path: this.options.basePath + spec.path,
+    };
+    const clock = { firstStartedAt: undefined as number | undefined };
+    // Effort counts the attempts that faults caused; a renewal after a refused token is not one.
+    const effort = (attempts: number): Effort => ({
+      attempts,
+      elapsedMs: clock.firstStartedAt === undefined ? 0 : performance.now() - clock.firstStartedAt,
+    });
+    let renewedAfterRefusal = false;
+
+    // Bounded: every pass sends once, and each branch that loops checks the attempt bounds
+    // (the one renewal after a refused token is the only extra pass).
+    for (let attempt = 1; ; attempt++) {
+      const faultAttempts = renewedAfterRefusal ? attempt - 1 : attempt;
+      const token = this.tokens === undefined ? undefined : await this.tokens.current();
+      let response: WireResponse;
+      try {
+        response = await this.exchange(context, spec, token, attempt, clock);
+      } catch (error) {
+        if (error instanceof ResponseTooLarge) {
+          throw new DmarcResponseError(
+            context,
+            error.status,
+            error.message,
+            "check that baseUrl points at the service's API; the client refuses answers this large.",
+          );
+        }
+        if (!(error instanceof TransportFault)) throw error;
+        if (error.sent && !spec.repeatable) throw new OutcomeUnknownError(context, error.message, error);
+        const delay = retryDelayMs(faultAttempts, this.options, undefined);
+        const spent = effort(faultAttempts);
+        if (error.permanent || !withinBounds(faultAttempts, spent.elapsedMs, delay, this.options)) {
+          throw new DmarcTransportError({ ...context, origin: this.options.origin }, spent, error.message, error);
+        }
+        this.log(`retrying ${context.method} ${context.path} in ${delay}ms after: ${error.message}`);
+        await sleep(delay);
+        continue;
+      }
+
+      if (response.status >= 200 && response.status < 300) {
+        return spec.schema === undefined ? undefined : decodeBody(context, response, spec.schema);
+      }
+      if (response.status === 401 && token !== undefined && !renewedAfterRefusal && this.tokens?.refused(token)) {
+        renewedAfterRefusal = true;
+        this.log(`${context.method} ${context.path}: token refused, renewing it and trying once more`);
+        continue;
+      }
+      const said = decodeServiceError(response);
+      if (isRetryableStatus(response.status, spec.repeatable)) {
+        const requested = requestedDelayMs(response.headers, said.details?.retryAfterSeconds);
+        const delay = retryDelayMs(faultAttempts, this.options, requested);
+        if (withinBounds(faultAttempts, effort(faultAttempts).elapsedMs, delay, this.options)) {
+          this.log(`retrying ${context.method} ${context.path} in ${delay}ms after status ${response.status}`);
+          await sleep(delay);
+          continue;
+        }
+      }
+      throw new DmarcApiError({
+        context,
+        effort: effort(faultAttempts),
+        status: response.status,
+        code: said.code,
+        serviceMessage: said.message,
+        ...(said.details === undefined ? {} : { details: said.details }),
+        ...(said.traceId === undefined ? {} : { traceId: said.traceId }),
+      });
+    }
+  }
+
+  /** One attempt: a request, and the same-origin redirects it leads to. */
+  private async exchange(
+    context: CallContext,
+    spec: CallSpec<z.ZodType>,
+    token: string | undefined,
+    attempt: number,
+    clock: { firstStartedAt: number | undefined },
+  ): Promise<WireResponse> {
+    const request: WireRequest = {
+      origin: this.options.origin,
+      method: spec.method,
+      path: context.path,
+      headers: this.headers(spec, token),
+      ...(spec.json !== undefined ? { body: JSON.stringify(spec.json) } : {}),
+      ...(spec.form !== undefined ? { body: new URLSearchParams(spec.form).toString() } : {}),
+    };
+    for (let hop = 0; ; hop++) {
+      const release = await this.pacer.acquire();
+      clock.firstStartedAt ??= performance.now();
+      const startedAt = performance.now();
+      const took = () => `${Math.round(performance.now() - startedAt)}ms`;
+      let response: WireResponse;
+      try {
+        response = await send(request, this.options);
+      } catch (error) {
+        const outcome = error instanceof Error ? error.message : String(error);
+        this.log(`${request.method} ${request.path} -> ${outcome} attempt ${attempt} ${took()}`);
+        throw error;
+      } finally {
+        release();
+      }
+      this.log(`${request.method} ${request.path} -> ${response.status} attempt ${attempt} ${took()}`);
+      if (!FOLLOWED_REDIRECTS.has(response.status)) return response;
+      if (hop === MAX_REDIRECTS) {
+        throw new DmarcResponseError(
+          context,
+          response.status,
+          `redirect after redirect (${MAX_REDIRECTS} followed)`,
+          "check that baseUrl is the service's address and not one that redirects in a loop.",
+        );
+      }
+      request.path = this.redirectTarget(context, response, request.path);
+    }
+  }
+
+  // Only same-origin redirects are followed: the token, the client secret and
+  // the request body never travel to a host the configuration did not name.
+  private redirectTarget(context: CallContext, response: WireResponse, fromPath: string): string {
+    const location = response.headers.location;
+    const value = Array.isArray(location) ? location[0] : location;
+    if (value === undefined || value === "") {
+      throw new DmarcResponseError(
+        context,
+        response.status,
+        "a redirect without a Location",
+        "report it to the service.",
+      );
+    }
+    const target = new URL(value, this.options.origin + fromPath);
+    if (target.origin !== this.options.origin) {
+      throw new DmarcResponseError(
+        context,
+        response.status,
+        `a redirect to another address (${target.origin}), which the client does not follow so that credentials stay with ${this.options.origin}`,
+        `if ${target.origin} is the service's real address, set baseUrl to it.`,
+      );
+    }
+    return target.pathname + target.search;
+  }
+
+  private headers(spec: CallSpec<z.ZodType>, token: string | undefined): Record<string, string> {
+    return {
+      accept: "application/json",
+      "user-agent": USER_AGENT,
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(spec.json !== undefined ? { "content-type": "application/json" } : {}),
+      ...(spec.form !== undefined ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+    };
+  }
+
+  private log(line: string): void {
+    this.options.log?.(redact(line));
+  }
+}

@@ -1,0 +1,183 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { type Dispatcher, Pool } from "undici";
+
+// One attempt on the wire. It knows whether the request was handed to a
+// socket, because that decides whether a failed state-changing call may be
+// sent again: before that moment the service provably never saw it.
+
+/** Answers above this size are refused: nothing the service sends legitimately comes close. */
+export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
+
+export interface WireRequest {
+  origin: string;
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path and query, already encoded. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface WireResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface AttemptLimits {
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/** The attempt produced no complete answer. */
+export class TransportFault extends Error {
+  override readonly name = "TransportFault";
+  /** Trying again cannot help (an untrusted certificate does not fix itself). */
+  readonly permanent: boolean;
+
+  constructor(
+    /** The request was handed to a socket, so the service may have received it. */
+    readonly sent: boolean,
+    message: string,
+    options?: { cause: unknown; permanent?: boolean },
+  ) {
+    super(message, options);
+    this.permanent = options?.permanent ?? false;
+  }
+}
+
+/** The answer exceeded {@link MAX_RESPONSE_BYTES}. */
+export class ResponseTooLarge extends Error {
+  override readonly name = "ResponseTooLarge";
+  constructor(readonly status: number) {
+    super(`an answer larger than ${MAX_RESPONSE_BYTES} bytes`);
+  }
+}
+
+const pools = new Map<string, Pool>();
+
+// One keep-alive pool per address. The connect timeout is a property of the
+// pool, so it is part of the key; in practice every client of an address uses one.
+function poolFor(origin: string, connectTimeoutMs: number): Pool {
+  const key = `${origin} ${connectTimeoutMs}`;
+  let pool = pools.get(key);
+  if (pool === undefined) {
+    // The per-attempt timer in `send` bounds the whole exchange; undici's own
+    // header and body timers would only add a second, differently sized limit.
+    pool = new Pool(origin, { connectTimeout: connectTimeoutMs, headersTimeout: 0, bodyTimeout: 0 });
+    pools.set(key, pool);
+  }
+  return pool;
+}
+
+export async function closePools(): Promise<void> {
+  const open = [...pools.values()];
+  pools.clear();
+  await Promise.all(open.map((pool) => pool.close()));
+}
+
+const TLS_CODES = new Set([
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+function describe(error: unknown): { code: string; message: string } {
+  const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : "";
+  const message = error instanceof Error ? error.message : String(error);
+  return { code, message };
+}
+
+function classify(error: unknown, sent: boolean): TransportFault {
+  const { code, message } = describe(error);
+  const detail = code ? `${message} (${code})` : message;
+  if (TLS_CODES.has(code)) {
+    return new TransportFault(sent, `TLS certificate not trusted: ${detail}`, { cause: error, permanent: true });
+  }
+  if (!sent) return new TransportFault(false, `could not connect: ${detail}`, { cause: error });
+  return new TransportFault(true, `connection failed after the request was sent: ${detail}`, { cause: error });
+}
+
+/** Sends one request and collects the whole answer, or fails with a {@link TransportFault}. */
+export function send(request: WireRequest, limits: AttemptLimits): Promise<WireResponse> {
+  const pool = poolFor(request.origin, limits.connectTimeoutMs);
+  return new Promise<WireResponse>((resolve, reject) => {
+    let sent = false;
+    let timedOut = false;
+    let settled = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    const chunks: Buffer[] = [];
+    let received = 0;
+
+    const finish = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+    };
+    const timeoutFault = () => new TransportFault(sent, `no complete answer within ${limits.requestTimeoutMs} ms`);
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      if (controller) controller.abort(timeoutFault());
+      // Not on a socket yet: fail now; onRequestStart aborts it on arrival, so it is never written.
+      else finish(() => reject(timeoutFault()));
+    }, limits.requestTimeoutMs);
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(ctrl) {
+        controller = ctrl;
+        if (timedOut) {
+          ctrl.abort(timeoutFault());
+          return;
+        }
+        sent = true;
+      },
+      onResponseStart(ctrl, statusCode, responseHeaders) {
+        if (statusCode < 200) return;
+        status = statusCode;
+        headers = responseHeaders;
+        const declared = Number(responseHeaders["content-length"]);
+        if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) ctrl.abort(new ResponseTooLarge(statusCode));
+      },
+      onResponseData(ctrl, chunk) {
+        received += chunk.length;
+        if (received > MAX_RESPONSE_BYTES) {
+          ctrl.abort(new ResponseTooLarge(status));
+          return;
+        }
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        finish(() => resolve({ status, headers, body: Buffer.concat(chunks) }));
+      },
+      onResponseError(_ctrl, error) {
+        finish(() => {
+          if (error instanceof ResponseTooLarge || error instanceof TransportFault) reject(error);
+          else if (timedOut) reject(timeoutFault());
+          else reject(classify(error, sent));
+        });
+      },
+    };
+
+    try {
+      pool.dispatch(
+        {
+          origin: request.origin,
+          path: request.path,
+          method: request.method,
+          headers: request.headers,
+          body: request.body ?? null,
+        },
+        handler,
+      );
+    } catch (error) {
+      finish(() => reject(classify(error, false)));
+    }
+  });
+}
