@@ -1,1 +1,133 @@
-export {};
+import type { FastifyInstance } from "fastify";
+import pino, { type Logger } from "pino";
+import { Tokens } from "./auth";
+import type { Context } from "./context";
+import { Dispatcher } from "./delivery";
+import { dmarcRecordValue, parseRecordHost } from "./dns/dmarc";
+import { Verifier } from "./dns/verifier";
+import { SimulatedZone } from "./dns/zone";
+import { Faults } from "./faults";
+import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from "./options";
+import { type EmulatorPartner, PartnerDirectory } from "./partners";
+import { RequestLog } from "./requestLog";
+import { buildServer } from "./server";
+import { readStateFile, StateFileWriter } from "./stateFile";
+import { Stats } from "./stats";
+import { domainKey, Store } from "./store";
+
+export type { EmulatorOptions } from "./options";
+export { DEMO_PARTNERS, defaultCatalogue, type EmulatorPartner, loadPartnersFile } from "./partners";
+export type { StateSnapshot } from "./store";
+
+export interface RunningEmulator {
+  /** Base URL, e.g. http://127.0.0.1:4010. */
+  url: string;
+  partners: EmulatorPartner[];
+  /** "127.0.0.1:port" of the simulated DNS zone, when verification uses it. */
+  dnsServer?: string;
+  close(): Promise<void>;
+}
+
+function createLogger(option: EmulatorOptions["logger"]): Logger {
+  const destination = pino.destination({ dest: 2, sync: true });
+  if (!option) return pino({ level: "silent" }, destination);
+  return pino(option === true ? { level: "info" } : option, destination);
+}
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/** Verification resolves through the configured DNS server, or else through the simulated zone served here. */
+async function setUpDns(
+  config: ResolvedOptions,
+  store: Store,
+  log: Logger,
+): Promise<{ resolver: string; zone?: SimulatedZone }> {
+  if (config.dns.resolver) return { resolver: config.dns.resolver };
+  // The service serves the TXT record behind each CNAME target it hands out.
+  const zone = new SimulatedZone(
+    store,
+    (name) => {
+      const target = parseRecordHost(name);
+      return target && store.domains.has(domainKey(target.organizationId, target.domain))
+        ? dmarcRecordValue(target.organizationId)
+        : undefined;
+    },
+    log.child({ component: "dns" }),
+  );
+  return { resolver: await zone.listen("127.0.0.1"), zone };
+}
+
+/** Starts the emulator: HTTP API and control plane, webhook delivery, DNS verification. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const config = resolveOptions(options);
+  const log = createLogger(config.logger);
+  const partners = new PartnerDirectory(config.partners);
+
+  let stateWriter: StateFileWriter | undefined;
+  const store = new Store(() => stateWriter?.schedule());
+  if (config.stateFile) {
+    const snapshot = readStateFile(config.stateFile);
+    if (snapshot) store.restore(snapshot);
+    stateWriter = new StateFileWriter(config.stateFile, () => store.snapshot(), log);
+  }
+  const requestLog = config.requestLogFile ? new RequestLog(config.requestLogFile) : undefined;
+  const dispatcher = new Dispatcher(store, {
+    timeoutMs: config.webhookTimeoutMs,
+    retryScale: config.retryScale,
+    log: log.child({ component: "webhooks" }),
+  });
+  const shutdown = new AbortController();
+  let zone: SimulatedZone | undefined;
+  let verifier: Verifier | undefined;
+  let app: FastifyInstance | undefined;
+
+  const close = async () => {
+    shutdown.abort();
+    await verifier?.close();
+    dispatcher.close();
+    await app?.close();
+    await zone?.close();
+    await stateWriter?.flush();
+    await requestLog?.close();
+  };
+
+  try {
+    const dns = await setUpDns(config, store, log);
+    zone = dns.zone;
+    verifier = new Verifier(store, dispatcher, {
+      resolver: dns.resolver,
+      checkIntervalMs: config.dns.checkIntervalMs,
+      windowMs: config.dns.windowMs,
+      log: log.child({ component: "verification" }),
+    });
+    let baseUrl = "";
+    const ctx: Context = {
+      store,
+      partners,
+      tokens: new Tokens(store, partners, config.tokenTtlSeconds),
+      dispatcher,
+      verifier,
+      zone,
+      faults: new Faults(),
+      stats: new Stats(),
+      baseUrl: () => baseUrl,
+      magicLinkTtlSeconds: config.magicLinkTtlSeconds,
+    };
+    app = buildServer({ ctx, log, requestLog, shutdown: shutdown.signal });
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === "object" && address ? address.port : config.port;
+    baseUrl = `http://${urlHost(config.host)}:${port}`;
+    dispatcher.resume();
+    verifier.start();
+    log.info({ url: baseUrl, dnsServer: zone ? dns.resolver : undefined }, "DMARC partner API emulator ready");
+    return { url: baseUrl, partners: partners.all, ...(zone ? { dnsServer: dns.resolver } : {}), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DomainType } from "./domains";
-import { EventName } from "./webhooks";
+import type { EventName } from "./webhooks";
 
 export const VerificationStatus = z.enum(["success", "failed"]);
 export type VerificationStatus = z.infer<typeof VerificationStatus>;

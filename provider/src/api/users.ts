@@ -25,6 +25,10 @@ export const User = z.object({
 });
 export type User = z.infer<typeof User>;
 
+/** Answer of the invite call as the emulator sends it; the service's own body is not published. */
+export const InviteUserResponse = z.object({ users: z.array(User) });
+export type InviteUserResponse = z.infer<typeof InviteUserResponse>;
+
 export const UserQuery = z.object({ organizationId: z.string().min(1) });
 
 export const RevokeOrganizationAccessRequest = z.object({
@@ -32,6 +36,13 @@ export const RevokeOrganizationAccessRequest = z.object({
   userIds: z.array(z.string().min(1)).min(1),
 });
 export type RevokeOrganizationAccessRequest = z.infer<typeof RevokeOrganizationAccessRequest>;
+
+/** Answer of the revoke call as the emulator sends it; the service's own body is not published. */
+export const RevokeOrganizationAccessResponse = z.object({
+  organizationId: z.string(),
+  userIds: z.array(z.string()),
+});
+export type RevokeOrganizationAccessResponse = z.infer<typeof RevokeOrganizationAccessResponse>;
 
 export const MagicLinkRequest = z.object({
   userId: z.string().min(1),

@@ -15,18 +15,18 @@ export function isDomainName(value: string): boolean {
   return labels.every((label) => DOMAIN_LABEL.test(label)) && TOP_LEVEL_LABEL.test(topLevel);
 }
 
-export const DomainName = z
-  .string()
-  .refine(isDomainName, {
-    message: "must be a lower-case domain name such as example.com (letters, digits and hyphens, no trailing dot)",
-  });
+export const DomainName = z.string().refine(isDomainName, {
+  message: "must be a lower-case domain name such as example.com (letters, digits and hyphens, no trailing dot)",
+});
 
 export const Email = z.email({ message: "must be an e-mail address such as admin@example.com" });
 
 export const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) || hostname.endsWith(".localhost");
+  return (
+    LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname) || hostname.endsWith(".localhost")
+  );
 }
 
 /** Webhook endpoints must use https; plain http is allowed for loopback hosts only (local receivers). */

@@ -1,0 +1,122 @@
+import { parseArgs } from "node:util";
+import type { RunningEmulator } from "./index";
+import type { EmulatorOptions } from "./options";
+import { loadPartnersFile } from "./partners";
+
+/** The CLI's port when none is given (in-process starts default to a random port). */
+export const DEFAULT_CLI_PORT = 4010;
+
+export const USAGE = `Usage: dmarc-emulator [options]
+
+  --port <n>                 TCP port (default ${DEFAULT_CLI_PORT}; 0 picks a free one)
+  --host <address>           listen address (default 127.0.0.1)
+  --partners <file>          JSON array of partners (default: two demo partners)
+  --request-log <file>       append every API request and answer as JSON lines, secrets redacted
+                             (default: env DMARC_EMULATOR_REQUEST_LOG)
+  --state-file <file>        keep the state in this file across restarts (default: memory only)
+  --token-ttl <seconds>      expires_in of issued tokens (default 3600)
+  --dns-resolver <host:port> verify domains through this DNS server (default: the simulated zone)
+  --dns-check-interval <ms>  pause between verification checks (default 5000)
+  --dns-window <ms>          how long a missing DMARC record may take to appear (default 86400000)
+  --retry-scale <factor>     multiply the webhook retry schedule (default 1)
+  --webhook-timeout <ms>     time a webhook receiver has to answer (default 3000)
+  --log-level <level>        pino level on stderr: fatal, error, warn, info, debug, trace, silent (default info)
+  --help                     show this text
+`;
+
+function number(name: string, value: string | undefined, { integer = false, max = Number.MAX_SAFE_INTEGER } = {}) {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (
+    value.trim() === "" ||
+    !Number.isFinite(parsed) ||
+    parsed < 0 ||
+    parsed > max ||
+    (integer && !Number.isInteger(parsed))
+  ) {
+    throw new Error(`--${name} must be a${integer ? " whole" : ""} number from 0 to ${max}, not "${value}"`);
+  }
+  return parsed;
+}
+
+/** Options from the command line; undefined when --help was asked for. */
+export function parseCommandLine(argv: string[]): EmulatorOptions | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      partners: { type: "string" },
+      "request-log": { type: "string" },
+      "state-file": { type: "string" },
+      "token-ttl": { type: "string" },
+      "dns-resolver": { type: "string" },
+      "dns-check-interval": { type: "string" },
+      "dns-window": { type: "string" },
+      "retry-scale": { type: "string" },
+      "webhook-timeout": { type: "string" },
+      "log-level": { type: "string" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) return undefined;
+  const dnsResolver = values["dns-resolver"];
+  if (dnsResolver !== undefined && !/^(\[[0-9a-f:]+\]|[^:\s]+):\d{1,5}$/i.test(dnsResolver)) {
+    throw new Error(`--dns-resolver must be host:port, such as 127.0.0.1:53, not "${dnsResolver}"`);
+  }
+  return {
+    port: number("port", values.port, { integer: true, max: 65_535 }) ?? DEFAULT_CLI_PORT,
+    host: values.host,
+    partners: values.partners === undefined ? undefined : loadPartnersFile(values.partners),
+    requestLogFile: values["request-log"],
+    stateFile: values["state-file"],
+    tokenTtlSeconds: number("token-ttl", values["token-ttl"], { integer: true }),
+    retryScale: number("retry-scale", values["retry-scale"]),
+    webhookTimeoutMs: number("webhook-timeout", values["webhook-timeout"], { integer: true }),
+    dns: {
+      resolver: dnsResolver,
+      checkIntervalMs: number("dns-check-interval", values["dns-check-interval"], { integer: true }),
+      windowMs: number("dns-window", values["dns-window"], { integer: true }),
+    },
+    logger: { level: values["log-level"] ?? "info" },
+  };
+}
+
+/** What the CLI prints once it is ready: where it listens and how to point the provider at it. */
+export function banner(emulator: RunningEmulator, readyMs: number): string {
+  const lines = [`DMARC partner API emulator listening on ${emulator.url} (ready in ${Math.round(readyMs)} ms)`];
+  if (emulator.dnsServer) {
+    lines.push(
+      `Simulated DNS zone on udp://${emulator.dnsServer}: publish records with PUT ${emulator.url}/_emulator/dns/records`,
+    );
+  }
+  lines.push("", "Partners:");
+  for (const partner of emulator.partners) {
+    lines.push(
+      `  ${partner.id} (${partner.name})`,
+      `    client id:     ${partner.clientId}`,
+      `    client secret: ${partner.clientSecret}`,
+      ...partner.tokens.map((token) => `    static token:  ${token}`),
+    );
+  }
+  const first = emulator.partners[0];
+  if (first) {
+    lines.push(
+      "",
+      `Point the provider at it (here as ${first.id}), with environment variables:`,
+      `  export DMARC_BASE_URL=${emulator.url}`,
+      `  export DMARC_CLIENT_ID=${first.clientId}`,
+      `  export DMARC_CLIENT_SECRET=${first.clientSecret}`,
+      `  export DMARC_PARTNER_ID=${first.id}`,
+      ...(first.tokens[0] ? [`  (or instead of the client: export DMARC_ACCESS_TOKEN=${first.tokens[0]})`] : []),
+      "or with stack configuration:",
+      `  pulumi config set dmarc:baseUrl ${emulator.url}`,
+      `  pulumi config set dmarc:clientId ${first.clientId}`,
+      `  pulumi config set --secret dmarc:clientSecret ${first.clientSecret}`,
+      `  pulumi config set dmarc:partnerId ${first.id}`,
+    );
+  }
+  lines.push("", "Press Ctrl+C to stop.");
+  return `${lines.join("\n")}\n`;
+}

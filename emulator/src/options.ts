@@ -1,0 +1,61 @@
+import type { LoggerOptions } from "pino";
+import { DEMO_PARTNERS, type EmulatorPartner } from "./partners";
+
+export interface EmulatorOptions {
+  /** TCP port; 0 picks a free one. Default 0 in-process; the CLI defaults to 4010. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default: two built-in demo partners (see README). */
+  partners?: EmulatorPartner[];
+  /** `expires_in` of tokens from POST /auth/token. Default 3600. */
+  tokenTtlSeconds?: number;
+  /** Lifetime of a magic link. Default 900 (15 minutes). */
+  magicLinkTtlSeconds?: number;
+  /** JSON-lines log of API requests, secrets redacted. Default: env DMARC_EMULATOR_REQUEST_LOG, else none. */
+  requestLogFile?: string;
+  /** Keeps the state in this JSON file across restarts (atomic writes). Default: memory only. */
+  stateFile?: string;
+  /** Time a webhook receiver has to answer. Default 3000. */
+  webhookTimeoutMs?: number;
+  /** Multiplies the webhook retry schedule; tests use e.g. 0.001. Default 1. */
+  retryScale?: number;
+  dns?: {
+    /** "host:port" of a real DNS server. Default: the emulator's simulated zone, served on a loopback UDP port. */
+    resolver?: string;
+    /** Pause between periodic checks of unverified domains. Default 5000. */
+    checkIntervalMs?: number;
+    /** How long after a domain is added a missing record stays "not yet" before it fails. Default 24 hours. */
+    windowMs?: number;
+  };
+  /** pino logging to stderr: true for level info, or pino options. Default false (silent). */
+  logger?: boolean | LoggerOptions;
+}
+
+export type ResolvedOptions = Required<Omit<EmulatorOptions, "requestLogFile" | "stateFile" | "dns">> & {
+  requestLogFile: string | undefined;
+  stateFile: string | undefined;
+  dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number };
+};
+
+export const REQUEST_LOG_ENV = "DMARC_EMULATOR_REQUEST_LOG";
+
+export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
+  return {
+    port: options.port ?? 0,
+    host: options.host ?? "127.0.0.1",
+    partners: options.partners ?? DEMO_PARTNERS,
+    tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+    magicLinkTtlSeconds: options.magicLinkTtlSeconds ?? 900,
+    requestLogFile: options.requestLogFile ?? (process.env[REQUEST_LOG_ENV] || undefined),
+    stateFile: options.stateFile,
+    webhookTimeoutMs: options.webhookTimeoutMs ?? 3000,
+    retryScale: options.retryScale ?? 1,
+    dns: {
+      resolver: options.dns?.resolver,
+      checkIntervalMs: options.dns?.checkIntervalMs ?? 5000,
+      windowMs: options.dns?.windowMs ?? 24 * 60 * 60 * 1000,
+    },
+    logger: options.logger ?? false,
+  };
+}

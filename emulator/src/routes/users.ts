@@ -1,0 +1,73 @@
+import {
+  InviteUserRequest,
+  InviteUserResponse,
+  RevokeOrganizationAccessRequest,
+  RevokeOrganizationAccessResponse,
+  User,
+  UserQuery,
+} from "pulumi-dmarc-partner/api";
+import { findUser, memberOf, organizationOf } from "../access";
+import { type Context, now, param } from "../context";
+import { newId } from "../ids";
+import type { ApiRouter, PartnerCall } from "../router";
+import type { UserRecord } from "../store";
+import { conform, parseInput } from "../wire";
+
+/** Users exist only as invited e-mail addresses here: no names until someone signs in to a real console. */
+function view(record: UserRecord): User {
+  return conform(User, {
+    id: record.id,
+    username: null,
+    firstName: null,
+    lastName: null,
+    email: record.email,
+    emailVerified: record.emailVerified,
+  });
+}
+
+export function userRoutes(router: ApiRouter, { store }: Context): void {
+  router.resource("POST", "/users/invite", ({ request, partner }) => {
+    const body = parseInput(InviteUserRequest, request.body, "body");
+    organizationOf(store, partner, body.organizationId);
+    const role = body.permissions.organization.role;
+    const users = body.permissions.users.map(({ email }) => {
+      const existing = findUser(store, partner, email);
+      const user: UserRecord = existing ?? {
+        id: newId("usr"),
+        partnerId: partner.id,
+        email: email.toLowerCase(),
+        emailVerified: false,
+        memberships: {},
+        createdAt: now(),
+      };
+      user.memberships[body.organizationId] = role;
+      store.users.set(user.id, user);
+      return user;
+    });
+    return conform(InviteUserResponse, { users: users.map(view) });
+  });
+
+  router.resource("GET", "/users/:userId", ({ request, partner }) => {
+    const query = parseInput(UserQuery, request.query, "query");
+    organizationOf(store, partner, query.organizationId);
+    const user = memberOf(store, partner, query.organizationId, param(request, "userId"));
+    return view(user);
+  });
+
+  // Idempotent, so a client may repeat a revoke whose answer it never saw: users without access are skipped.
+  const revoke = ({ request, partner }: PartnerCall) => {
+    const body = parseInput(RevokeOrganizationAccessRequest, request.body, "body");
+    organizationOf(store, partner, body.organizationId);
+    const revoked: string[] = [];
+    for (const userId of body.userIds) {
+      const user = findUser(store, partner, userId);
+      if (user?.memberships[body.organizationId] === undefined) continue;
+      store.removeUserMembership(user, body.organizationId);
+      revoked.push(user.id);
+    }
+    return conform(RevokeOrganizationAccessResponse, { organizationId: body.organizationId, userIds: revoked });
+  };
+  router.resource("POST", "/users/revoke-organization-access", revoke);
+  // The reference shows one more path segment of undocumented meaning (facts page, section 5 [choice]).
+  router.resource("POST", "/users/revoke-organization-access/:segment", revoke);
+}

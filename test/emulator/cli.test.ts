@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PlanList } from "pulumi-dmarc-partner/api";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiCaller, waitFor } from "./helpers";
+
+const MAIN = join(__dirname, "..", "..", "emulator", "dist", "main.js");
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+function run(args: string[]) {
+  const child = spawn(process.execPath, [MAIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  const output = { stdout: "", stderr: "" };
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output.stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output.stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output, exited };
+}
+
+describe("dmarc-emulator CLI", () => {
+  it("starts in under 2 s with a partners file, prints how to connect, logs requests and stops on SIGTERM", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "dmarc-emulator-cli-"));
+    const partnersFile = join(directory, "partners.json");
+    const requestLog = join(directory, "requests.jsonl");
+    writeFileSync(
+      partnersFile,
+      JSON.stringify([
+        { id: "acme", name: "Acme Reseller", clientId: "acme-id", clientSecret: "acme-secret", tokens: ["acme-token"] },
+      ]),
+    );
+    const { child, output, exited } = run([
+      "--port",
+      "0",
+      "--partners",
+      partnersFile,
+      "--request-log",
+      requestLog,
+      "--log-level",
+      "silent",
+    ]);
+    await waitFor("the banner", () => (output.stdout.includes("Press Ctrl+C") ? true : undefined), {
+      timeoutMs: 10_000,
+    });
+    // Measured by the process itself from its start, so a busy test machine's spawn overhead does not count.
+    const readyMs = Number(/ready in (\d+) ms/.exec(output.stdout)?.[1]);
+    expect(readyMs).toBeLessThan(2_000);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.stdout)?.[1] ?? "";
+    expect(url).not.toBe("");
+    for (const expected of [
+      "acme-id",
+      "acme-secret",
+      "acme-token",
+      `export DMARC_BASE_URL=${url}`,
+      "DMARC_CLIENT_ID=acme-id",
+      "DMARC_CLIENT_SECRET=acme-secret",
+      "DMARC_ACCESS_TOKEN=acme-token",
+      `pulumi config set dmarc:baseUrl ${url}`,
+    ]) {
+      expect(output.stdout).toContain(expected);
+    }
+    const plans = await new ApiCaller(url, "acme-token").call("GET", "/v1/partners/plans", { schema: PlanList });
+    expect(plans.body[0]?.prices[0]?.id).toBe("price_acme_starter_monthly");
+
+    child.kill("SIGTERM");
+    const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve("timeout"), 5_000))]);
+    expect(code).toBe(0);
+    const logged = readFileSync(requestLog, "utf8").trim().split("\n");
+    expect(logged.map((line) => JSON.parse(line).path)).toEqual(["/v1/partners/plans"]);
+  });
+
+  it("refuses bad arguments with exit code 2 and the usage", async () => {
+    const { output, exited } = run(["--port", "many"]);
+    expect(await exited).toBe(2);
+    expect(output.stderr).toContain("--port must be a whole number");
+    expect(output.stderr).toContain("Usage: dmarc-emulator");
+  });
+
+  it("refuses an invalid partners file", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "dmarc-emulator-cli-"));
+    const partnersFile = join(directory, "partners.json");
+    writeFileSync(partnersFile, JSON.stringify([{ id: "x" }]));
+    const { output, exited } = run(["--partners", partnersFile]);
+    expect(await exited).toBe(2);
+    expect(output.stderr).toContain("is invalid");
+  });
+});
