@@ -6,7 +6,7 @@ import * as dmarc from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
-import { createTestStack } from "../support/engine";
+import { createTestStack, storedState } from "../support/engine";
 
 // Acceptance tests through the real engine: create, read back, update,
 // refresh, import and destroy of a whole tenant against the emulator.
@@ -114,7 +114,7 @@ describe("a full tenant through the engine", () => {
   it("creates the tenant with its outputs (a), then previews no change (b)", async () => {
     const up = await stack.up();
     expect(up.summary.result).toBe("succeeded");
-    expect(up.summary.resourceChanges?.create).toBe(9);
+    expect(up.summary.resourceChanges?.create).toBe(8);
 
     const outputs = up.outputs;
     const organizationId = outputs.organizationId?.value as string;
@@ -137,7 +137,7 @@ describe("a full tenant through the engine", () => {
     expect(await client.listDomains(organizationId)).toHaveLength(2);
 
     const preview = await stack.preview();
-    expect(preview.changeSummary).toEqual({ same: 9 });
+    expect(preview.changeSummary).toEqual({ same: 8 });
   }, 180_000);
 
   it("updates in place what the service updates in place (c)", async () => {
@@ -153,11 +153,11 @@ describe("a full tenant through the engine", () => {
       plan: "Business",
     };
     const preview = await stack.preview();
-    expect(preview.changeSummary).toEqual({ same: 4, update: 5 });
+    expect(preview.changeSummary).toEqual({ same: 3, update: 5 });
 
     const before = await stack.outputs();
     const up = await stack.up();
-    expect(up.summary.resourceChanges).toEqual({ same: 4, update: 5 });
+    expect(up.summary.resourceChanges).toEqual({ same: 3, update: 5 });
 
     const organizationId = up.outputs.organizationId?.value as string;
     expect(organizationId).toBe(before.organizationId?.value);
@@ -192,26 +192,27 @@ describe("a full tenant through the engine", () => {
     expect(await client.getDomain(organizationId, "acme-parked.example")).toBeDefined();
   }, 180_000);
 
-  it("keeps secrets out of the exported state", async () => {
-    const exported = JSON.stringify(await stack.exportStack());
+  it("keeps credentials and the webhook secret out of the stored state", async () => {
+    const stored = await storedState(stack);
     const outputs = await stack.outputs();
-    expect(exported).not.toContain(handle.partner.clientSecret);
-    expect(exported).not.toContain(outputs.webhookSecret?.value as string);
-    for (const token of handle.partner.tokens) expect(exported).not.toContain(token);
+    expect(stored).toContain(outputs.organizationId?.value as string);
+    expect(stored).not.toContain(handle.partner.clientSecret);
+    expect(stored).not.toContain(outputs.webhookSecret?.value as string);
+    for (const token of handle.partner.tokens) expect(stored).not.toContain(token);
   }, 60_000);
 
   it("destroys everything, cancelling subscriptions before deleting the organisation (e)", async () => {
     const organizationId = (await stack.outputs()).organizationId?.value as string;
     const destroy = await stack.destroy();
     expect(destroy.summary.result).toBe("succeeded");
-    expect(destroy.summary.resourceChanges?.delete).toBe(9);
+    expect(destroy.summary.resourceChanges?.delete).toBe(8);
     expect(await client.getOrganization(organizationId)).toBeUndefined();
     expect(await client.listOrganizations()).toEqual([]);
   }, 180_000);
 });
 
 describe("objects created outside Pulumi", () => {
-  it("are imported with the import option and destroyed cleanly (f)", async () => {
+  it("are adopted with importId, changing nothing, and destroyed cleanly (f)", async () => {
     const org = await client.createOrganization({ name: "Imported Ltd" });
     const group = await client.createDomainGroup({ organizationId: org.id, name: "imported" });
     await client.createDomain({
@@ -231,17 +232,20 @@ describe("objects created outside Pulumi", () => {
       projectName: "tenant-import",
       config: handle.stackConfig,
       program: async () => {
-        const organization = new dmarc.Organization("imported", { name: "Imported Ltd" }, { import: org.id });
-        const domain = new dmarc.Domain(
-          "imported-domain",
-          { organizationId: org.id, domain: "imported.example", type: "sending", groupId: group.id },
-          { import: `${org.id}/imported.example` },
-        );
-        const webhook = new dmarc.Webhook(
-          "imported-hook",
-          { name: "imported hook", url: "https://hooks.imported.example/dmarc", events: ["domain.created"] },
-          { import: hook.objectId },
-        );
+        const organization = new dmarc.Organization("imported", { name: "Imported Ltd", importId: org.id });
+        const domain = new dmarc.Domain("imported-domain", {
+          organizationId: organization.organizationId,
+          domain: "imported.example",
+          type: "sending",
+          groupId: group.id,
+          importId: `${org.id}/imported.example`,
+        });
+        const webhook = new dmarc.Webhook("imported-hook", {
+          name: "imported hook",
+          url: "https://hooks.imported.example/dmarc",
+          events: ["domain.created"],
+          importId: hook.objectId,
+        });
         return {
           name: organization.name,
           record: domain.setupRecord,
@@ -249,9 +253,15 @@ describe("objects created outside Pulumi", () => {
         };
       },
     });
+    const requestsBefore = await handle.control<{ byRoute: Record<string, number> }>("GET", "/stats");
     try {
       const up = await stack.up();
-      expect(up.summary.resourceChanges).toMatchObject({ import: 3 });
+      expect(up.summary.resourceChanges).toEqual({ create: 4 });
+      // Adopted, not created: no create call reached the service.
+      const requestsAfter = await handle.control<{ byRoute: Record<string, number> }>("GET", "/stats");
+      for (const route of ["POST /v1/organizations", "POST /v1/domains", "POST /v1/webhooks"]) {
+        expect(requestsAfter.byRoute[route] ?? 0).toBe(requestsBefore.byRoute[route] ?? 0);
+      }
       expect(up.outputs.name?.value).toBe("Imported Ltd");
       expect((up.outputs.record?.value as dmarc.DnsSetupRecord | undefined)?.host).toBe("_dmarc.imported.example");
 
@@ -268,50 +278,51 @@ describe("objects created outside Pulumi", () => {
 });
 
 describe("bad inputs", () => {
-  it("fail at preview with the field, the value and what is allowed, sending no API call (g)", async () => {
-    const stack = await createTestStack({
-      projectName: "tenant-bad-inputs",
-      config: handle.stackConfig,
-      program: async () => {
-        new dmarc.Domain("bad-domain", {
-          organizationId: "org_000000000000000000000000",
-          domain: "Not A Domain!",
-          groupId: "dmngrp_000000000000000000000000",
-          type: "mailing" as "sending",
-        });
-        new dmarc.Webhook("bad-hook", {
-          name: "bad",
-          url: "http://hooks.example.com/dmarc",
-          events: ["domain.deleted" as "domain.created"],
-        });
-        new dmarc.Invitation("bad-admin", {
-          organizationId: "org_000000000000000000000000",
-          email: "not-an-email",
-          role: "owner" as "admin",
-        });
-        return {};
-      },
-    });
+  async function previewFailure(projectName: string, program: () => Promise<Record<string, unknown>>) {
+    const stack = await createTestStack({ projectName, config: handle.stackConfig, program });
     const before = apiRequestCount();
     try {
       const failure = await stack.preview().then(
-        () => undefined,
+        () => "preview succeeded",
         (error: Error) => error.message,
       );
-      expect(failure).toBeDefined();
-      const message = failure ?? "";
-      expect(message).toContain('Domain input "domain" must be a lower-case domain name');
-      expect(message).toContain('"Not A Domain!"');
-      expect(message).toContain('Domain input "type"');
-      expect(message).toContain('"mailing"');
-      expect(message).toContain('Webhook input "url" must be an https:// URL');
-      expect(message).toContain('Webhook input "events.0"');
-      expect(message).toContain('Invitation input "email" must be an e-mail address');
-      expect(message).toContain('Invitation input "role"');
+      // Refused by check, before any call to the service.
+      expect(apiRequestCount()).toBe(before);
+      return failure;
     } finally {
       await stack.workspace.removeStack(stack.name);
     }
-    expect(apiRequestCount()).toBe(before);
+  }
+
+  it("fail at preview naming the resource, the field, the value and what is allowed, with no API call (g)", async () => {
+    const domainFailure = await previewFailure("tenant-bad-domain", async () => {
+      new dmarc.Domain("bad-domain", {
+        organizationId: "org_000000000000000000000000",
+        domain: "Not A Domain!",
+        groupId: "dmngrp_000000000000000000000000",
+        type: "mailing" as "sending",
+      });
+      return {};
+    });
+    expect(domainFailure).toContain("dmarc:Domain resource 'bad-domain'");
+    expect(domainFailure).toContain('Domain input "domain" must be a lower-case domain name');
+    expect(domainFailure).toContain('got "Not A Domain!"');
+    expect(domainFailure).toContain(
+      'Domain input "type" Invalid option: expected one of "sending"|"parked"; got "mailing"',
+    );
+
+    const webhookFailure = await previewFailure("tenant-bad-webhook", async () => {
+      new dmarc.Webhook("bad-hook", {
+        name: "bad",
+        url: "http://hooks.example.com/dmarc",
+        events: ["domain.deleted" as "domain.created"],
+      });
+      return {};
+    });
+    expect(webhookFailure).toContain("dmarc:Webhook resource 'bad-hook'");
+    expect(webhookFailure).toContain('Webhook input "url" must be an https:// URL');
+    expect(webhookFailure).toContain('Webhook input "events.0"');
+    expect(webhookFailure).toContain('got "domain.deleted"');
   }, 120_000);
 
   it("names the missing configuration key at preview", async () => {

@@ -382,7 +382,7 @@ describe("lifecycle against the emulator", () => {
     await host.delete("Domain", txt.id, updated.outs as Props);
   });
 
-  it("Domain: apex record name is @ when the zone is the domain", async () => {
+  it("Domain: the zone defaults to the domain itself", async () => {
     const { organizationId, groupId } = await organizationWithGroup();
     const apex = await created("Domain", { organizationId, domain: "apex.example", groupId });
     expect(apex.outs.setupRecord).toMatchObject({ host: "_dmarc.apex.example", name: "_dmarc", zone: "apex.example" });
@@ -476,6 +476,30 @@ describe("lifecycle against the emulator", () => {
     const all = await client.listSubscriptions(organizationId);
     expect(all.every((subscription) => subscription.cancelledAt !== null)).toBe(true);
     await host.delete("Subscription", sub.id, reactivated.outs as Props);
+  });
+
+  it("importId adopts an existing object, and refuses a missing or different one without changing it", async () => {
+    const existing = await client.createOrganization({ name: "Existing Ltd" });
+    const adopted = await host.create(
+      "Organization",
+      await checked("Organization", { name: "Existing Ltd", importId: existing.id }),
+    );
+    expect(adopted.id).toBe(existing.id);
+    expect(adopted.outs).toMatchObject({ name: "Existing Ltd", organizationId: existing.id, importId: existing.id });
+
+    await expect(
+      host.create("Organization", await checked("Organization", { name: "Other name", importId: existing.id })),
+    ).rejects.toThrow(/differs from its declaration \(name: declared "Other name", actual "Existing Ltd"\)/);
+    expect((await client.getOrganization(existing.id))?.name).toBe("Existing Ltd");
+
+    await expect(
+      host.create(
+        "Organization",
+        await checked("Organization", { name: "Ghost", importId: "org_000000000000000000000000" }),
+      ),
+    ).rejects.toThrow(/does not exist/);
+    const bad = await host.check("Organization", {}, { name: "x", importId: "" });
+    expect(bad.failures?.[0]?.reason).toContain('Organization input "importId" must be the id of an existing object');
   });
 
   it("Invitation: invite, read the user, revoke, notice the user is gone", async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { LocalWorkspace, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
 import { ensureEngine, projectRoot } from "../../scripts/engine.mjs";
 
@@ -54,4 +55,11 @@ export async function createTestStack(options: TestStackOptions): Promise<Stack>
   );
   if (options.config) await stack.setAllConfig(options.config);
   return stack;
+}
+
+/** The stack's checkpoint exactly as the file backend stores it (secrets encrypted), as text. */
+export async function storedState(stack: Stack): Promise<string> {
+  const { name: projectName } = await stack.workspace.projectSettings();
+  const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
+  return readFileSync(join(backend, ".pulumi", "stacks", projectName, `${stack.name}.json`), "utf8");
 }

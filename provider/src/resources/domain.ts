@@ -4,7 +4,7 @@ import { DomainName, type Domain as DomainRecord, DomainType, type SetupRecord, 
 import type { DmarcClient } from "../client";
 import { createOrAdopt, joinId, splitId } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
-import { DmarcResource } from "../runtime/resource";
+import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
 
 export const DomainInputs = z
   .object({
@@ -124,7 +124,7 @@ export const domain: ResourceDefinition<DomainInputs, DomainOutputs> = {
   },
 };
 
-export interface DomainArgs {
+export interface DomainArgs extends AdoptableArgs {
   /** Owning organisation. A different organisation replaces the domain. */
   organizationId: pulumi.Input<string>;
   /** The domain name, lower case, e.g. `example.com`. A different name replaces the domain. */

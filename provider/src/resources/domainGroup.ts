@@ -3,7 +3,7 @@ import { z } from "zod";
 import { DomainGroupName } from "../api";
 import { createOrAdopt, joinId, splitId } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
-import { DmarcResource } from "../runtime/resource";
+import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
 
 export const DomainGroupInputs = z.object({
   organizationId: z.string().min(1, { message: "must be an organisation id" }),
@@ -50,7 +50,7 @@ export const domainGroup: ResourceDefinition<DomainGroupInputs, DomainGroupOutpu
   },
 };
 
-export interface DomainGroupArgs {
+export interface DomainGroupArgs extends AdoptableArgs {
   /** Owning organisation. A different organisation replaces the group. */
   organizationId: pulumi.Input<string>;
   /** Group name. Updates in place. */
@@ -61,11 +61,15 @@ export interface DomainGroupArgs {
 export class DomainGroup extends DmarcResource {
   declare readonly organizationId: pulumi.Output<string>;
   declare readonly name: pulumi.Output<string>;
-  /** The service's id of the group, the `groupId` of domains. */
-  declare readonly groupId: pulumi.Output<string>;
+  /**
+   * The service's id of the group, the `groupId` of domains. Derived from the
+   * resource id, so it stays known while a rename is previewed.
+   */
+  readonly groupId: pulumi.Output<string>;
   declare readonly domains: pulumi.Output<string[]>;
 
   constructor(name: string, args: DomainGroupArgs, opts?: pulumi.CustomResourceOptions) {
-    super("DomainGroup", name, { ...args, groupId: undefined, domains: undefined }, opts);
+    super("DomainGroup", name, { ...args, domains: undefined }, opts);
+    this.groupId = this.id.apply((id) => splitId(id, "DomainGroup", "groupId").child);
   }
 }

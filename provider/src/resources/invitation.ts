@@ -4,7 +4,7 @@ import { Email, Role, type User } from "../api";
 import type { DmarcClient } from "../client";
 import { createOrAdopt, joinId, splitId } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
-import { DmarcResource } from "../runtime/resource";
+import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
 
 export const InvitationInputs = z.object({
   organizationId: z.string().min(1, { message: "must be an organisation id" }),
@@ -79,7 +79,7 @@ export const invitation: ResourceDefinition<InvitationInputs, InvitationOutputs>
   },
 };
 
-export interface InvitationArgs {
+export interface InvitationArgs extends AdoptableArgs {
   /** Organisation the user is invited to. A change replaces the invitation. */
   organizationId: pulumi.Input<string>;
   /** The user's e-mail address; also their user id. A change replaces the invitation. */

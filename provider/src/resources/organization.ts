@@ -1,10 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { OrganizationName } from "../api";
-import type { DmarcClient } from "../client";
+import { type DmarcClient, isNotFound } from "../client";
 import { createOrAdopt } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
-import { DmarcResource } from "../runtime/resource";
+import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
 
 export const OrganizationInputs = z.object({
   name: OrganizationName,
@@ -22,12 +22,22 @@ export interface OrganizationOutputs extends OrganizationInputs {
   createdAt: string;
 }
 
-/** Cancels every subscription of the organisation that is not cancelled yet; the service refuses to delete it otherwise. */
-export async function cancelActiveSubscriptions(client: DmarcClient, organizationId: string): Promise<void> {
-  const subscriptions = await client.listSubscriptions(organizationId);
+/**
+ * Cancels every subscription of the organisation that is not cancelled yet;
+ * the service refuses to delete it otherwise. False when the organisation is gone.
+ */
+export async function cancelActiveSubscriptions(client: DmarcClient, organizationId: string): Promise<boolean> {
+  let subscriptions: Awaited<ReturnType<DmarcClient["listSubscriptions"]>>;
+  try {
+    subscriptions = await client.listSubscriptions(organizationId);
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
   for (const subscription of subscriptions) {
     if (subscription.cancelledAt === null) await client.cancelSubscription(subscription.id);
   }
+  return true;
 }
 
 export const organization: ResourceDefinition<OrganizationInputs, OrganizationOutputs> = {
@@ -71,13 +81,13 @@ export const organization: ResourceDefinition<OrganizationInputs, OrganizationOu
   },
 
   async delete({ client }, id, props) {
-    await cancelActiveSubscriptions(client, id);
-    if (props.onDelete === "cancelSubscriptions") return;
+    const exists = await cancelActiveSubscriptions(client, id);
+    if (!exists || props.onDelete === "cancelSubscriptions") return;
     await client.deleteOrganization(id);
   },
 };
 
-export interface OrganizationArgs {
+export interface OrganizationArgs extends AdoptableArgs {
   /** Name of the customer organisation, 1 to 128 characters. Updates in place. */
   name: pulumi.Input<string>;
   /** `delete` (default) or `cancelSubscriptions` to offboard while keeping the organisation and its data. */
@@ -88,11 +98,15 @@ export interface OrganizationArgs {
 export class Organization extends DmarcResource {
   declare readonly name: pulumi.Output<string>;
   declare readonly onDelete: pulumi.Output<"delete" | "cancelSubscriptions">;
-  /** The service's id of the organisation (same as the resource id). */
-  declare readonly organizationId: pulumi.Output<string>;
+  /**
+   * The service's id of the organisation. It is the resource id, so it stays
+   * known while a rename is previewed and dependents do not show as replaced.
+   */
+  readonly organizationId: pulumi.Output<string>;
   declare readonly createdAt: pulumi.Output<string>;
 
   constructor(name: string, args: OrganizationArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Organization", name, { ...args, organizationId: undefined, createdAt: undefined }, opts);
+    super("Organization", name, { ...args, createdAt: undefined }, opts);
+    this.organizationId = this.id;
   }
 }

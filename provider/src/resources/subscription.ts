@@ -1,21 +1,25 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Subscription as SubscriptionRecord } from "../api";
-import type { DmarcClient } from "../client";
+import { type DmarcClient, isNotFound } from "../client";
 import { createOrAdopt, joinId, splitId } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
-import { DmarcResource } from "../runtime/resource";
+import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
 
 /** Renewals one operation may make to reach `keepActiveUntil`: ten years of monthly terms. */
 export const MAX_RENEWALS = 120;
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 export const SubscriptionInputs = z.object({
   organizationId: z.string().min(1, { message: "must be an organisation id" }),
   priceId: z.string().min(1, { message: "must be a price id of the partner's catalogue (see getPriceId)" }),
   /** Declarative renewal: renew while the subscription expires before this date (ISO 8601). */
-  keepActiveUntil: z.iso
-    .datetime({ offset: true, message: "must be an ISO 8601 date-time such as 2027-12-31T00:00:00Z" })
-    .or(z.iso.date({ message: "must be an ISO 8601 date such as 2027-12-31" }))
+  keepActiveUntil: z
+    .string()
+    .refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)), {
+      message: "must be an ISO 8601 date or date-time such as 2027-12-31 or 2027-12-31T00:00:00Z",
+    })
     .optional(),
 });
 export type SubscriptionInputs = z.infer<typeof SubscriptionInputs>;
@@ -46,12 +50,22 @@ function outputsFor(inputs: SubscriptionInputs, record: SubscriptionRecord): Sub
   };
 }
 
+/** The organisation's subscriptions; none when the organisation itself is gone. */
+async function subscriptionsOf(client: DmarcClient, organizationId: string): Promise<SubscriptionRecord[]> {
+  try {
+    return await client.listSubscriptions(organizationId);
+  } catch (error) {
+    if (isNotFound(error)) return [];
+    throw error;
+  }
+}
+
 async function findSubscription(
   client: DmarcClient,
   organizationId: string,
   subscriptionId: string,
 ): Promise<SubscriptionRecord | undefined> {
-  return (await client.listSubscriptions(organizationId)).find((candidate) => candidate.id === subscriptionId);
+  return (await subscriptionsOf(client, organizationId)).find((candidate) => candidate.id === subscriptionId);
 }
 
 /**
@@ -149,7 +163,7 @@ export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOu
   },
 };
 
-export interface SubscriptionArgs {
+export interface SubscriptionArgs extends AdoptableArgs {
   /** The organisation subscribed. A different organisation replaces the subscription. */
   organizationId: pulumi.Input<string>;
   /** Price of the partner's catalogue (see `getPriceId`). A change moves the subscription in place. */

@@ -4,7 +4,7 @@ import { WebhookEvents, WebhookName, type Webhook as WebhookRecord, WebhookUrl, 
 import type { DmarcClient } from "../client";
 import { createOrAdopt } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
-import { DmarcResource } from "../runtime/resource";
+import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
 
 export const WebhookInputs = z.object({
   name: WebhookName,
@@ -104,7 +104,7 @@ export const webhook: ResourceDefinition<WebhookInputs, WebhookOutputs> = {
   },
 };
 
-export interface WebhookArgs {
+export interface WebhookArgs extends AdoptableArgs {
   /** Label. Updates in place. */
   name: pulumi.Input<string>;
   /** Receiver endpoint: https, or http for loopback hosts only. Updates in place. */
@@ -127,11 +127,12 @@ export class Webhook extends DmarcResource {
   declare readonly active: pulumi.Output<boolean>;
   declare readonly ownerId: pulumi.Output<string>;
   declare readonly secretVersion: pulumi.Output<number>;
-  /** The service's `objectId` (same as the resource id). */
-  declare readonly webhookId: pulumi.Output<string>;
+  /** The service's `objectId`: the resource id, known while an update is previewed. */
+  readonly webhookId: pulumi.Output<string>;
   declare readonly secret: pulumi.Output<string>;
 
   constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Webhook", name, { ...args, webhookId: undefined, secret: undefined }, opts, ["secret"]);
+    super("Webhook", name, { ...args, secret: undefined }, opts, ["secret"]);
+    this.webhookId = this.id;
   }
 }

@@ -9,6 +9,12 @@ import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
 // runtime.unknownValue; repeated so this module loads without the SDK.
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const PROVIDER_KEY = "__provider";
+/**
+ * Input every resource accepts: the id of an existing object to adopt instead
+ * of creating one. Pulumi's own `import` option cannot work with dynamic
+ * providers (pulumi/pulumi#16175), so adoption happens in `create`.
+ */
+export const IMPORT_KEY = "importId";
 
 type Props = Record<string, unknown>;
 
@@ -49,6 +55,16 @@ function withoutProviderKey(props: Props | undefined): Props {
   return rest;
 }
 
+function splitImportId(props: Props | undefined): { importId: unknown; declared: Props } {
+  const { [IMPORT_KEY]: importId, ...declared } = withoutProviderKey(props);
+  return { importId, declared };
+}
+
+/** Outputs go over gRPC as a protobuf Struct, which has no `undefined`. */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
 /**
  * Runs in the dynamic provider process: the serialized shim of every resource
  * calls into this one host, which holds the settings and the shared client.
@@ -80,12 +96,23 @@ export class DynamicProviderHost {
     const definition = this.definition(typeName);
     // Fail at preview when the provider cannot reach the service at all.
     const { settings } = this.context();
-    const declared = definition.withDefaults
-      ? definition.withDefaults(withoutProviderKey(news), settings)
-      : withoutProviderKey(news);
+    const { importId, declared: given } = splitImportId(news);
+    const declared = definition.withDefaults ? definition.withDefaults(given, settings) : given;
+    const importFailure =
+      importId === undefined || containsUnknown(importId) || (typeof importId === "string" && importId !== "")
+        ? []
+        : [
+            {
+              property: IMPORT_KEY,
+              reason: `${typeName} input "${IMPORT_KEY}" must be the id of an existing object; got ${describeValue(importId)}`,
+            },
+          ];
+    const withImport = (inputs: Props): Props =>
+      importId === undefined ? inputs : { ...inputs, [IMPORT_KEY]: importId };
     const parsed = definition.inputs.safeParse(declared);
-    if (parsed.success) return { inputs: parsed.data as Props };
-    const failures = parsed.error.issues
+    if (parsed.success && importFailure.length === 0) return { inputs: withImport(parsed.data as Props) };
+    const issues = parsed.success ? [] : parsed.error.issues;
+    const failures = issues
       .filter((issue) => !containsUnknown(valueAt(declared, issue.path.slice(0, 1))))
       .map((issue) => {
         const field = issue.path.map(String).join(".") || "(inputs)";
@@ -94,8 +121,9 @@ export class DynamicProviderHost {
           reason: `${typeName} input "${field}" ${issue.message}; got ${describeValue(valueAt(declared, issue.path))}`,
         };
       });
+    failures.push(...importFailure);
     // With unknown values the inputs cannot be normalized yet; they are checked again once known.
-    return failures.length > 0 ? { failures } : { inputs: declared };
+    return failures.length > 0 ? { failures } : { inputs: withImport(declared) };
   }
 
   async diff(typeName: string, _id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
@@ -108,9 +136,41 @@ export class DynamicProviderHost {
     return { changes: changed.length + drifted.length > 0, replaces, deleteBeforeReplace: false };
   }
 
-  async create(typeName: string, inputs: Props): Promise<pulumi.dynamic.CreateResult> {
+  async create(typeName: string, news: Props): Promise<pulumi.dynamic.CreateResult> {
     const definition = this.definition(typeName);
-    return definition.create(this.context(), definition.inputs.parse(withoutProviderKey(inputs)));
+    const { importId, declared } = splitImportId(news);
+    const inputs = definition.inputs.parse(declared);
+    if (typeof importId === "string") return this.adopt(definition, importId, inputs);
+    const created = await definition.create(this.context(), inputs);
+    return { id: created.id, outs: plain(created.outs) };
+  }
+
+  /**
+   * Takes an existing object under management. Like Pulumi's import, it
+   * changes nothing: when the object differs from the declaration the create
+   * fails listing the differences, so the declaration can be made to match.
+   */
+  private async adopt(
+    definition: AnyResourceDefinition,
+    importId: string,
+    inputs: Props,
+  ): Promise<pulumi.dynamic.CreateResult> {
+    // Provider-only settings (record type, zone, deletion policy...) come from the declaration.
+    const found = await definition.read(this.context(), importId, inputs);
+    if (!found) {
+      throw new Error(
+        `${definition.typeName} "${importId}" does not exist (or belongs to another partner): nothing to adopt`,
+      );
+    }
+    const differences = inputKeys(definition)
+      .filter((key) => inputs[key] !== undefined && !sameValue(found.outs[key], inputs[key]))
+      .map((key) => `${key}: declared ${describeValue(inputs[key])}, actual ${describeValue(found.outs[key])}`);
+    if (differences.length > 0) {
+      throw new Error(
+        `${definition.typeName} "${importId}" differs from its declaration (${differences.join("; ")}). Make the declaration match the existing object, adopt it, then change it.`,
+      );
+    }
+    return { id: importId, outs: plain({ ...found.outs, [IMPORT_KEY]: importId }) };
   }
 
   async read(typeName: string, id: string, props: Props | undefined): Promise<pulumi.dynamic.ReadResult> {
@@ -122,13 +182,20 @@ export class DynamicProviderHost {
     for (const key of inputKeys(definition)) {
       if (found.outs[key] !== undefined) inputs[key] = found.outs[key];
     }
-    return { id, props: found.outs, inputs };
+    const importId = props?.[IMPORT_KEY];
+    if (importId !== undefined) inputs[IMPORT_KEY] = importId;
+    return plain({
+      id,
+      props: { ...found.outs, ...(importId === undefined ? {} : { [IMPORT_KEY]: importId }) },
+      inputs,
+    });
   }
 
   async update(typeName: string, id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
     const definition = this.definition(typeName);
-    const outs = await definition.update(this.context(), id, olds, definition.inputs.parse(withoutProviderKey(news)));
-    return { outs };
+    const { importId, declared } = splitImportId(news);
+    const outs = await definition.update(this.context(), id, olds, definition.inputs.parse(declared));
+    return { outs: plain(importId === undefined ? outs : { ...outs, [IMPORT_KEY]: importId }) };
   }
 
   async delete(typeName: string, id: string, props: Props): Promise<void> {

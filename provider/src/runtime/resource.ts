@@ -20,3 +20,17 @@ export abstract class DmarcResource extends pulumi.dynamic.Resource {
     super(dynamicProviderFor(typeName), name, props, options, TYPE_MODULE, typeName);
   }
 }
+
+/** Inputs every resource accepts. */
+export interface AdoptableArgs {
+  /**
+   * Id of an existing object to take under management instead of creating
+   * one; nothing is changed, and the create fails if the object differs from
+   * the declaration. Pulumi's `import` option cannot be used with dynamic
+   * providers (pulumi/pulumi#16175). Ids: Organization `org_...`, DomainGroup
+   * `<organizationId>/<groupId>`, Domain `<organizationId>/<domain>`, Webhook
+   * `<objectId>`, Subscription `<organizationId>/<subscriptionId>`,
+   * Invitation `<organizationId>/<email>`.
+   */
+  importId?: pulumi.Input<string>;
+}
