@@ -115,6 +115,7 @@ export class Verifier {
   private succeed(domain: DomainRecord, policy: DomainRecord["policy"]): VerificationResult {
     Object.assign(domain, { policy, domainVerified: true, updatedAt: new Date().toISOString() });
     Object.assign(domain.verification, { finished: true, lastFailure: null });
+    this.store.changed();
     this.dispatcher.emit(domain.partnerId, domain.organizationId, {
       eventName: "domain.verified",
       data: { domain: domain.domain, verificationStatus: "success" },
@@ -125,6 +126,7 @@ export class Verifier {
   private fail(domain: DomainRecord, reason: string): VerificationResult {
     Object.assign(domain, { domainVerified: false, updatedAt: new Date().toISOString() });
     domain.verification.lastFailure = reason;
+    this.store.changed();
     this.dispatcher.emit(domain.partnerId, domain.organizationId, {
       eventName: "domain.verified",
       data: { domain: domain.domain, verificationStatus: "failed", reason },
