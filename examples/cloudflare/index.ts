@@ -1,0 +1,31 @@
+// A customer organisation with one domain whose DMARC record is published in
+// Cloudflare: the record follows the Domain's setup record, so nobody copies
+// the policy text by hand.
+import * as pulumi from "@pulumi/pulumi";
+import * as dmarc from "pulumi-dmarc-partner";
+import { publishDmarcRecord } from "./dmarcRecord";
+
+const config = new pulumi.Config();
+
+const organization = new dmarc.Organization("customer", {
+  name: config.get("organization") ?? "Example Customer",
+});
+
+const group = new dmarc.DomainGroup("customer-domains", {
+  organizationId: organization.organizationId,
+  name: "Production",
+});
+
+const domain = new dmarc.Domain("customer-domain", {
+  organizationId: organization.organizationId,
+  domain: config.require("domain"),
+  groupId: group.groupId,
+  setupRecordType: config.get<"TXT" | "CNAME">("recordType", { allowedValues: ["TXT", "CNAME"] }) ?? "TXT",
+});
+
+const record = publishDmarcRecord("customer-dmarc", domain, config.require("zoneId"));
+
+export const organizationId = organization.organizationId;
+export const dmarcRecord = { name: record.name, type: record.type, content: record.content };
+/** False until the service has found the published record; `pulumi refresh` reads it again. */
+export const verified = domain.verified;

@@ -1,0 +1,307 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { InventoryError, parseInventory } from "./inventory";
+
+// The inventory parser alone: what a valid file becomes, and the one line
+// each kind of invalid entry stops the preview with.
+
+type Entry = Record<string, unknown>;
+
+const globex: Entry = { name: "Globex", group: "All domains", plan: "Starter", domains: [{ name: "globex.example" }] };
+const acme: Entry = {
+  name: "Acme",
+  group: "Production",
+  plan: "Business",
+  frequency: "yearly",
+  domains: [{ name: "acme.example" }, { name: "acme-old.example", type: "parked" }],
+  admins: ["it@acme.example"],
+  webhooks: [{ name: "events", url: "https://hooks.acme.example/dmarc", events: ["domain.verified"] }],
+};
+
+/** An inventory of Globex and Acme (tenants[1]), with Acme's entry changed by `change`. */
+function withAcme(change: (tenant: Entry) => void): string {
+  const tenant = structuredClone(acme);
+  change(tenant);
+  return stringify({ tenants: [globex, tenant] });
+}
+
+function problemsOf(text: string): readonly string[] {
+  try {
+    parseInventory(text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InventoryError);
+    return (error as InventoryError).problems;
+  }
+  throw new Error("the inventory was accepted");
+}
+
+const ACME = 'tenants.yaml: tenant "Acme" (tenants[1])';
+
+describe("a valid inventory", () => {
+  it("reads the example's tenants.yaml with its defaults filled in", () => {
+    const inventory = parseInventory(readFileSync(join(__dirname, "tenants.yaml"), "utf8"));
+    expect(inventory.tenants.map((tenant) => tenant.key)).toEqual(["acme-corp", "globex"]);
+    const [acmeCorp, globexCorp] = inventory.tenants;
+    expect(acmeCorp).toMatchObject({
+      name: "Acme Corp",
+      label: 'tenant "Acme Corp" (tenants[0])',
+      group: "Production",
+      plan: "Business",
+      frequency: "yearly",
+      domains: [
+        { name: "acme.example", type: "sending" },
+        { name: "mail.acme.example", type: "sending" },
+        { name: "acme-old.example", type: "parked" },
+      ],
+      admins: ["it@acme.example"],
+      webhooks: [
+        {
+          name: "acme-dmarc-events",
+          url: "https://hooks.acme.example/dmarc",
+          events: ["domain.verified", "report.received"],
+        },
+      ],
+    });
+    expect(globexCorp).toMatchObject({ frequency: "monthly", webhooks: [] });
+    expect(globexCorp?.currency).toBeUndefined();
+  });
+
+  it("derives resource keys from names, dropping accents and punctuation, unless a key is given", () => {
+    const text = stringify({
+      tenants: [
+        { ...globex, name: "Café Müller & Söhne GmbH", domains: [] },
+        { ...globex, name: "Renamed Globex", key: "globex", domains: [] },
+      ],
+    });
+    expect(parseInventory(text).tenants.map((tenant) => tenant.key)).toEqual(["cafe-muller-sohne-gmbh", "globex"]);
+  });
+
+  it("accepts an empty list of tenants", () => {
+    expect(parseInventory("tenants: []\n").tenants).toEqual([]);
+  });
+
+  it("names the file it was given in messages", () => {
+    expect(() => parseInventory("tenants: 3\n", "inventories/eu.yaml")).toThrow(
+      "inventories/eu.yaml: tenants: must be a list; got 3",
+    );
+  });
+});
+
+describe("an invalid entry stops with one line naming the tenant and the key", () => {
+  const cases: [string, (tenant: Entry) => void, string][] = [
+    [
+      "a domain name in capitals",
+      (tenant) => {
+        tenant.domains = [{ name: "Acme.COM" }];
+      },
+      `${ACME} domains[0].name: must be a lower-case domain name such as example.com (letters, digits and hyphens, no trailing dot); got "Acme.COM"`,
+    ],
+    [
+      "a domain of an unknown type",
+      (tenant) => {
+        tenant.domains = [{ name: "acme.example", type: "mailing" }];
+      },
+      `${ACME} domains[0].type: must be one of "sending", "parked"; got "mailing"`,
+    ],
+    [
+      "a domain without a name",
+      (tenant) => {
+        tenant.domains = [{ type: "parked" }];
+      },
+      `${ACME} domains[0].name: is required`,
+    ],
+    [
+      "domains given as one string",
+      (tenant) => {
+        tenant.domains = "acme.example";
+      },
+      `${ACME} domains: must be a list; got "acme.example"`,
+    ],
+    [
+      "an admin that is not an e-mail address",
+      (tenant) => {
+        tenant.admins = ["it@acme.example", "Acme IT"];
+      },
+      `${ACME} admins[1]: must be an e-mail address such as admin@example.com; got "Acme IT"`,
+    ],
+    [
+      "an admin listed twice",
+      (tenant) => {
+        tenant.admins = ["it@acme.example", "it@acme.example"];
+      },
+      `${ACME} admins[1]: is listed already, at admins[0]; got "it@acme.example"`,
+    ],
+    [
+      "a webhook on plain http",
+      (tenant) => {
+        tenant.webhooks = [{ name: "events", url: "http://hooks.acme.example/dmarc", events: ["domain.verified"] }];
+      },
+      `${ACME} webhooks[0].url: must be an https:// URL (plain http:// only for loopback hosts such as 127.0.0.1); got "http://hooks.acme.example/dmarc"`,
+    ],
+    [
+      "a webhook event the service does not send",
+      (tenant) => {
+        tenant.webhooks = [
+          { name: "events", url: "https://hooks.acme.example", events: ["domain.verified", "domain.deleted"] },
+        ];
+      },
+      `${ACME} webhooks[0].events[1]: must be one of "domain.created", "domain.verified", "report.received"; got "domain.deleted"`,
+    ],
+    [
+      "a webhook without events",
+      (tenant) => {
+        tenant.webhooks = [{ name: "events", url: "https://hooks.acme.example", events: [] }];
+      },
+      `${ACME} webhooks[0].events: must list at least one event; got []`,
+    ],
+    [
+      "two webhooks of one name",
+      (tenant) => {
+        const hook = { name: "events", url: "https://hooks.acme.example", events: ["report.received"] };
+        tenant.webhooks = [hook, hook];
+      },
+      `${ACME} webhooks[1].name: is listed already, at webhooks[0].name; got "events"`,
+    ],
+    [
+      "more webhooks than an organisation may have",
+      (tenant) => {
+        tenant.webhooks = Array.from({ length: 6 }, (_, i) => ({
+          name: `hook-${i}`,
+          url: `https://hooks.acme.example/${i}`,
+          events: ["domain.verified"],
+        }));
+      },
+      `${ACME} webhooks: must list at most 5 webhooks, the service's limit per organisation; got [{"name":"hook-0","url":"https://hooks.acme.example/0","events":["domain.veri...`,
+    ],
+    [
+      "no group",
+      (tenant) => {
+        delete tenant.group;
+      },
+      `${ACME} group: is required`,
+    ],
+    [
+      "an empty plan",
+      (tenant) => {
+        tenant.plan = "";
+      },
+      `${ACME} plan: must name a plan of the partner's catalogue, such as Business; got ""`,
+    ],
+    [
+      "a billing frequency the catalogue does not have",
+      (tenant) => {
+        tenant.frequency = "weekly";
+      },
+      `${ACME} frequency: must be one of "monthly", "yearly", "daily"; got "weekly"`,
+    ],
+    [
+      "an unknown currency",
+      (tenant) => {
+        tenant.currency = "CHF";
+      },
+      `${ACME} currency: must be one of "USD", "EUR", "GBP"; got "CHF"`,
+    ],
+    [
+      "a misspelt key",
+      (tenant) => {
+        tenant.domain = tenant.domains;
+        delete tenant.domains;
+      },
+      `${ACME} domain: is not a known key (known: name, key, group, plan, frequency, currency, domains, admins, webhooks)`,
+    ],
+    [
+      "a misspelt key inside a domain",
+      (tenant) => {
+        tenant.domains = [{ name: "acme.example", kind: "parked" }];
+      },
+      `${ACME} domains[0].kind: is not a known key (known: name, type)`,
+    ],
+    [
+      "a key that is not lower-case words joined by hyphens",
+      (tenant) => {
+        tenant.key = "Acme_Corp";
+      },
+      `${ACME} key: must be lower-case letters and digits in words joined by hyphens, such as acme-corp; got "Acme_Corp"`,
+    ],
+    [
+      "a name too long for the service",
+      (tenant) => {
+        tenant.name = "A".repeat(129);
+      },
+      `tenants.yaml: tenant "${"A".repeat(129)}" (tenants[1]) name: must be at most 128 characters; got "${"A".repeat(76)}...`,
+    ],
+    [
+      "a name with nothing to derive a resource name from",
+      (tenant) => {
+        tenant.name = "***";
+      },
+      `tenants.yaml: tenant "***" (tenants[1]) name: gives no resource name (it has no letters or digits): set key; got "***"`,
+    ],
+    [
+      "a name giving the same resource name as another tenant's",
+      (tenant) => {
+        tenant.name = "GLOBEX";
+      },
+      `tenants.yaml: tenant "GLOBEX" (tenants[1]) name: gives the resource name "globex", as tenants[0] does: set a different key; got "GLOBEX"`,
+    ],
+    [
+      "a key another tenant's name gives already",
+      (tenant) => {
+        tenant.key = "globex";
+      },
+      `${ACME} key: gives the resource name "globex", as tenants[0] does: set a different key; got "globex"`,
+    ],
+    [
+      "a domain another tenant lists",
+      (tenant) => {
+        tenant.domains = [{ name: "acme.example" }, { name: "globex.example" }];
+      },
+      `${ACME} domains[1].name: is listed already, under tenant "Globex" (tenants[0]); got "globex.example"`,
+    ],
+    [
+      "no name",
+      (tenant) => {
+        delete tenant.name;
+      },
+      "tenants.yaml: tenants[1] name: is required",
+    ],
+  ];
+
+  it.each(cases)("%s", (_, change, message) => {
+    expect(problemsOf(withAcme(change))).toEqual([message]);
+  });
+
+  it("points at a tenant entry that is not a mapping", () => {
+    expect(problemsOf(stringify({ tenants: [globex, "Acme"] }))).toEqual([
+      'tenants.yaml: tenants[1]: must be a mapping; got "Acme"',
+    ]);
+  });
+
+  it("refuses a file without tenants", () => {
+    expect(problemsOf("")).toEqual(["tenants.yaml: must be a mapping; got null"]);
+    expect(problemsOf("tenant: []\n")).toEqual([
+      "tenants.yaml: tenants: is required",
+      "tenants.yaml: tenant: is not a known key (known: tenants)",
+    ]);
+  });
+
+  it("reports every problem at once, one line each", () => {
+    const text = withAcme((tenant) => {
+      tenant.domains = [{ name: "Acme.COM" }];
+      tenant.admins = ["Acme IT"];
+    });
+    expect(problemsOf(text)).toEqual([
+      `${ACME} domains[0].name: must be a lower-case domain name such as example.com (letters, digits and hyphens, no trailing dot); got "Acme.COM"`,
+      `${ACME} admins[0]: must be an e-mail address such as admin@example.com; got "Acme IT"`,
+    ]);
+    expect(() => parseInventory(text)).toThrow(problemsOf(text).join("\n"));
+  });
+
+  it("gives the line and column of a YAML syntax error", () => {
+    expect(problemsOf("tenants:\n  - name: Acme\n    name: Acme Corp\n")).toEqual([
+      "tenants.yaml: line 3, column 5: Map keys must be unique",
+    ]);
+  });
+});

@@ -1,0 +1,226 @@
+import * as pulumi from "@pulumi/pulumi";
+import { api } from "pulumi-dmarc-partner";
+import { LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+
+/**
+ * A problem with the inventory. A `pulumi.RunError`, so a preview stops with
+ * just these lines instead of a stack trace through the program.
+ */
+export class InventoryError extends pulumi.RunError {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join("\n"));
+  }
+}
+
+/** A tenant's `key`, and what a name is turned into when there is none: lower-case words joined by hyphens. */
+const KEY = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** A strict mapping: a misspelt key (`domain:` for `domains:`) is an error, not silently ignored. */
+function mapping<Shape extends z.ZodRawShape>(shape: Shape) {
+  const known = Object.keys(shape).join(", ");
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === "unrecognized_keys" ? `is not a known key (known: ${known})` : undefined),
+  });
+}
+
+const DomainEntry = mapping({
+  name: api.DomainName,
+  type: api.DomainType.default("sending"),
+});
+
+const WebhookEntry = mapping({
+  name: api.WebhookName,
+  url: api.WebhookUrl,
+  events: api.WebhookEvents,
+});
+
+const TenantEntry = mapping({
+  /** The organisation's name; renaming updates the organisation in place as long as `key` stays the same. */
+  name: api.OrganizationName,
+  /** Stem of the tenant's resource names; defaults to the name in lower-case words joined by hyphens. */
+  key: z
+    .string()
+    .regex(KEY, { message: "must be lower-case letters and digits in words joined by hyphens, such as acme-corp" })
+    .optional(),
+  group: api.DomainGroupName,
+  plan: z.string().min(1, { message: "must name a plan of the partner's catalogue, such as Business" }),
+  frequency: z.enum(["monthly", "yearly", "daily"]).default("monthly"),
+  /** Needed only when the plan has prices in several currencies for the frequency. */
+  currency: api.Currency.optional(),
+  domains: z.array(DomainEntry).default([]),
+  admins: z.array(api.Email).default([]),
+  // Tenant webhooks are owned by the tenant's organisation, and an owner may have only so many.
+  webhooks: z
+    .array(WebhookEntry)
+    .max(api.MAX_WEBHOOKS_PER_OWNER, {
+      message: `must list at most ${api.MAX_WEBHOOKS_PER_OWNER} webhooks, the service's limit per organisation`,
+    })
+    .default([]),
+});
+
+export type Tenant = z.output<typeof TenantEntry> & {
+  /** Where the tenant stands in the file, for messages: `tenant "Acme" (tenants[1])`. */
+  label: string;
+  /** Stem of every resource name of the tenant. */
+  key: string;
+};
+
+/** The tenant's `key`, or its name in lower-case words joined by hyphens (accents dropped). */
+function keyOf(tenant: { name: string; key?: string | undefined }): string {
+  return (
+    tenant.key ??
+    tenant.name
+      .normalize("NFKD")
+      .replace(/\p{M}/gu, "")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+  );
+}
+
+type Issue = { path: PropertyKey[]; message: string };
+
+/**
+ * What the schema cannot see entry by entry: resource names must not collide,
+ * a domain belongs to one tenant, and an admin or webhook is listed once.
+ */
+function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] {
+  const issues: Issue[] = [];
+  const keys = new Map<string, number>();
+  const domainOwners = new Map<string, string>();
+  tenants.forEach((tenant, index) => {
+    const key = keyOf(tenant);
+    const keyField = ["tenants", index, tenant.key === undefined ? "name" : "key"];
+    const other = keys.get(key);
+    if (key === "") {
+      issues.push({ path: keyField, message: "gives no resource name (it has no letters or digits): set key" });
+    } else if (other !== undefined) {
+      issues.push({
+        path: keyField,
+        message: `gives the resource name "${key}", as tenants[${other}] does: set a different key`,
+      });
+    } else keys.set(key, index);
+
+    tenant.domains.forEach((domain, position) => {
+      const owner = domainOwners.get(domain.name);
+      if (owner !== undefined) {
+        issues.push({
+          path: ["tenants", index, "domains", position, "name"],
+          message: `is listed already, under ${owner}`,
+        });
+      } else domainOwners.set(domain.name, `tenant "${tenant.name}" (tenants[${index}])`);
+    });
+    const once = (values: readonly string[], field: string, inner: string[] = []) =>
+      values.forEach((value, position) => {
+        const first = values.indexOf(value);
+        if (first !== position) {
+          issues.push({
+            path: ["tenants", index, field, position, ...inner],
+            message: `is listed already, at ${keyPathOf([field, first, ...inner])}`,
+          });
+        }
+      });
+    once(tenant.admins, "admins");
+    once(
+      tenant.webhooks.map((webhook) => webhook.name),
+      "webhooks",
+      ["name"],
+    );
+  });
+  return issues;
+}
+
+const InventoryFile = mapping({ tenants: z.array(TenantEntry) }).superRefine((inventory, context) => {
+  for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
+});
+
+/** Messages for zod's own checks, in the words of the api schemas' messages. */
+function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.input === undefined) return "is required";
+  if (issue.code === "invalid_type") {
+    const expected: Record<string, string> = { object: "a mapping", array: "a list", string: "a string" };
+    return `must be ${expected[issue.expected] ?? `of type ${issue.expected}`}`;
+  }
+  if (issue.code === "invalid_value")
+    return `must be one of ${issue.values.map((value) => `"${String(value)}"`).join(", ")}`;
+  return undefined;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current = root;
+  for (const step of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[step];
+  }
+  return current;
+}
+
+function describeValue(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** `domains[0].name` from `["domains", 0, "name"]`. */
+function keyPathOf(path: readonly PropertyKey[]): string {
+  return path
+    .map((step, position) => (typeof step === "number" ? `[${step}]` : `${position === 0 ? "" : "."}${String(step)}`))
+    .join("");
+}
+
+/** Where a path points: `tenant "Acme" (tenants[1]) domains[0].name`, or just the key path outside the tenants. */
+function pointer(raw: unknown, path: readonly PropertyKey[]): string {
+  const [list, index, ...rest] = path;
+  if (list !== "tenants" || typeof index !== "number") return keyPathOf(path);
+  const name = valueAt(raw, ["tenants", index, "name"]);
+  const tenant = typeof name === "string" && name !== "" ? `tenant "${name}" (tenants[${index}])` : `tenants[${index}]`;
+  return rest.length === 0 ? tenant : `${tenant} ${keyPathOf(rest)}`;
+}
+
+function problemsOf(source: string, raw: unknown, issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.flatMap((issue) => {
+    const paths = issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
+    return paths.map((path) => {
+      const value = valueAt(raw, path);
+      const got = value === undefined || issue.code === "unrecognized_keys" ? "" : `; got ${describeValue(value)}`;
+      const where = pointer(raw, path);
+      return `${source}: ${where === "" ? "" : `${where}: `}${issue.message}${got}`;
+    });
+  });
+}
+
+export interface Inventory {
+  tenants: Tenant[];
+  /** The file's name, which every message starts with. */
+  source: string;
+}
+
+/**
+ * Parses and checks an inventory. Every problem is reported at once, one line
+ * each, naming the tenant by name and index and the key inside it, e.g.
+ * `tenants.yaml: tenant "Acme" (tenants[1]) domains[0].name: must be a lower-case domain name ...; got "Acme.COM"`.
+ */
+export function parseInventory(text: string, source = "tenants.yaml"): Inventory {
+  const lines = new LineCounter();
+  // Plain messages: the pretty ones quote the source over several lines; one line a problem reads better in a preview.
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  if (document.errors.length > 0) {
+    throw new InventoryError(
+      document.errors.map((error) => {
+        const { line, col } = lines.linePos(error.pos[0]);
+        return `${source}: line ${line}, column ${col}: ${error.message}`;
+      }),
+    );
+  }
+  const raw: unknown = document.toJS();
+  const parsed = InventoryFile.safeParse(raw, { error: defaultMessage });
+  if (!parsed.success) throw new InventoryError(problemsOf(source, raw, parsed.error.issues));
+  return {
+    source,
+    tenants: parsed.data.tenants.map((tenant, index) => ({
+      ...tenant,
+      key: keyOf(tenant),
+      label: `tenant "${tenant.name}" (tenants[${index}])`,
+    })),
+  };
+}

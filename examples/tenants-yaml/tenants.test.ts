@@ -1,0 +1,235 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import type { api } from "pulumi-dmarc-partner";
+import { beforeAll, describe, expect, it } from "vitest";
+import { InventoryError, parseInventory } from "./inventory";
+import { declareTenants, priceIdFor, TENANT_TYPE } from "./tenants";
+
+// The example's own tenants.yaml turned into resources, under Pulumi's mocks:
+// which resources are declared, by which names, and wired to what.
+
+const DMARC = "pulumi-nodejs:dynamic/dmarc";
+const declared: pulumi.runtime.MockResourceArgs[] = [];
+
+/**
+ * What the service would answer for the package's resources: the id, which
+ * some outputs derive from (`organizationId`, `groupId`), and outputs beyond the inputs.
+ */
+const service: Record<
+  string,
+  (args: pulumi.runtime.MockResourceArgs) => { id: string; outputs?: Record<string, unknown> }
+> = {
+  [`${DMARC}:Organization`]: (args) => ({ id: `org-${args.name}` }),
+  [`${DMARC}:DomainGroup`]: (args) => ({ id: `${args.inputs.organizationId}/group-${args.name}` }),
+  [`${DMARC}:Subscription`]: (args) => ({
+    id: `${args.inputs.organizationId}/sub_1`,
+    outputs: { subscriptionId: "sub_1", status: "active" },
+  }),
+  [`${DMARC}:Domain`]: (args) => ({
+    id: `${args.inputs.organizationId}/${args.inputs.domain}`,
+    outputs: {
+      setupRecord: {
+        host: `_dmarc.${args.inputs.domain}`,
+        name: "_dmarc",
+        zone: args.inputs.domain,
+        type: "txt",
+        recordType: "TXT",
+        value: "v=DMARC1; p=none",
+      },
+    },
+  }),
+};
+
+beforeAll(() => {
+  pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        declared.push(args);
+        const answer = service[args.type]?.(args) ?? { id: `${args.name}-id` };
+        return { id: answer.id, state: { ...args.inputs, ...answer.outputs } };
+      },
+      call(args) {
+        return args.inputs;
+      },
+    },
+    "dmarc-tenants-example",
+    "test",
+    false,
+  );
+});
+
+function plan(name: string, prices: [frequency: "m" | "y", currency: "USD" | "EUR"][]): api.Plan {
+  const at = "2025-01-01T00:00:00Z";
+  return {
+    id: `plan_${name.toLowerCase()}`,
+    name,
+    features: { domainCount: 10, emailVolumeCount: 1000, dataRetentionDays: 30, alerting: false, apiAccess: false },
+    prices: prices.map(([frequency, currency]) => ({
+      id: `price_${name.toLowerCase()}_${frequency}_${currency.toLowerCase()}`,
+      name: `${name} ${frequency}`,
+      amount: 10,
+      currency,
+      frequency,
+      billingPeriod: 1,
+      createdAt: at,
+      updatedAt: at,
+    })),
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+const catalogue = [
+  plan("Starter", [
+    ["m", "USD"],
+    ["y", "USD"],
+  ]),
+  plan("Business", [
+    ["m", "USD"],
+    ["y", "USD"],
+    ["y", "EUR"],
+  ]),
+];
+
+function settled<T>(output: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => output.apply(resolve));
+}
+
+function inputsOf(type: string, name: string): Record<string, unknown> | undefined {
+  return declared.find((args) => args.type === `${DMARC}:${type}` && args.name === name)?.inputs;
+}
+
+describe("declareTenants on the example's tenants.yaml", () => {
+  beforeAll(async () => {
+    const inventory = parseInventory(readFileSync(join(__dirname, "tenants.yaml"), "utf8"));
+    // Acme Corp pays yearly for Business, which has a USD and a EUR yearly price: the file would need a currency.
+    const single = catalogue.map((entry) => ({
+      ...entry,
+      prices: entry.prices.filter((price) => price.currency === "USD"),
+    }));
+    const tenants = declareTenants(inventory, Promise.resolve(single));
+    await Promise.all(
+      tenants.flatMap((tenant) => [
+        settled(tenant.subscription.id),
+        ...Object.values(tenant.domains).map((domain) => settled(domain.id)),
+        ...Object.values(tenant.invitations).map((invitation) => settled(invitation.id)),
+        ...Object.values(tenant.webhooks).map((webhook) => settled(webhook.id)),
+      ]),
+    );
+  });
+
+  it("declares one component per tenant, named by its key", () => {
+    expect(declared.filter((args) => args.type === TENANT_TYPE).map((args) => args.name)).toEqual([
+      "acme-corp",
+      "globex",
+    ]);
+  });
+
+  it("declares every resource under names derived from the tenant and what it is", () => {
+    const names = declared
+      .filter((args) => args.type.startsWith(DMARC))
+      .map((args) => `${args.type.slice(DMARC.length + 1)} ${args.name}`)
+      .sort();
+    expect(names).toEqual(
+      [
+        "Organization acme-corp",
+        "DomainGroup acme-corp/group",
+        "Subscription acme-corp/subscription",
+        "Invitation acme-corp/admin/it@acme.example",
+        "Webhook acme-corp/webhook/acme-dmarc-events",
+        "Domain acme.example",
+        "Domain mail.acme.example",
+        "Domain acme-old.example",
+        "Organization globex",
+        "DomainGroup globex/group",
+        "Subscription globex/subscription",
+        "Invitation globex/admin/admin@globex.example",
+        "Invitation globex/admin/security@globex.example",
+        "Domain globex.example",
+      ].sort(),
+    );
+  });
+
+  it("creates each organisation under the tenant's name", () => {
+    expect(inputsOf("Organization", "acme-corp")).toMatchObject({ name: "Acme Corp" });
+    expect(inputsOf("Organization", "globex")).toMatchObject({ name: "Globex" });
+  });
+
+  it("subscribes each tenant to the price of its plan and frequency", () => {
+    expect(inputsOf("Subscription", "acme-corp/subscription")).toMatchObject({
+      organizationId: "org-acme-corp",
+      priceId: "price_business_y_usd",
+    });
+    expect(inputsOf("Subscription", "globex/subscription")).toMatchObject({
+      organizationId: "org-globex",
+      priceId: "price_starter_m_usd",
+    });
+  });
+
+  it("puts each domain in its tenant's organisation and group, with its type", () => {
+    expect(inputsOf("DomainGroup", "globex/group")).toMatchObject({
+      organizationId: "org-globex",
+      name: "All domains",
+    });
+    expect(inputsOf("Domain", "acme.example")).toMatchObject({
+      organizationId: "org-acme-corp",
+      domain: "acme.example",
+      type: "sending",
+      groupId: "group-acme-corp/group",
+    });
+    expect(inputsOf("Domain", "acme-old.example")).toMatchObject({ type: "parked" });
+    expect(inputsOf("Domain", "globex.example")).toMatchObject({
+      organizationId: "org-globex",
+      groupId: "group-globex/group",
+    });
+  });
+
+  it("invites each admin as an administrator of the tenant's organisation", () => {
+    expect(inputsOf("Invitation", "globex/admin/security@globex.example")).toMatchObject({
+      organizationId: "org-globex",
+      email: "security@globex.example",
+      role: "admin",
+    });
+  });
+
+  it("registers each webhook with the tenant's organisation as its owner", () => {
+    expect(inputsOf("Webhook", "acme-corp/webhook/acme-dmarc-events")).toMatchObject({
+      name: "acme-dmarc-events",
+      url: "https://hooks.acme.example/dmarc",
+      events: ["domain.verified", "report.received"],
+      ownerId: "org-acme-corp",
+    });
+  });
+});
+
+describe("priceIdFor", () => {
+  const inventory = parseInventory(
+    "tenants:\n  - { name: Acme, group: Main, plan: Business, frequency: yearly }\n  - { name: Initech, group: Main, plan: Gold }\n",
+  );
+  const [acme, initech] = inventory.tenants;
+  if (!acme || !initech) throw new Error("the fixture has two tenants");
+
+  it("picks the price of the tenant's plan, frequency and currency", () => {
+    expect(priceIdFor(inventory, { ...acme, currency: "EUR" }, catalogue)).toBe("price_business_y_eur");
+  });
+
+  it("names the tenant when its plan has more than one price for the frequency", () => {
+    expect(() => priceIdFor(inventory, acme, catalogue)).toThrow(
+      'tenants.yaml: tenant "Acme" (tenants[0]) plan: Plan "Business" has 2 yearly prices (USD, EUR); name the currency',
+    );
+  });
+
+  it("names the tenant when the catalogue has no such plan", () => {
+    let error: unknown;
+    try {
+      priceIdFor(inventory, initech, catalogue);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InventoryError);
+    expect((error as Error).message).toBe(
+      'tenants.yaml: tenant "Initech" (tenants[1]) plan: No plan named "Gold" in the partner\'s catalogue; available: "Starter" (monthly USD, yearly USD); "Business" (monthly USD, yearly USD, yearly EUR)',
+    );
+  });
+});
