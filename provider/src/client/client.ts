@@ -32,7 +32,7 @@ import {
   WebhookWithSecret,
 } from "../api";
 import { isNotFound } from "./errors";
-import { collectPages, PAGE_SIZE } from "./pagination";
+import { collectPages, PAGE_SIZE, type Page } from "./pagination";
 import { rememberSecret } from "./redaction";
 import type { Requester } from "./requester";
 
@@ -98,20 +98,7 @@ export class DmarcClient {
   }
 
   listOrganizations(): Promise<Organization[]> {
-    const operation = "list organizations";
-    const path = "/v1/organizations";
-    return collectPages(
-      { operation, method: "GET", path },
-      (page) =>
-        this.requester.call({
-          operation,
-          method: "GET",
-          path: withQuery(path, { page, limit: PAGE_SIZE }),
-          schema: OrganizationList,
-          repeatable: true,
-        }),
-      (organization) => organization.id,
-    );
+    return this.listPages("list organizations", "/v1/organizations", {}, "limit", OrganizationList, (org) => org.id);
   }
 
   updateOrganization(id: string, body: UpdateOrganizationRequest): Promise<Organization> {
@@ -162,20 +149,8 @@ export class DmarcClient {
   }
 
   listDomainGroups(organizationId: string): Promise<DomainGroup[]> {
-    const operation = "list domain groups";
-    const path = "/v1/domain-groups";
-    return collectPages(
-      { operation, method: "GET", path },
-      (page) =>
-        this.requester.call({
-          operation,
-          method: "GET",
-          path: withQuery(path, { organizationId, page, pageSize: PAGE_SIZE }),
-          schema: DomainGroupList,
-          repeatable: true,
-        }),
-      (group) => group.id,
-    );
+    const query = { organizationId };
+    return this.listPages("list domain groups", "/v1/domain-groups", query, "pageSize", DomainGroupList, (g) => g.id);
   }
 
   updateDomainGroup(organizationId: string, id: string, body: UpdateDomainGroupRequest): Promise<DomainGroup> {
@@ -226,20 +201,8 @@ export class DmarcClient {
   }
 
   listDomains(organizationId: string): Promise<Domain[]> {
-    const operation = "list domains";
-    const path = "/v1/domains";
-    return collectPages(
-      { operation, method: "GET", path },
-      (page) =>
-        this.requester.call({
-          operation,
-          method: "GET",
-          path: withQuery(path, { organizationId, page, pageSize: PAGE_SIZE }),
-          schema: DomainList,
-          repeatable: true,
-        }),
-      (item) => item.domain,
-    );
+    const query = { organizationId };
+    return this.listPages("list domains", "/v1/domains", query, "pageSize", DomainList, (item) => item.domain);
   }
 
   updateDomain(organizationId: string, domain: string, body: UpdateDomainRequest): Promise<Domain> {
@@ -487,18 +450,31 @@ export class DmarcClient {
       repeatable: true,
     });
     if (Array.isArray(first)) return first;
+    return this.listPages(operation, path, {}, "limit", envelope, keyOf, first);
+  }
+
+  /** Every item of a paged list route; `sizeParameter` is how the route names its page size. */
+  private listPages<T>(
+    operation: string,
+    path: string,
+    query: Record<string, string>,
+    sizeParameter: "limit" | "pageSize",
+    schema: z.ZodType<Page<T>>,
+    keyOf: (item: T) => string,
+    firstPage?: Page<T>,
+  ): Promise<T[]> {
     return collectPages(
       { operation, method: "GET", path },
       (page) =>
         this.requester.call({
           operation,
           method: "GET",
-          path: withQuery(path, { page, limit: PAGE_SIZE }),
-          schema: envelope,
+          path: withQuery(path, { ...query, page, [sizeParameter]: PAGE_SIZE }),
+          schema,
           repeatable: true,
         }),
       keyOf,
-      first,
+      firstPage,
     );
   }
 }
