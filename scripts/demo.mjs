@@ -17,8 +17,9 @@ import { projectRoot } from "./engine.mjs";
 const USAGE = `usage: npm run demo [-- options]
   --destroy              destroy the demo stack (and forget the emulator's saved state)
   --show-secrets         print secret outputs (webhook secret, sign-in link) in clear
-  --emulator-port <n>    port of the emulator (default 4010)
-  --receiver-port <n>    port of the webhook receiver (default 4011)
+  --stack <name>         stack to use (default demo)
+  --emulator-port <n>    port of the emulator (default 4010; 0 picks a free one)
+  --receiver-port <n>    port of the webhook receiver (default 4011; 0 picks a free one)
   --dns-resolver <h:p>   verify against this DNS server instead of the emulator's simulated zone;
                          publish the printed record there yourself while the demo waits
   --wait <seconds>       how long to wait for domain.verified (default 90)`;
@@ -27,6 +28,7 @@ const { values: options } = parseArgs({
   options: {
     destroy: { type: "boolean", default: false },
     "show-secrets": { type: "boolean", default: false },
+    stack: { type: "string", default: "demo" },
     "emulator-port": { type: "string", default: "4010" },
     "receiver-port": { type: "string", default: "4011" },
     "dns-resolver": { type: "string" },
@@ -39,9 +41,9 @@ if (options.help) {
   process.exit(0);
 }
 
-const STACK = "demo";
+const STACK = options.stack;
 const demoDir = join(projectRoot, ".cache", "demo");
-const emulatorState = join(demoDir, "emulator-state.json");
+const emulatorState = join(demoDir, `${STACK}-emulator-state.json`);
 const started = Date.now();
 
 function step(message) {
@@ -71,7 +73,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 
 try {
-  step(`starting the emulator on 127.0.0.1:${options["emulator-port"]} (state kept in ${emulatorState})`);
+  step(`starting the emulator (state kept in ${emulatorState})`);
   const emulator = await startEmulator({
     port: Number(options["emulator-port"]),
     stateFile: emulatorState,
@@ -95,6 +97,12 @@ try {
     { envVars: { DMARC_CLIENT_ID: partner.clientId, DMARC_CLIENT_SECRET: partner.clientSecret } },
   );
 
+  // Set on every run: the emulator's port may differ from the previous run's.
+  await stack.setAllConfig({
+    "dmarc:baseUrl": { value: emulator.url },
+    "dmarc:partnerId": { value: partner.id },
+  });
+
   if (options.destroy) {
     step("pulumi destroy");
     await stack.destroy({ onOutput: (out) => process.stdout.write(out) });
@@ -104,8 +112,7 @@ try {
     rmSync(emulatorState, { force: true });
     step("done: the demo stack and the emulator's saved state are gone");
   } else {
-    const receiverUrl = `http://127.0.0.1:${options["receiver-port"]}/hooks/dmarc`;
-    step(`starting the webhook receiver at ${receiverUrl}`);
+    step("starting the webhook receiver");
     // The webhook's secret exists only once `pulumi up` has created it; until
     // then the receiver answers 503 and the emulator retries the delivery.
     let listener;
@@ -124,15 +131,13 @@ try {
       receiver.once("error", reject);
       receiver.listen(Number(options["receiver-port"]), "127.0.0.1", resolve);
     }).catch((error) => {
-      throw new Error(`the receiver could not listen on ${receiverUrl}: ${error.message}. Pass --receiver-port.`);
+      throw new Error(`the receiver could not listen: ${error.message}. Pass --receiver-port.`);
     });
+    const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hooks/dmarc`;
+    console.log(`  ${receiverUrl}`);
     cleanup.push(() => new Promise((resolve) => receiver.close(() => resolve())));
 
-    await stack.setAllConfig({
-      "dmarc:baseUrl": { value: emulator.url },
-      "dmarc:partnerId": { value: partner.id },
-      "dmarc-partner-demo:webhookUrl": { value: receiverUrl },
-    });
+    await stack.setConfig("dmarc-partner-demo:webhookUrl", { value: receiverUrl });
 
     step("pulumi up (the root program: organisation, group, webhook, domain, admin, plan, sign-in link)");
     const up = await stack.up({ onOutput: (out) => process.stdout.write(out) });
@@ -190,9 +195,9 @@ try {
       );
     }
 
-    step("pulumi refresh (reads the verification status back into the stack)");
-    await stack.refresh({ onOutput: (out) => process.stdout.write(out) });
-    const refreshed = await stack.outputs();
+    // Stack outputs change only when the program runs, so a refreshing up, not a bare refresh.
+    step("pulumi up --refresh (reads the verification status back into the stack outputs)");
+    const refreshed = (await stack.up({ refresh: true, onOutput: (out) => process.stdout.write(out) })).outputs;
 
     step("stack outputs");
     const secretOutputs = new Set(["webhookSecret", "adminSignInLink"]);

@@ -1,0 +1,62 @@
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { projectRoot } from "../../scripts/engine.mjs";
+import { uniqueStackName, useEngine } from "../support/engine";
+
+// The demo script as `npm run demo` runs it, on free ports and a stack of its
+// own: the root program, the receiver and the signed domain.verified event.
+
+function runDemo(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(projectRoot, "scripts", "demo.mjs"), ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+/** A port free right now; the demo's two runs must find the emulator at the same address, as the stack saved it. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+describe("npm run demo", () => {
+  it("deploys the tenant, receives a verified domain.verified event, hides secrets, then destroys", async () => {
+    const env = await useEngine();
+    const stack = uniqueStackName("demo-test");
+    const ports = ["--emulator-port", String(await freePort()), "--receiver-port", "0", "--stack", stack];
+
+    const up = await runDemo([...ports, "--wait", "60"], env);
+    expect(up.code, up.output).toBe(0);
+    expect(up.output).toMatch(/received domain\.created \(webhook-id msg_[0-9a-f]+\), signature verified/);
+    expect(up.output).toContain("domain.verified: acme.example success");
+    expect(up.output).toMatch(/"host": "_dmarc\.acme\.example"/);
+    expect(up.output).toMatch(/"value": "v=DMARC1; p=none; rua=mailto:org_[0-9a-f]+@/);
+    expect(up.output).toContain("domainVerified: true");
+    expect(up.output).toContain("webhookSecret: [secret]");
+    expect(up.output).toContain("adminSignInLink: [secret]");
+    expect(up.output).not.toMatch(/whsec_/);
+    expect(up.output).not.toMatch(/\/auth\/magic\/[A-Za-z0-9]/);
+
+    const destroy = await runDemo([...ports, "--destroy"], env);
+    expect(destroy.code, destroy.output).toBe(0);
+    expect(destroy.output).toContain("7 deleted");
+  }, 300_000);
+});
