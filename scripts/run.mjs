@@ -1,7 +1,8 @@
-// The one entry point behind `npm test`, `npm run demo`, `npm run emulator`
-// and `npm run bench`. npm runs these scripts even without node_modules, so
-// this file is dependency-free: it installs, builds and provisions the engine
-// first, then does the job. Every step says what it is doing.
+// The one entry point behind `npm test`, `npm run test:reliability`,
+// `npm run demo`, `npm run emulator` and `npm run bench`. npm runs these
+// scripts even without node_modules, so this file is dependency-free: it
+// installs, builds and provisions the engine first, then does the job. Every
+// step says what it is doing.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
@@ -72,9 +73,21 @@ switch (task) {
     process.exit(code);
     break;
   }
+  case "reliability": {
+    // The whole fault, crash and secrets matrix of test/reliability; `npm test` runs a representative part of it.
+    const env = await prepare({ engine: true });
+    say("running the reliability suite, full matrix (vitest test/reliability)");
+    process.exit(await run(bin("vitest"), ["run", "test/reliability", ...args], { ...env, DMARC_RELIABILITY: "full" }));
+    break;
+  }
   case "demo": {
     const env = await prepare({ engine: true });
     process.exit(await run(process.execPath, [join(projectRoot, "scripts", "demo.mjs"), ...args], env));
+    break;
+  }
+  case "bench": {
+    const env = await prepare({ engine: true });
+    process.exit(await run(process.execPath, [join(projectRoot, "bench", "dist", "main.js"), ...args], env));
     break;
   }
   case "emulator": {
@@ -83,6 +96,6 @@ switch (task) {
     break;
   }
   default:
-    say(`unknown task "${task}": use test, demo or emulator`);
+    say(`unknown task "${task}": use test, reliability, demo, bench or emulator`);
     process.exit(2);
 }

@@ -1,0 +1,89 @@
+import { fork } from "node:child_process";
+import { join } from "node:path";
+import type { EmulatorReady } from "./emulatorProcess";
+
+/** `GET /_emulator/stats`: API requests counted since the emulator started (the control plane is not counted). */
+export interface EmulatorStats {
+  requests: number;
+  byRoute: Record<string, number>;
+  byStatus: Record<string, number>;
+  rateLimited: number;
+  dropped: number;
+}
+
+export interface BenchEmulator {
+  url: string;
+  partner: EmulatorReady["partner"];
+  /** Process id of the emulator, so the sampler can tell it from the engine's processes. */
+  pid: number;
+  stats(): Promise<EmulatorStats>;
+  /** Replaces every fault with one that adds `latencyMs` to each API request and, optionally, a rate limit. */
+  shapeTraffic(latencyMs: number, rateLimit: number | undefined): Promise<void>;
+  close(): Promise<void>;
+}
+
+const START_TIMEOUT_MS = 30_000;
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/** Starts the emulator in a child process on a random loopback port. */
+export async function launchEmulator(): Promise<BenchEmulator> {
+  const child = fork(join(__dirname, "emulatorProcess.js"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const ready = await new Promise<EmulatorReady>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the emulator did not start within ${START_TIMEOUT_MS} ms`)),
+      START_TIMEOUT_MS,
+    );
+    child.once("message", (message) => {
+      clearTimeout(timer);
+      resolve(message as EmulatorReady);
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the emulator exited before it was ready (exit ${code})`));
+    });
+  }).catch((error: unknown) => {
+    child.kill();
+    throw error;
+  });
+
+  const control = async (method: string, path: string, body?: unknown): Promise<string> => {
+    const response = await fetch(`${ready.url}/_emulator${path}`, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`emulator control ${method} ${path}: ${response.status} ${text}`);
+    return text;
+  };
+
+  return {
+    url: ready.url,
+    partner: ready.partner,
+    pid: child.pid ?? 0,
+    stats: async () => JSON.parse(await control("GET", "/stats")) as EmulatorStats,
+    async shapeTraffic(latencyMs, rateLimit) {
+      await control("DELETE", "/faults");
+      if (latencyMs === 0 && rateLimit === undefined) return;
+      await control("POST", "/faults", {
+        route: "*",
+        latencyMs,
+        ...(rateLimit === undefined ? {} : { rateLimit: { requests: rateLimit, perSeconds: 1 } }),
+      });
+    },
+    async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.send("close");
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = await Promise.race([
+        exited.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), CLOSE_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (gaveUp) child.kill("SIGKILL");
+    },
+  };
+}

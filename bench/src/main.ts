@@ -1,0 +1,336 @@
+// `npm run bench`: deploys a generated fleet of tenants through the real
+// engine against the emulator, times up, a no-change preview, refresh and
+// destroy, makes the same API calls directly with the client for a baseline,
+// and reports against the lower bounds set by latency and rate limit. Run
+// through scripts/run.mjs, which builds and sets the engine environment.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import type { Plan } from "pulumi-dmarc-partner/api";
+import { closeClients, createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
+import { runOperations } from "./baseline";
+import { type BenchEmulator, type EmulatorStats, launchEmulator } from "./emulator";
+import { boundsOf, FleetIds, type FleetSpec, fleetSpec, operations, PHASES, type Phase, resourceCount } from "./fleet";
+import { type BenchOptions, CLIENT_MAX_CONCURRENCY, parseOptions, USAGE, UsageError } from "./options";
+import {
+  type BenchReport,
+  benchMarkdown,
+  type Machine,
+  type PhaseResult,
+  ratios,
+  type Settings,
+  type SweepReport,
+  type SweepRow,
+  sweepChart,
+  sweepMarkdown,
+} from "./report";
+import { ProcessSampler } from "./sampler";
+import { createFleetStack, discardStack, PROJECT_NAME, runPulumiPhase, type StackSettings } from "./stack";
+import { type StateFootprint, stateFootprint } from "./state";
+
+const projectRoot = resolve(__dirname, "..", "..");
+const startedAt = Date.now();
+const HEARTBEAT_MS = 15_000;
+
+function say(message: string): void {
+  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1).padStart(6);
+  process.stderr.write(`[bench ${seconds}s] ${message}\n`);
+}
+
+function diffCounts(after: Record<string, number>, before: Record<string, number>): Record<string, number> {
+  const diff: Record<string, number> = {};
+  for (const [key, count] of Object.entries(after)) {
+    const added = count - (before[key] ?? 0);
+    if (added > 0) diff[key] = added;
+  }
+  return diff;
+}
+
+interface Context {
+  options: BenchOptions;
+  emulator: BenchEmulator;
+  sampler: ProcessSampler;
+  stackSettings: StackSettings;
+}
+
+/** Times one phase and gathers what the emulator and /proc saw while it ran. */
+async function measure(
+  context: Context,
+  spec: FleetSpec,
+  phase: Phase,
+  runner: PhaseResult["runner"],
+  action: () => Promise<Record<string, number> | null>,
+): Promise<PhaseResult> {
+  const { emulator, sampler, options } = context;
+  const label = `${runner} ${phase} (${spec.tenants} tenants)`;
+  say(`${label}...`);
+  const before: EmulatorStats = await emulator.stats();
+  const cpuBefore = process.cpuUsage();
+  sampler.start();
+  const heartbeat = setInterval(() => {
+    emulator.stats().then(
+      (now) => say(`  ${label}: ${now.requests - before.requests} API requests so far`),
+      // A missed progress line is harmless; the phase's own outcome is what counts.
+      () => undefined,
+    );
+  }, HEARTBEAT_MS);
+  const begin = performance.now();
+  let changes: Record<string, number> | null;
+  try {
+    changes = await action();
+  } finally {
+    clearInterval(heartbeat);
+  }
+  const wallSeconds = (performance.now() - begin) / 1000;
+  const processes = sampler.stop();
+  const cpu = process.cpuUsage(cpuBefore);
+  const after = await emulator.stats();
+  const requests = after.requests - before.requests;
+  const resources = resourceCount(spec);
+  const result: PhaseResult = {
+    phase,
+    runner,
+    wallSeconds,
+    requests,
+    requestsByRoute: diffCounts(after.byRoute, before.byRoute),
+    rateLimited: after.rateLimited - before.rateLimited,
+    requestsPerSecond: requests / wallSeconds,
+    resourcesPerSecond: resources / wallSeconds,
+    changes,
+    programCpuSeconds: (cpu.user + cpu.system) / 1e6,
+    processes,
+    loadAverage: loadavg()[0] ?? 0,
+    bounds: boundsOf(operations(phase, spec, new FleetIds()), {
+      latencyMs: options.latencyMs,
+      rateLimit: options.rateLimit,
+      concurrency: Math.min(options.parallel, options.maxConcurrency ?? CLIENT_MAX_CONCURRENCY),
+    }),
+  };
+  say(`${label}: ${wallSeconds.toFixed(2)} s, ${requests} requests, ${result.rateLimited} answered 429`);
+  return result;
+}
+
+function baselineClient(context: Context): DmarcClient {
+  const { emulator, options } = context;
+  return createClient({
+    baseUrl: emulator.url,
+    clientId: emulator.partner.clientId,
+    clientSecret: emulator.partner.clientSecret,
+    requestsPerSecond: options.pace ?? 0,
+    maxConcurrency: options.maxConcurrency ?? CLIENT_MAX_CONCURRENCY,
+  });
+}
+
+/** The baseline for the given phases, in order, each starting like the provider does: without a token. */
+async function runBaseline(context: Context, spec: FleetSpec, phases: readonly Phase[]): Promise<PhaseResult[]> {
+  const ids = new FleetIds();
+  const results: PhaseResult[] = [];
+  for (const phase of phases) {
+    await closeClients();
+    const client = baselineClient(context);
+    const ops = operations(phase, spec, ids);
+    results.push(
+      await measure(context, spec, phase, "baseline", () =>
+        runOperations(ops, client, context.options.parallel).then(() => null),
+      ),
+    );
+  }
+  await closeClients();
+  return results;
+}
+
+/** Runs the phases on a fresh stack through Pulumi, then removes the stack whatever happened. */
+async function runPulumi(
+  context: Context,
+  spec: FleetSpec,
+  phases: readonly Phase[],
+): Promise<{ results: PhaseResult[]; state: StateFootprint | null; pulumiVersion: string }> {
+  const stack = await createFleetStack(spec, context.stackSettings);
+  const results: PhaseResult[] = [];
+  let state: StateFootprint | null = null;
+  let destroyed = false;
+  try {
+    for (const phase of phases) {
+      // The inline program runs in this process and would keep its token from the last phase; a CLI run starts without.
+      await closeClients();
+      results.push(
+        await measure(context, spec, phase, "pulumi", () => runPulumiPhase(stack, phase, context.stackSettings)),
+      );
+      if (phase === "up") {
+        state = stateFootprint(context.stackSettings.backendUrl, PROJECT_NAME, stack.name, resourceCount(spec)) ?? null;
+      }
+      if (phase === "destroy") destroyed = true;
+    }
+  } finally {
+    await discardStack(stack, destroyed);
+  }
+  return { results, state, pulumiVersion: stack.workspace.pulumiVersion };
+}
+
+function machine(pulumi: string, loadAtStart: number): Machine {
+  return {
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+    memoryMiB: Math.round(totalmem() / 1024 / 1024),
+    node: process.versions.node,
+    pulumi,
+    loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
+  };
+}
+
+function settingsOf(options: BenchOptions, spec: FleetSpec): Settings {
+  return {
+    tenants: spec.tenants,
+    domainsPerTenant: spec.domainsPerTenant,
+    resources: resourceCount(spec),
+    plan: spec.plan,
+    latencyMs: options.latencyMs,
+    rateLimit: options.rateLimit ?? null,
+    parallel: options.parallel,
+    parallelSource: options.parallelFlag === undefined ? "Pulumi's default (4 x CPU cores)" : "--parallel",
+    requestsPerSecond: options.pace ?? null,
+    maxConcurrency: options.maxConcurrency ?? CLIENT_MAX_CONCURRENCY,
+    skipCheckpoints: options.skipCheckpoints,
+  };
+}
+
+function write(outDir: string, name: string, content: string): string {
+  const path = join(outDir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function phase(results: readonly PhaseResult[], name: Phase): PhaseResult {
+  const found = results.find((result) => result.phase === name);
+  if (!found) throw new Error(`no ${name} result`);
+  return found;
+}
+
+async function single(context: Context, plans: readonly Plan[], loadAtStart: number): Promise<void> {
+  const { options } = context;
+  const spec = fleetSpec(plans, options.tenants, options.domains);
+  say(
+    `fleet: ${spec.tenants} tenants × ${spec.domainsPerTenant} domains = ${resourceCount(spec)} resources, plan ${spec.plan}`,
+  );
+  const pulumi = await runPulumi(context, spec, PHASES);
+  const baseline = await runBaseline(context, spec, PHASES);
+  const report: BenchReport = {
+    kind: "bench",
+    startedAt: new Date(startedAt).toISOString(),
+    settings: settingsOf(options, spec),
+    machine: machine(pulumi.pulumiVersion, loadAtStart),
+    phases: pulumi.results,
+    baseline,
+    ratios: ratios(phase(pulumi.results, "up"), phase(baseline, "up")),
+    state: pulumi.state,
+  };
+  const markdown = benchMarkdown(report);
+  write(options.outDir, "report.json", `${JSON.stringify(report, null, 2)}\n`);
+  const path = write(options.outDir, "report.md", markdown);
+  say(`wrote ${path} and report.json`);
+  process.stdout.write(`\n${markdown}`);
+}
+
+async function sweep(context: Context, sizes: number[], plans: readonly Plan[], loadAtStart: number) {
+  const { options } = context;
+  const rows: SweepRow[] = [];
+  let pulumiVersion = "";
+  for (const tenants of sizes) {
+    const spec = fleetSpec(plans, tenants, options.domains);
+    const pulumi = await runPulumi(context, spec, ["up", "destroy"]);
+    pulumiVersion = pulumi.pulumiVersion;
+    const [baselineUp, baselineDestroy] = await runBaseline(context, spec, ["up", "destroy"]);
+    if (!baselineUp || !baselineDestroy) throw new Error("the baseline returned no result");
+    rows.push({
+      tenants,
+      resources: resourceCount(spec),
+      up: phase(pulumi.results, "up"),
+      destroy: phase(pulumi.results, "destroy"),
+      baselineUp,
+      baselineDestroy,
+      state: pulumi.state,
+    });
+  }
+  // The plan depends on the domains per tenant only, so every size shares these settings.
+  const firstSpec = fleetSpec(plans, sizes[0] ?? 1, options.domains);
+  const { tenants: _tenants, resources: _resources, ...settings } = settingsOf(options, firstSpec);
+  const report: SweepReport = {
+    kind: "sweep",
+    startedAt: new Date(startedAt).toISOString(),
+    settings,
+    machine: machine(pulumiVersion, loadAtStart),
+    rows,
+  };
+  const markdown = sweepMarkdown(report);
+  write(options.outDir, "sweep.json", `${JSON.stringify(report, null, 2)}\n`);
+  write(options.outDir, "sweep.svg", sweepChart(report));
+  const path = write(options.outDir, "sweep.md", markdown);
+  say(`wrote ${path}, sweep.json and sweep.svg`);
+  process.stdout.write(`\n${markdown}`);
+}
+
+async function main(): Promise<void> {
+  let options: BenchOptions | undefined;
+  try {
+    options = parseOptions(process.argv.slice(2), projectRoot);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`bench: ${error.message}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (!options) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const backendUrl = process.env.PULUMI_BACKEND_URL;
+  if (!backendUrl) {
+    throw new Error("no PULUMI_BACKEND_URL: run the bench with `npm run bench`, which provisions the engine");
+  }
+  mkdirSync(options.outDir, { recursive: true });
+  const loadAtStart = loadavg()[0] ?? 0;
+  say(`starting the emulator (latency ${options.latencyMs} ms, rate limit ${options.rateLimit ?? "off"})`);
+  const emulator = await launchEmulator();
+  const stop = () => {
+    emulator.close().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    const context: Context = {
+      options,
+      emulator,
+      sampler: new ProcessSampler(emulator.pid),
+      stackSettings: {
+        projectRoot,
+        backendUrl,
+        emulator,
+        parallel: options.parallelFlag,
+        pace: options.pace,
+        maxConcurrency: options.maxConcurrency,
+        skipCheckpoints: options.skipCheckpoints,
+        verbose: options.verbose,
+      },
+    };
+    const plans = await baselineClient(context).listPlans();
+    // One tenant through the baseline, untimed, so that neither side pays for warming up the emulator's code.
+    await warmUp(context, fleetSpec(plans, 1, options.domains));
+    await emulator.shapeTraffic(options.latencyMs, options.rateLimit);
+    if (options.sweep) await sweep(context, options.sweep, plans, loadAtStart);
+    else await single(context, plans, loadAtStart);
+  } finally {
+    await emulator.close();
+  }
+}
+
+async function warmUp(context: Context, spec: FleetSpec): Promise<void> {
+  const client = baselineClient(context);
+  const ids = new FleetIds();
+  for (const phase of PHASES) await runOperations(operations(phase, spec, ids), client, context.options.parallel);
+  await closeClients();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${(error as Error)?.stack ?? String(error)}\n`);
+  process.exit(1);
+});

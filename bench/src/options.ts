@@ -1,0 +1,118 @@
+import { availableParallelism } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+export const USAGE = `usage: npm run bench [-- options]
+  --tenants <n>            tenants in the fleet (default 50)
+  --domains <n>            domains per tenant (default 3)
+  --latency <ms>           latency the emulator adds to every API request (default 25)
+  --rate-limit <n>         requests per second the emulator admits, 429 beyond (default off)
+  --parallel <n>           Pulumi's --parallel, and the baseline's resource operations in flight
+                           (default Pulumi's own: 4 x CPU cores)
+  --pace <n>               the provider's requestsPerSecond pacing (default off, the client's default)
+  --max-concurrency <n>    the provider's maxConcurrency (default the client's, 16)
+  --skip-checkpoints       PULUMI_SKIP_CHECKPOINTS=true: the file backend writes the state once, at the end
+  --sweep                  time up (and destroy) for 10, 50, 100 and 200 tenants and draw time against N
+  --sizes <list>           tenant counts of the sweep (default 10,50,100,200)
+  --out <dir>              where report.json, report.md (sweep.json, sweep.md, sweep.svg) go (default .cache/bench)
+  --verbose                stream the engine's output to stderr`;
+
+/** Pulumi's default --parallel when the flag is unset: GOMAXPROCS x 4 (pkg/cmd/pulumi/operations/up.go). */
+export function pulumiDefaultParallel(): number {
+  const fromEnv = Number(process.env.PULUMI_PARALLEL);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : availableParallelism() * 4;
+}
+
+/** The provider client's default maxConcurrency (CLIENT_DEFAULTS in provider/src/client/options.ts). */
+export const CLIENT_MAX_CONCURRENCY = 16;
+
+export interface BenchOptions {
+  tenants: number;
+  domains: number;
+  latencyMs: number;
+  /** Requests per second the emulator admits; undefined for no limit. */
+  rateLimit: number | undefined;
+  /** Value passed to Pulumi, or undefined to leave Pulumi's default. */
+  parallelFlag: number | undefined;
+  /** Resource operations in flight: the flag, or what Pulumi uses without it. */
+  parallel: number;
+  pace: number | undefined;
+  maxConcurrency: number | undefined;
+  skipCheckpoints: boolean;
+  sweep: number[] | undefined;
+  outDir: string;
+  verbose: boolean;
+}
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+function whole(name: string, raw: string | undefined, fallback: number | undefined, min: number): number | undefined {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new UsageError(`--${name} must be a whole number of at least ${min}; got "${raw}"`);
+  }
+  return value;
+}
+
+function positive(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${name} must be a positive number; got "${raw}"`);
+  return value;
+}
+
+const DEFAULT_SWEEP = [10, 50, 100, 200];
+
+/** Parses the command line; undefined means --help was asked for. */
+export function parseOptions(argv: string[], projectRoot: string): BenchOptions | undefined {
+  let values: ReturnType<typeof parse>["values"];
+  try {
+    ({ values } = parse(argv));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return undefined;
+  const parallelFlag = whole("parallel", values.parallel, undefined, 1);
+  const sizes = values.sizes?.split(",").map((size) => whole("sizes", size.trim(), undefined, 1) as number);
+  if (values.sizes !== undefined && !values.sweep) throw new UsageError("--sizes goes with --sweep");
+  return {
+    tenants: whole("tenants", values.tenants, 50, 1) as number,
+    domains: whole("domains", values.domains, 3, 1) as number,
+    latencyMs: whole("latency", values.latency, 25, 0) as number,
+    rateLimit: whole("rate-limit", values["rate-limit"], undefined, 1),
+    parallelFlag,
+    parallel: parallelFlag ?? pulumiDefaultParallel(),
+    pace: positive("pace", values.pace),
+    maxConcurrency: whole("max-concurrency", values["max-concurrency"], undefined, 1),
+    skipCheckpoints: values["skip-checkpoints"] ?? false,
+    sweep: values.sweep ? (sizes ?? DEFAULT_SWEEP) : undefined,
+    outDir: resolve(values.out ?? join(projectRoot, ".cache", "bench")),
+    verbose: values.verbose ?? false,
+  };
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      tenants: { type: "string" },
+      domains: { type: "string" },
+      latency: { type: "string" },
+      "rate-limit": { type: "string" },
+      parallel: { type: "string" },
+      pace: { type: "string" },
+      "max-concurrency": { type: "string" },
+      "skip-checkpoints": { type: "boolean" },
+      sweep: { type: "boolean" },
+      sizes: { type: "string" },
+      out: { type: "string" },
+      verbose: { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
+}

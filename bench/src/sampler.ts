@@ -1,0 +1,172 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+// Peak memory, CPU time and file writes of the processes a phase starts,
+// read from /proc while the phase runs: the engine (`pulumi`), the dynamic
+// provider (`pulumi-resource-pulumi-nodejs` is a shell script that runs
+// node on @pulumi/pulumi's cmd/dynamic-provider) and the emulator. A process
+// that exits keeps the figures of its last sample; VmHWM is the peak
+// resident size over the process's whole life, so only its last moments can
+// escape.
+
+export type Role = "engine" | "provider" | "emulator";
+export const ROLES: readonly Role[] = ["engine", "provider", "emulator"];
+
+export interface RoleUsage {
+  /** Processes of this role seen during the phase. */
+  processes: number;
+  /** Largest VmHWM among them, in MiB. */
+  peakMemoryMiB: number;
+  /** User + system CPU time, summed over them. For the emulator, only what the phase added. */
+  cpuSeconds: number;
+  /** Bytes they caused to be written to files (write_bytes of /proc/<pid>/io). */
+  bytesWritten: number;
+}
+
+/** Linux reports CPU times in USER_HZ, 100 on every architecture Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+interface Seen {
+  role: Role;
+  hwmKiB: number;
+  cpuTicks: number;
+  bytesWritten: number;
+}
+
+interface StatLine {
+  ppid: number;
+  comm: string;
+  cpuTicks: number;
+  startTime: string;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    // The process ended between listing and reading.
+    return undefined;
+  }
+}
+
+function readStat(pid: number): StatLine | undefined {
+  const text = readText(`/proc/${pid}/stat`);
+  if (!text) return undefined;
+  // comm is in parentheses and may itself hold spaces or parentheses.
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  const fields = text.slice(close + 2).split(" ");
+  // Fields after comm, numbered from 3 (state) as in proc(5): ppid 4, utime 14, stime 15, starttime 22.
+  const field = (n: number) => fields[n - 3] ?? "0";
+  return {
+    comm: text.slice(open + 1, close),
+    ppid: Number(field(4)),
+    cpuTicks: Number(field(14)) + Number(field(15)),
+    startTime: field(22),
+  };
+}
+
+function statusKiB(pid: number, key: string): number {
+  const match = new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(readText(`/proc/${pid}/status`) ?? "");
+  return match ? Number(match[1]) : 0;
+}
+
+function bytesWritten(pid: number): number {
+  const match = /^write_bytes:\s+(\d+)/m.exec(readText(`/proc/${pid}/io`) ?? "");
+  return match ? Number(match[1]) : 0;
+}
+
+function isDynamicProvider(pid: number): boolean {
+  const argv = (readText(`/proc/${pid}/cmdline`) ?? "").split("\0");
+  // Not the `node -e "require.resolve(...)"` the wrapper script runs first to find the script.
+  return argv[1]?.endsWith("dynamic-provider/index.js") ?? false;
+}
+
+export class ProcessSampler {
+  private readonly seen = new Map<string, Seen>();
+  private readonly roles = new Map<string, Role>();
+  private timer: NodeJS.Timeout | undefined;
+  private emulatorTicksAtStart = 0;
+  private emulatorWrittenAtStart = 0;
+
+  constructor(
+    private readonly emulatorPid: number,
+    private readonly intervalMs = 200,
+  ) {}
+
+  start(): void {
+    this.seen.clear();
+    const emulator = readStat(this.emulatorPid);
+    this.emulatorTicksAtStart = emulator?.cpuTicks ?? 0;
+    this.emulatorWrittenAtStart = bytesWritten(this.emulatorPid);
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.intervalMs);
+  }
+
+  stop(): Record<Role, RoleUsage> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.sample();
+    const usage = {} as Record<Role, RoleUsage>;
+    for (const role of ROLES) usage[role] = { processes: 0, peakMemoryMiB: 0, cpuSeconds: 0, bytesWritten: 0 };
+    for (const process of this.seen.values()) {
+      const total = usage[process.role];
+      total.processes += 1;
+      total.peakMemoryMiB = Math.max(total.peakMemoryMiB, process.hwmKiB / 1024);
+      total.cpuSeconds += process.cpuTicks / TICKS_PER_SECOND;
+      total.bytesWritten += process.bytesWritten;
+    }
+    usage.emulator.cpuSeconds -= this.emulatorTicksAtStart / TICKS_PER_SECOND;
+    usage.emulator.bytesWritten -= this.emulatorWrittenAtStart;
+    for (const role of ROLES) {
+      // Ticks are hundredths of a second; more digits would only be float noise.
+      usage[role].cpuSeconds = Math.round(usage[role].cpuSeconds * 100) / 100;
+      usage[role].peakMemoryMiB = Math.round(usage[role].peakMemoryMiB * 10) / 10;
+    }
+    return usage;
+  }
+
+  private role(pid: number, stat: StatLine, key: string): Role | undefined {
+    const known = this.roles.get(key);
+    if (known !== undefined) return known;
+    let role: Role | undefined;
+    if (pid === this.emulatorPid) role = "emulator";
+    else if (stat.comm === "pulumi") role = "engine";
+    else if (stat.comm === "node" && isDynamicProvider(pid)) role = "provider";
+    // Only a final answer is remembered: a process caught between fork and exec still looks like its parent.
+    if (role) this.roles.set(key, role);
+    return role;
+  }
+
+  private sample(): void {
+    const stats = new Map<number, StatLine>();
+    const children = new Map<number, number[]>();
+    for (const entry of readdirSync("/proc")) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid)) continue;
+      const stat = readStat(pid);
+      if (!stat) continue;
+      stats.set(pid, stat);
+      const siblings = children.get(stat.ppid) ?? [];
+      siblings.push(pid);
+      children.set(stat.ppid, siblings);
+    }
+    // Descendants of this process only: other people's engines on the machine are not ours to count.
+    const queue = [...(children.get(process.pid) ?? [])];
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      queue.push(...(children.get(next) ?? []));
+      const stat = stats.get(next);
+      if (!stat) continue;
+      const key = `${next}:${stat.startTime}`;
+      const role = this.role(next, stat, key);
+      if (!role) continue;
+      // Counters only grow; a process that has exited but is not yet reaped reads as zeros, which must not win.
+      const before = this.seen.get(key);
+      this.seen.set(key, {
+        role,
+        hwmKiB: Math.max(before?.hwmKiB ?? 0, statusKiB(next, "VmHWM")),
+        cpuTicks: Math.max(before?.cpuTicks ?? 0, stat.cpuTicks),
+        bytesWritten: Math.max(before?.bytesWritten ?? 0, bytesWritten(next)),
+      });
+    }
+  }
+}
