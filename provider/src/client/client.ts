@@ -72,6 +72,15 @@ async function deleted(pending: Promise<void>): Promise<boolean> {
 export class DmarcClient {
   constructor(private readonly requester: Requester) {}
 
+  /**
+   * Tries per call, the first included, as configured. Callers that settle an
+   * unanswered state-changing call themselves (look up, then send again) use
+   * it as their bound, so raising maxAttempts buys patience everywhere.
+   */
+  get maxAttempts(): number {
+    return this.requester.maxAttempts;
+  }
+
   // Organisations
 
   createOrganization(body: CreateOrganizationRequest): Promise<Organization> {

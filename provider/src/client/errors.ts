@@ -114,7 +114,10 @@ function adviceFor(status: number, code: string): string {
   if (status === 409) {
     return "the call conflicts with the service's current state (see the conflict above): adopt an object that already exists, or first end what stands in the way, then run again.";
   }
-  if (status === 429) return "the service kept rate limiting. Lower requestsPerSecond, or raise maxRetryElapsedMs.";
+  if (status === 429) {
+    // Pacing is off by default, and the retries stop at whichever bound comes first: name every knob that helps.
+    return "the service kept rate limiting. Set requestsPerSecond below the service's limit, or raise maxAttempts and maxRetryElapsedMs to wait longer.";
+  }
   if (status >= 500) {
     return "the service is failing. Run again later, or raise maxAttempts and maxRetryElapsedMs to ride out longer outages.";
   }

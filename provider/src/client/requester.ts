@@ -53,6 +53,11 @@ export class Requester {
     private readonly tokens?: TokenSource,
   ) {}
 
+  /** Tries per call, the first included, as configured. */
+  get maxAttempts(): number {
+    return this.options.maxAttempts;
+  }
+
   async call<S extends z.ZodType>(spec: CallSpec<S> & { schema: S }): Promise<z.output<S>>;
   async call(spec: CallSpec<z.ZodType> & { schema?: undefined }): Promise<void>;
   async call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.output<S> | undefined> {

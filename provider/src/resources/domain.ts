@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { DomainName, type Domain as DomainRecord, DomainType, type SetupRecord, SetupRecordType } from "../api";
 import type { DmarcClient } from "../client";
-import { createOrAdopt, joinId, splitId } from "../runtime/adopt";
+import { createOrAdopt, finishCreate, joinId, splitId } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
 import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
 
@@ -78,6 +78,7 @@ export const domain: ResourceDefinition<DomainInputs, DomainOutputs> = {
 
   async create({ client }, inputs) {
     const created = await createOrAdopt(
+      client,
       () =>
         client.createDomain({
           organizationId: inputs.organizationId,
@@ -87,7 +88,8 @@ export const domain: ResourceDefinition<DomainInputs, DomainOutputs> = {
         }),
       () => client.getDomain(inputs.organizationId, inputs.domain),
     );
-    return { id: joinId(inputs.organizationId, inputs.domain), outs: await outputsFor(client, inputs, created) };
+    const id = joinId(inputs.organizationId, inputs.domain);
+    return { id, outs: await finishCreate(id, inputs, () => outputsFor(client, inputs, created)) };
   },
 
   async read({ client }, id, props) {

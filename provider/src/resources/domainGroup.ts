@@ -23,6 +23,7 @@ export const domainGroup: ResourceDefinition<DomainGroupInputs, DomainGroupOutpu
 
   async create({ client }, inputs) {
     const created = await createOrAdopt(
+      client,
       () => client.createDomainGroup(inputs),
       async () => (await client.listDomainGroups(inputs.organizationId)).find((group) => group.name === inputs.name),
     );

@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { Email, Role, type User } from "../api";
 import type { DmarcClient } from "../client";
-import { createOrAdopt, joinId, splitId } from "../runtime/adopt";
+import { createOrAdopt, finishCreate, joinId, splitId } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
 import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
 
@@ -29,6 +29,17 @@ async function findUser(client: DmarcClient, organizationId: string, email: stri
   return client.getUser(organizationId, email);
 }
 
+/** The outputs of an invitation the service accepted, read back from its user. */
+async function invitedUser(client: DmarcClient, inputs: InvitationInputs): Promise<InvitationOutputs> {
+  const user = await findUser(client, inputs.organizationId, inputs.email);
+  if (!user) {
+    throw new Error(
+      `Invitation of ${inputs.email} to organisation ${inputs.organizationId} was accepted, but the user cannot be read back`,
+    );
+  }
+  return outputsFor(inputs, user);
+}
+
 export const invitation: ResourceDefinition<InvitationInputs, InvitationOutputs> = {
   typeName: "Invitation",
   inputs: InvitationInputs,
@@ -36,6 +47,7 @@ export const invitation: ResourceDefinition<InvitationInputs, InvitationOutputs>
 
   async create({ client }, inputs) {
     await createOrAdopt(
+      client,
       async () => {
         await client.inviteUser({
           organizationId: inputs.organizationId,
@@ -46,13 +58,8 @@ export const invitation: ResourceDefinition<InvitationInputs, InvitationOutputs>
       },
       async () => ((await findUser(client, inputs.organizationId, inputs.email)) ? true : undefined),
     );
-    const user = await findUser(client, inputs.organizationId, inputs.email);
-    if (!user) {
-      throw new Error(
-        `Invitation of ${inputs.email} to organisation ${inputs.organizationId} was accepted, but the user cannot be read back`,
-      );
-    }
-    return { id: joinId(inputs.organizationId, inputs.email), outs: outputsFor(inputs, user) };
+    const id = joinId(inputs.organizationId, inputs.email);
+    return { id, outs: await finishCreate(id, inputs, () => invitedUser(client, inputs)) };
   },
 
   async read({ client }, id, props) {
@@ -68,7 +75,9 @@ export const invitation: ResourceDefinition<InvitationInputs, InvitationOutputs>
     return { outs: outputsFor(inputs, user) };
   },
 
-  async update(_ctx, _id, olds, news) {
+  async update({ client }, _id, olds, news) {
+    // Recorded before its user could be read back (see finishCreate): read it now.
+    if (olds.userId === undefined) return invitedUser(client, news);
     // Only redirectUrl can change without a replacement, and it matters only when inviting.
     return { ...olds, ...news };
   },

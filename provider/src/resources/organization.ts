@@ -5,6 +5,7 @@ import { type DmarcClient, isNotFound } from "../client";
 import { createOrAdopt } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
 import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
+import { cancelSubscription } from "./subscription";
 
 export const OrganizationInputs = z.object({
   name: OrganizationName,
@@ -35,7 +36,7 @@ export async function cancelActiveSubscriptions(client: DmarcClient, organizatio
     throw error;
   }
   for (const subscription of subscriptions) {
-    if (subscription.cancelledAt === null) await client.cancelSubscription(subscription.id);
+    if (subscription.cancelledAt === null) await cancelSubscription(client, organizationId, subscription.id);
   }
   return true;
 }
@@ -48,6 +49,7 @@ export const organization: ResourceDefinition<OrganizationInputs, OrganizationOu
   async create({ client }, inputs) {
     const startedAt = Date.now();
     const created = await createOrAdopt(
+      client,
       () => client.createOrganization({ name: inputs.name }),
       async () => {
         const candidates = (await client.listOrganizations()).filter(

@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Subscription as SubscriptionRecord } from "../api";
 import { type DmarcClient, isNotFound } from "../client";
-import { createOrAdopt, joinId, splitId } from "../runtime/adopt";
+import { createOrAdopt, finishCreate, joinId, splitId } from "../runtime/adopt";
 import type { ResourceDefinition } from "../runtime/lifecycle";
 import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
 
@@ -88,17 +88,48 @@ async function renewAsDeclared(
       );
     }
     const subscriptionId = current.id;
+    const expiring = Date.parse(current.expireDate);
     current = await createOrAdopt(
+      client,
       () => client.renewSubscription(subscriptionId),
-      () => findSubscription(client, organizationId, subscriptionId),
+      async () => {
+        // Only a term that was added counts as the renewal's doing; otherwise it did nothing.
+        const found = await findSubscription(client, organizationId, subscriptionId);
+        return found && Date.parse(found.expireDate) > expiring ? found : undefined;
+      },
     );
   }
   return current;
 }
 
+/**
+ * Cancels a subscription of the organisation. A second cancel is refused once
+ * the first took effect, so an unanswered cancel is settled by reading the
+ * subscription back: cancelled (or gone with its organisation) means done.
+ */
+export async function cancelSubscription(
+  client: DmarcClient,
+  organizationId: string,
+  subscriptionId: string,
+): Promise<void> {
+  await createOrAdopt(
+    client,
+    async () => {
+      await client.cancelSubscription(subscriptionId);
+      return true;
+    },
+    async () => {
+      const found = await findSubscription(client, organizationId, subscriptionId);
+      return found === undefined || found.cancelledAt !== null ? true : undefined;
+    },
+  );
+}
+
+/** Assigns the declared price; renewing it as declared is up to the caller. */
 async function assign(client: DmarcClient, inputs: SubscriptionInputs): Promise<SubscriptionRecord> {
   const startedAt = Date.now();
-  const assigned = await createOrAdopt(
+  return createOrAdopt(
+    client,
     () => client.assignSubscription({ organizationId: inputs.organizationId, priceId: inputs.priceId }),
     async () =>
       (await client.listSubscriptions(inputs.organizationId)).find(
@@ -108,7 +139,6 @@ async function assign(client: DmarcClient, inputs: SubscriptionInputs): Promise<
           Date.parse(candidate.createdAt) >= startedAt - 5_000,
       ),
   );
-  return renewAsDeclared(client, inputs.organizationId, assigned, inputs.keepActiveUntil);
 }
 
 export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOutputs> = {
@@ -117,9 +147,13 @@ export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOu
   replaceOn: ["organizationId"],
 
   async create({ client }, inputs) {
-    const record = await assign(client, inputs);
+    const assigned = await assign(client, inputs);
     // The first subscription id names the resource for good; later ones show in `subscriptionId`.
-    return { id: joinId(inputs.organizationId, record.id), outs: outputsFor(inputs, record) };
+    const id = joinId(inputs.organizationId, assigned.id);
+    const record = await finishCreate(id, outputsFor(inputs, assigned), () =>
+      renewAsDeclared(client, inputs.organizationId, assigned, inputs.keepActiveUntil),
+    );
+    return { id, outs: outputsFor(inputs, record) };
   },
 
   async read({ client }, id, props) {
@@ -132,19 +166,23 @@ export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOu
 
   drift(olds) {
     // Cancelled or expired behind our back: the declared subscription is an active one.
-    return olds.status === "active" ? [] : ["status"];
+    if (olds.status !== "active") return ["status"];
+    // Not renewed as far as declared yet, e.g. after renewals that failed half-way.
+    const short = olds.keepActiveUntil && Date.parse(olds.expireDate) <= Date.parse(olds.keepActiveUntil);
+    return short ? ["expireDate"] : [];
   },
 
   async update({ client }, _id, olds, news) {
     let record = await findSubscription(client, olds.organizationId, olds.subscriptionId);
     if (!record || statusOf(record) === "suspended") {
       // Cancelled behind our back (or gone): re-activation is a new assignment.
-      record = await assign(client, news);
+      record = await renewAsDeclared(client, news.organizationId, await assign(client, news), news.keepActiveUntil);
       return outputsFor(news, record);
     }
     if (olds.priceId !== news.priceId) {
       const previousId = record.id;
       record = await createOrAdopt(
+        client,
         () => client.changeSubscriptionPrice(previousId, news.priceId),
         async () =>
           (await client.listSubscriptions(news.organizationId)).find(
@@ -159,7 +197,7 @@ export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOu
 
   async delete({ client }, _id, props) {
     const record = await findSubscription(client, props.organizationId, props.subscriptionId);
-    if (record && record.cancelledAt === null) await client.cancelSubscription(record.id);
+    if (record && record.cancelledAt === null) await cancelSubscription(client, props.organizationId, record.id);
   },
 };
 

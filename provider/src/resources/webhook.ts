@@ -59,6 +59,7 @@ export const webhook: ResourceDefinition<WebhookInputs, WebhookOutputs> = {
   async create({ client }, inputs) {
     const { secretVersion: _rotation, ...body } = inputs;
     const created = await createOrAdopt(
+      client,
       () => client.createWebhook(body),
       () => adoptLostCreate(client, inputs),
     );

@@ -1,19 +1,66 @@
-import { OutcomeUnknownError } from "../client";
+import { type DmarcClient, DmarcResponseError, OutcomeUnknownError } from "../client";
 
 /**
- * Runs a create whose answer may be lost. When the client reports that the
- * outcome is unknown, `find` looks for the object the call may have made:
- * found, it is adopted; not found, the call provably made nothing and is sent
- * once more. Either way no duplicate is created.
+ * Runs a create (or another state-changing call) whose answer may be lost.
+ * When the client reports that the outcome is unknown, `find` looks for what
+ * the call may have done: found, it is adopted; not found, the call provably
+ * did nothing and is sent again. Either way nothing is done twice. On a flaky
+ * network the repeat can go unanswered too, so this goes on for as many sends
+ * as the client makes attempts (`maxAttempts`).
+ *
+ * A success status whose body cannot be read (cut off, not JSON, another
+ * shape) says the call was carried out: what it made is adopted when `find`
+ * sees it, and never sent again; otherwise the client's error stands.
  */
-export async function createOrAdopt<T>(create: () => Promise<T>, find: () => Promise<T | undefined>): Promise<T> {
+export async function createOrAdopt<T>(
+  client: DmarcClient,
+  create: () => Promise<T>,
+  find: () => Promise<T | undefined>,
+): Promise<T> {
+  for (let sends = 1; ; sends++) {
+    try {
+      return await create();
+    } catch (error) {
+      const doneButUnreadable = error instanceof DmarcResponseError && error.status >= 200 && error.status < 300;
+      if (!doneButUnreadable && (!(error instanceof OutcomeUnknownError) || sends >= client.maxAttempts)) throw error;
+      const existing = await find();
+      if (existing !== undefined) return existing;
+      if (doneButUnreadable) throw error;
+    }
+  }
+}
+
+/**
+ * The object exists, but a call made after its creation failed. The dynamic
+ * provider server of @pulumi/pulumi reports an error carrying `id`,
+ * `properties` and `reasons` as a resource that was created but failed to
+ * initialise: the engine records it under that id, so the next `up` finishes
+ * it with an update instead of creating it a second time (which would fail
+ * as a duplicate, or make one).
+ */
+export class CreatedButUnfinished extends Error {
+  override readonly name = "CreatedButUnfinished";
+  readonly reasons: string[];
+
+  constructor(
+    readonly id: string,
+    readonly properties: object,
+    cause: unknown,
+  ) {
+    const message = `${cause instanceof Error ? cause.message : String(cause)}\nThe object was created as ${id}; the next \`pulumi up\` finishes it.`;
+    super(message, { cause });
+    // The engine shows the reasons, not the message, of a resource that failed to initialise.
+    this.reasons = [message];
+  }
+}
+
+/** Runs the calls that follow a create; if they fail, the object is still recorded (see {@link CreatedButUnfinished}). */
+export async function finishCreate<T>(id: string, properties: object, finish: () => Promise<T>): Promise<T> {
   try {
-    return await create();
+    return await finish();
   } catch (error) {
-    if (!(error instanceof OutcomeUnknownError)) throw error;
-    const existing = await find();
-    if (existing !== undefined) return existing;
-    return create();
+    // Properties travel to the engine as a protobuf Struct, which has no `undefined`.
+    throw new CreatedButUnfinished(id, JSON.parse(JSON.stringify(properties)), error);
   }
 }
 

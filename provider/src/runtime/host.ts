@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { createClient } from "../client";
+import { CreatedButUnfinished } from "./adopt";
 import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings } from "./config";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
 
@@ -141,8 +142,18 @@ export class DynamicProviderHost {
     const { importId, declared } = splitImportId(news);
     const inputs = definition.inputs.parse(declared);
     if (typeof importId === "string") return this.adopt(definition, importId, inputs);
-    const created = await definition.create(this.context(), inputs);
-    return { id: created.id, outs: plain(created.outs) };
+    try {
+      const created = await definition.create(this.context(), inputs);
+      return { id: created.id, outs: plain(created.outs) };
+    } catch (error) {
+      if (!(error instanceof CreatedButUnfinished)) throw error;
+      // Recorded outputs carry the serialized provider like any others, or refresh and destroy could not load it.
+      throw new CreatedButUnfinished(
+        error.id,
+        { ...error.properties, [PROVIDER_KEY]: news[PROVIDER_KEY] },
+        error.cause,
+      );
+    }
   }
 
   /**

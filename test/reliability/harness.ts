@@ -1,0 +1,166 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { EmulatorPartner, StateSnapshot } from "dmarc-partner-emulator";
+import { projectRoot } from "../../scripts/engine.mjs";
+import type { EmulatorHandle } from "../support/emulator";
+
+// What the reliability suite shares: the switch between the representative
+// subset and the full matrix, the emulator's counters, figures, and running
+// the real `pulumi` CLI on a program folder.
+
+/** `DMARC_RELIABILITY=full` (`npm run test:reliability`) runs every case; `npm test` runs a representative few. */
+export const FULL = process.env.DMARC_RELIABILITY === "full";
+
+export interface Stats {
+  requests: number;
+  byRoute: Record<string, number>;
+  byStatus: Record<string, number>;
+  rateLimited: number;
+  dropped: number;
+}
+
+export const stats = (handle: EmulatorHandle) => handle.control<Stats>("GET", "/stats");
+export const emulatorState = (handle: EmulatorHandle) => handle.control<StateSnapshot>("GET", "/state");
+
+/** Requests the emulator has received but not yet answered (or dropped). */
+export function inFlight(counted: Stats): number {
+  const answered = Object.values(counted.byStatus).reduce((sum, count) => sum + count, 0);
+  return counted.requests - answered - counted.dropped;
+}
+
+const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+
+/** Two partners with random credentials, so that one found in a log or a message cannot be a coincidence. */
+export function randomPartners(prefix: string): [EmulatorPartner, EmulatorPartner] {
+  const partner = (name: string): EmulatorPartner => ({
+    id: `${prefix}-${name}`,
+    name: `${prefix} ${name}`,
+    clientId: `client-${hex(6)}`,
+    clientSecret: `client-secret-${hex(16)}`,
+    tokens: [`static-token-${hex(16)}`],
+  });
+  return [partner("alpha"), partner("beta")];
+}
+
+const figuresFile = join(projectRoot, ".cache", "reliability", "figures.jsonl");
+
+/** Prints a case's figures and keeps them in .cache/reliability/figures.jsonl for the report. */
+export function report(suite: string, name: string, figures: Record<string, unknown>): void {
+  mkdirSync(join(projectRoot, ".cache", "reliability"), { recursive: true });
+  const line = JSON.stringify({ suite, name, full: FULL, at: new Date().toISOString(), ...figures });
+  appendFileSync(figuresFile, `${line}\n`);
+  console.info(`[reliability] ${suite} / ${name}: ${JSON.stringify(figures)}`);
+}
+
+/** Polls `probe` until `done` holds; bounded, failing with `what` when it never does. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  attempts = 300,
+): Promise<T> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const value = await probe();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`gave up waiting: ${what}`);
+}
+
+/**
+ * A program folder as a partner's repository has it: Pulumi.yaml, package.json,
+ * index.ts, and node_modules linked to the project's, under .cache/projects/.
+ */
+export function programFolder(name: string, source: string): string {
+  const folder = join(projectRoot, ".cache", "projects", name);
+  mkdirSync(folder, { recursive: true });
+  const modules = join(folder, "node_modules");
+  if (!existsSync(modules)) symlinkSync(join(projectRoot, "node_modules"), modules, "dir");
+  writeFileSync(join(folder, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
+  writeFileSync(join(folder, "package.json"), `${JSON.stringify({ name, private: true }, null, 2)}\n`);
+  writeFileSync(join(folder, "index.ts"), source);
+  return folder;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the `pulumi` CLI to completion in `cwd`, collecting its output. */
+export function pulumi(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("pulumi", [...args, "--non-interactive"], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Like {@link pulumi}, failing with the command's output when it does not succeed. */
+export async function pulumiOk(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  const result = await pulumi(args, cwd, env);
+  if (result.code !== 0) {
+    throw new Error(`pulumi ${args.join(" ")} exited ${result.code}:\n${result.stdout}\n${result.stderr}`);
+  }
+  return result;
+}
+
+/** Every process below `pid` (Linux /proc): the plugins and programs the CLI started. */
+export function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the parenthesised command name: state, then the parent pid.
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    parents.set(parent, [...(parents.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const child of parents.get(next) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** Alive, not merely a zombie waiting for its new parent to reap it. */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** SIGKILL by pid; a process that is already gone is fine. */
+export function kill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
