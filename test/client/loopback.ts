@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { Socket } from "node:net";
+import { listenOnLoopback } from "../support/loopback";
 
 // A tiny HTTP server on 127.0.0.1 for client tests that need an answer the
 // emulator would never give (redirects, HTML pages, cut-off bodies, ...).
@@ -21,7 +22,6 @@ export interface Loopback {
 
 export async function startLoopback(handler: Handler): Promise<Loopback> {
   const seen: SeenRequest[] = [];
-  const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -36,20 +36,11 @@ export async function startLoopback(handler: Handler): Promise<Loopback> {
       handler(entry, response, request.socket);
     });
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 
@@ -61,15 +52,6 @@ export function json(response: ServerResponse, status: number, body: unknown, he
     ...headers,
   });
   response.end(text);
-}
-
-/** A port nothing listens on: bound once, then released. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export const ORGANIZATION = {

@@ -11,7 +11,8 @@ import {
   DmarcTransportError,
   OutcomeUnknownError,
 } from "../../provider/src/client";
-import { closedPort, json, type Loopback, ORGANIZATION, startLoopback, tokenAnswer, UNTRUSTED_TLS } from "./loopback";
+import { freePort } from "../support/loopback";
+import { json, type Loopback, ORGANIZATION, startLoopback, tokenAnswer, UNTRUSTED_TLS } from "./loopback";
 
 // The client against small loopback servers that misbehave on purpose.
 
@@ -354,7 +355,7 @@ describe("faults", () => {
   const fastFail = { connectTimeoutMs: 500, maxAttempts: 3 };
 
   it("retries a create that provably never left (connection refused), then gives up with the count", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const client = createClient({
       baseUrl: `http://127.0.0.1:${port}`,
       accessToken: "static-token-123456",

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { uniqueStackName, useEngine } from "../support/engine";
+import { freePort } from "../support/loopback";
 
 // The demo script as `npm run demo` runs it, on free ports and a stack of its
 // own: the root program, the receiver and the signed domain.verified event.
@@ -25,22 +25,11 @@ function runDemo(args: string[], env: Record<string, string>): Promise<{ code: n
   });
 }
 
-/** A port free right now; the demo's two runs must find the emulator at the same address, as the stack saved it. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
 describe("npm run demo", () => {
   it("deploys the tenant, receives a verified domain.verified event, hides secrets, then destroys", async () => {
     const env = await useEngine();
     const stack = uniqueStackName("demo-test");
+    // Both runs must find the emulator at the address the stack saved.
     const ports = ["--emulator-port", String(await freePort()), "--receiver-port", "0", "--stack", stack];
 
     const up = await runDemo([...ports, "--wait", "60"], env);

@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { listenOnLoopback } from "../support/loopback";
 
 // A loopback proxy in front of the emulator that answers some calls the way a
 // broken gateway, a cut connection or a different API version would: answers
@@ -73,7 +73,6 @@ export async function startTamperingProxy(targetUrl: string, tampers: readonly T
   const target = new URL(targetUrl);
   const applied: Record<string, number> = {};
   let active = [...tampers];
-  const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -110,23 +109,14 @@ export async function startTamperingProxy(targetUrl: string, tampers: readonly T
       }
     });
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     applied,
     heal: () => {
       active = [];
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 
