@@ -14,6 +14,9 @@ let client: DmarcClient;
 
 type Props = Record<string, unknown>;
 
+/** The group id part of a DomainGroup resource id, `<organizationId>/<groupId>`. */
+const groupIdOf = (resourceId: string) => resourceId.split("/")[1] as string;
+
 function configure(values: Record<string, string>) {
   return host.configure({
     config: {
@@ -295,12 +298,14 @@ describe("lifecycle against the emulator", () => {
   async function organizationWithGroup() {
     const org = await created("Organization", { name: "Lifecycle Ltd" });
     const group = await created("DomainGroup", { organizationId: org.id, name: "main" });
-    return { organizationId: org.id, groupId: group.outs.groupId as string, groupResourceId: group.id };
+    return { organizationId: org.id, groupId: groupIdOf(group.id), groupResourceId: group.id };
   }
 
   it("Organization: create, read, rename, gone, delete twice", async () => {
     const { id, outs } = await created("Organization", { name: "Before" });
-    expect(outs).toMatchObject({ name: "Before", organizationId: id });
+    expect(outs).toMatchObject({ name: "Before" });
+    // Derived from the resource id by the class, so not recorded in the state.
+    expect(outs).not.toHaveProperty("organizationId");
     const updated = await host.update("Organization", id, outs, await checked("Organization", { name: "After" }));
     expect(updated.outs).toMatchObject({ name: "After" });
     const read = await host.read("Organization", id, updated.outs as Props);
@@ -324,7 +329,7 @@ describe("lifecycle against the emulator", () => {
     await host.delete("Organization", kept.id, kept.outs);
     expect(await client.getOrganization(kept.id)).toBeDefined();
     const subscriptions = await client.listSubscriptions(kept.id);
-    expect(subscriptions.every((subscription) => subscription.cancelledAt !== null)).toBe(true);
+    expect(subscriptions.map((subscription) => subscription.cancelledAt !== null)).toEqual([true]);
   });
 
   it("DomainGroup: rename in place, import by id, delete", async () => {
@@ -366,16 +371,16 @@ describe("lifecycle against the emulator", () => {
     const news = await checked("Domain", {
       organizationId,
       domain: "mail.lifecycle.example",
-      groupId: otherGroup.outs.groupId,
+      groupId: groupIdOf(otherGroup.id),
       type: "parked",
       setupRecordType: "CNAME",
       zone: "lifecycle.example",
     });
     const updated = await host.update("Domain", txt.id, txt.outs, news);
-    expect(updated.outs).toMatchObject({ type: "parked", groupId: otherGroup.outs.groupId });
+    expect(updated.outs).toMatchObject({ type: "parked", groupId: groupIdOf(otherGroup.id) });
     expect(updated.outs?.setupRecord).toMatchObject({ type: "cname", recordType: "CNAME", name: "_dmarc.mail" });
     const remote = await client.getDomain(organizationId, "mail.lifecycle.example");
-    expect(remote).toMatchObject({ type: "parked", domainGroupId: otherGroup.outs.groupId });
+    expect(remote).toMatchObject({ type: "parked", domainGroupId: groupIdOf(otherGroup.id) });
 
     await host.delete("Domain", txt.id, updated.outs as Props);
     expect(await host.read("Domain", txt.id, updated.outs as Props)).toEqual({});
@@ -397,7 +402,7 @@ describe("lifecycle against the emulator", () => {
     const secret = hook.outs.secret as string;
     expect(secret).toMatch(/^whsec_/);
     const read = await host.read("Webhook", hook.id, hook.outs);
-    expect(read.props).toMatchObject({ secret, webhookId: hook.id });
+    expect(read.props).toMatchObject({ secret });
 
     const renamed = await host.update(
       "Webhook",
@@ -474,7 +479,8 @@ describe("lifecycle against the emulator", () => {
 
     await host.delete("Subscription", sub.id, reactivated.outs as Props);
     const all = await client.listSubscriptions(organizationId);
-    expect(all.every((subscription) => subscription.cancelledAt !== null)).toBe(true);
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.filter((subscription) => subscription.cancelledAt === null)).toEqual([]);
     await host.delete("Subscription", sub.id, reactivated.outs as Props);
   });
 
@@ -485,7 +491,7 @@ describe("lifecycle against the emulator", () => {
       await checked("Organization", { name: "Existing Ltd", importId: existing.id }),
     );
     expect(adopted.id).toBe(existing.id);
-    expect(adopted.outs).toMatchObject({ name: "Existing Ltd", organizationId: existing.id, importId: existing.id });
+    expect(adopted.outs).toMatchObject({ name: "Existing Ltd", importId: existing.id });
 
     await expect(
       host.create("Organization", await checked("Organization", { name: "Other name", importId: existing.id })),

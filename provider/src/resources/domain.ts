@@ -1,49 +1,66 @@
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { DomainName, type Domain as DomainRecord, DomainType, type SetupRecord, SetupRecordType } from "../api";
+import {
+  DomainName,
+  DomainPolicy,
+  type Domain as DomainRecord,
+  DomainType,
+  type SetupRecord,
+  SetupRecordType,
+} from "../api";
 import type { DmarcClient } from "../client";
-import { createOrAdopt, finishCreate, joinId, splitId } from "../runtime/adopt";
-import type { ResourceDefinition } from "../runtime/lifecycle";
-import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
+import { defineResource } from "../runtime/lifecycle";
+import { resourceClass } from "../runtime/resource";
+import { finishCreate, joinId, settleCall, splitId } from "../runtime/settle";
+import { GroupId, OrganizationId } from "./fields";
 
-export const DomainInputs = z
+const DomainInputs = z
   .object({
-    organizationId: z.string().min(1, { message: "must be an organisation id" }),
+    /** Owning organisation. A different organisation replaces the domain. */
+    organizationId: OrganizationId,
+    /** The domain name, lower case, e.g. `example.com`. A different name replaces the domain. */
     domain: DomainName,
+    /** `sending` (default) or `parked`. Updates in place. */
     type: DomainType.default("sending"),
-    groupId: z.string().min(1, { message: "must be a domain group id" }),
-    /** Which setup record to publish: a TXT record with the DMARC policy, or a CNAME delegating it to the service. */
+    /** Domain group to assign it to. Updates in place. */
+    groupId: GroupId,
+    /** Which setup record to publish: `TXT` (default) with the DMARC policy, or a `CNAME` delegating it to the service. */
     setupRecordType: SetupRecordType.default("TXT"),
-    /** DNS zone the record is published in, for the zone-relative record name; defaults to the domain itself. */
+    /** DNS zone the record is published in, for `setupRecord.name`; defaults to the domain itself. */
     zone: DomainName.optional(),
   })
   .refine((inputs) => !inputs.zone || inputs.domain === inputs.zone || inputs.domain.endsWith(`.${inputs.zone}`), {
     message: "must be the domain itself or one of its parent zones",
     path: ["zone"],
   });
-export type DomainInputs = z.infer<typeof DomainInputs>;
+type DomainInputs = z.output<typeof DomainInputs>;
 
 /** The DNS record to publish, shaped to feed a DNS provider's record resource. */
-export interface DnsSetupRecord {
+const DnsSetupRecord = z.object({
   /** Fully qualified host, `_dmarc.<domain>`. */
-  host: string;
+  host: z.string(),
   /** Host relative to the zone (`_dmarc` for the zone apex domain), the `name` most DNS providers expect. */
-  name: string;
-  zone: string;
+  name: z.string(),
+  zone: z.string(),
   /** Record type as the service returned it, lower case (`txt`, `cname`). */
-  type: string;
+  type: z.string(),
   /** Upper-case record type ready for DNS providers (`TXT`, `CNAME`). */
-  recordType: "TXT" | "CNAME";
+  recordType: SetupRecordType,
   /** Record content: the DMARC policy text for TXT, the service's host name for CNAME. */
-  value: string;
-}
+  value: z.string(),
+});
+export type DnsSetupRecord = z.infer<typeof DnsSetupRecord>;
 
-export interface DomainOutputs extends DomainInputs {
-  setupRecord: DnsSetupRecord;
-  verified: boolean;
-  policy: string;
-  domainGroup: string | null;
-}
+const DomainOutputs = z.object({
+  /** The record to publish, ready for a DNS provider's record resource. */
+  setupRecord: DnsSetupRecord,
+  /** Whether the service found the published record; refreshed on read. */
+  verified: z.boolean(),
+  /** The DMARC policy the service sees. */
+  policy: DomainPolicy,
+  /** Name of the domain's group, as the service reports it. */
+  domainGroup: z.string().nullable(),
+});
+type DomainProps = DomainInputs & z.output<typeof DomainOutputs>;
 
 function toDnsRecord(record: SetupRecord, domain: string, zone: string | undefined): DnsSetupRecord {
   const zoneName = zone ?? domain;
@@ -58,26 +75,49 @@ function toDnsRecord(record: SetupRecord, domain: string, zone: string | undefin
   };
 }
 
-async function outputsFor(client: DmarcClient, inputs: DomainInputs, found: DomainRecord): Promise<DomainOutputs> {
+/**
+ * The service derives the setup record from the domain, its type and the
+ * record type asked for; it has no other input and does not change on its
+ * own, so it is read again only when one of those changed.
+ */
+async function setupRecordFor(client: DmarcClient, inputs: DomainInputs): Promise<DnsSetupRecord> {
   const record = await client.getSetupRecord(inputs.organizationId, inputs.domain, inputs.setupRecordType);
+  return toDnsRecord(record, inputs.domain, inputs.zone);
+}
+
+function propsOf(inputs: DomainInputs, found: DomainRecord, setupRecord: DnsSetupRecord): DomainProps {
   return {
     ...inputs,
     type: found.type,
     groupId: found.domainGroupId ?? inputs.groupId,
-    setupRecord: toDnsRecord(record, inputs.domain, inputs.zone),
+    setupRecord,
     verified: found.domainVerified,
     policy: found.policy,
     domainGroup: found.domainGroup ?? null,
   };
 }
 
-export const domain: ResourceDefinition<DomainInputs, DomainOutputs> = {
+/** Where the zone-relative record name comes from; a change needs no call to the service. */
+function withZone(record: DnsSetupRecord, inputs: DomainInputs): DnsSetupRecord {
+  return toDnsRecord(
+    { host: record.host, type: record.type as SetupRecord["type"], value: record.value },
+    inputs.domain,
+    inputs.zone,
+  );
+}
+
+export const domain = defineResource({
   typeName: "Domain",
   inputs: DomainInputs,
+  outputs: DomainOutputs,
   replaceOn: ["organizationId", "domain"],
 
+  // A domain name is unique within its organisation: the name is the natural key.
+  lookUp: async ({ client }, inputs) =>
+    (await client.getDomain(inputs.organizationId, inputs.domain)) && joinId(inputs.organizationId, inputs.domain),
+
   async create({ client }, inputs) {
-    const created = await createOrAdopt(
+    const created = await settleCall(
       client,
       () =>
         client.createDomain({
@@ -89,7 +129,10 @@ export const domain: ResourceDefinition<DomainInputs, DomainOutputs> = {
       () => client.getDomain(inputs.organizationId, inputs.domain),
     );
     const id = joinId(inputs.organizationId, inputs.domain);
-    return { id, outs: await finishCreate(id, inputs, () => outputsFor(client, inputs, created)) };
+    const outs = await finishCreate(id, inputs, async () =>
+      propsOf(inputs, created, await setupRecordFor(client, inputs)),
+    );
+    return { id, outs };
   },
 
   async read({ client }, id, props) {
@@ -104,13 +147,14 @@ export const domain: ResourceDefinition<DomainInputs, DomainOutputs> = {
       setupRecordType: props?.setupRecordType ?? "TXT",
       ...(props?.zone ? { zone: props.zone } : {}),
     };
-    return { outs: await outputsFor(client, inputs, found) };
+    const unchanged = props?.setupRecord !== undefined && props.type === found.type;
+    return propsOf(inputs, found, unchanged ? props.setupRecord : await setupRecordFor(client, inputs));
   },
 
-  async update({ client }, _id, olds, news) {
+  async update({ client }, _id, olds, news, changed) {
     const patch = {
-      ...(olds.type !== news.type ? { type: news.type } : {}),
-      ...(olds.groupId !== news.groupId ? { groupId: news.groupId } : {}),
+      ...(changed.has("type") ? { type: news.type } : {}),
+      ...(changed.has("groupId") ? { groupId: news.groupId } : {}),
     };
     const found =
       Object.keys(patch).length > 0
@@ -118,53 +162,19 @@ export const domain: ResourceDefinition<DomainInputs, DomainOutputs> = {
         : await client.getDomain(news.organizationId, news.domain);
     if (!found)
       throw new Error(`Domain ${news.domain} is gone from organisation ${news.organizationId}; run pulumi refresh`);
-    return outputsFor(client, news, found);
+    const recordChanged = changed.has("type") || changed.has("setupRecordType") || olds.setupRecord === undefined;
+    const setupRecord = recordChanged ? await setupRecordFor(client, news) : withZone(olds.setupRecord, news);
+    return propsOf(news, found, setupRecord);
   },
 
   async delete({ client }, _id, props) {
     await client.deleteDomain(props.organizationId, props.domain);
   },
-};
-
-export interface DomainArgs extends AdoptableArgs {
-  /** Owning organisation. A different organisation replaces the domain. */
-  organizationId: pulumi.Input<string>;
-  /** The domain name, lower case, e.g. `example.com`. A different name replaces the domain. */
-  domain: pulumi.Input<string>;
-  /** `sending` (default) or `parked`. Updates in place. */
-  type?: pulumi.Input<"sending" | "parked">;
-  /** Domain group to assign it to. Updates in place. */
-  groupId: pulumi.Input<string>;
-  /** `TXT` (default) or `CNAME`: which setup record to publish. */
-  setupRecordType?: pulumi.Input<"TXT" | "CNAME">;
-  /** DNS zone the record goes into, for `setupRecord.name`; defaults to the domain. */
-  zone?: pulumi.Input<string>;
-}
+});
 
 /**
  * A domain of an organisation. `setupRecord` is the DMARC record to publish,
  * ready for a DNS provider's record resource. Resource id: `<organizationId>/<domain>`.
  */
-export class Domain extends DmarcResource {
-  declare readonly organizationId: pulumi.Output<string>;
-  declare readonly domain: pulumi.Output<string>;
-  declare readonly type: pulumi.Output<"sending" | "parked">;
-  declare readonly groupId: pulumi.Output<string>;
-  declare readonly setupRecordType: pulumi.Output<"TXT" | "CNAME">;
-  declare readonly zone: pulumi.Output<string | undefined>;
-  declare readonly setupRecord: pulumi.Output<DnsSetupRecord>;
-  /** Whether the service found the published record; refreshed on read. */
-  declare readonly verified: pulumi.Output<boolean>;
-  /** The DMARC policy the service sees: none, quarantine, reject, missing or invalid. */
-  declare readonly policy: pulumi.Output<string>;
-  declare readonly domainGroup: pulumi.Output<string | null>;
-
-  constructor(name: string, args: DomainArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      "Domain",
-      name,
-      { ...args, setupRecord: undefined, verified: undefined, policy: undefined, domainGroup: undefined },
-      opts,
-    );
-  }
-}
+export class Domain extends resourceClass(domain) {}
+export type DomainArgs = ConstructorParameters<typeof Domain>[1];

@@ -1,26 +1,31 @@
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { Email, Role, type User } from "../api";
+import { Role, type User } from "../api";
 import type { DmarcClient } from "../client";
-import { createOrAdopt, finishCreate, joinId, splitId } from "../runtime/adopt";
-import type { ResourceDefinition } from "../runtime/lifecycle";
-import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
+import { defineResource } from "../runtime/lifecycle";
+import { resourceClass } from "../runtime/resource";
+import { finishCreate, joinId, settleAction, splitId } from "../runtime/settle";
+import { EmailAddress, OrganizationId, SecureLink } from "./fields";
 
-export const InvitationInputs = z.object({
-  organizationId: z.string().min(1, { message: "must be an organisation id" }),
-  email: Email,
+const InvitationInputs = z.object({
+  /** Organisation the user is invited to. A change replaces the invitation. */
+  organizationId: OrganizationId,
+  /** The user's e-mail address, compared in lower case; also their user id. A change replaces the invitation. */
+  email: EmailAddress,
+  /** `admin` (default) or `no_access`. A change replaces the invitation. */
   role: Role.default("admin"),
-  /** Where the invitation e-mail's link lands. */
-  redirectUrl: z.url({ message: "must be a URL such as https://app.example.com/welcome" }).optional(),
+  /** Where the invitation e-mail's link lands: https (http for loopback hosts only). */
+  redirectUrl: SecureLink.optional(),
 });
-export type InvitationInputs = z.infer<typeof InvitationInputs>;
+type InvitationInputs = z.output<typeof InvitationInputs>;
 
-export interface InvitationOutputs extends InvitationInputs {
-  userId: string;
-  emailVerified: boolean;
-}
+const InvitationOutputs = z.object({
+  /** The service's id of the user. */
+  userId: z.string(),
+  emailVerified: z.boolean(),
+});
+type InvitationProps = InvitationInputs & z.output<typeof InvitationOutputs>;
 
-function outputsFor(inputs: InvitationInputs, user: User): InvitationOutputs {
+function propsOf(inputs: InvitationInputs, user: User): InvitationProps {
   return { ...inputs, userId: user.id, emailVerified: user.emailVerified };
 }
 
@@ -30,33 +35,36 @@ async function findUser(client: DmarcClient, organizationId: string, email: stri
 }
 
 /** The outputs of an invitation the service accepted, read back from its user. */
-async function invitedUser(client: DmarcClient, inputs: InvitationInputs): Promise<InvitationOutputs> {
+async function invitedUser(client: DmarcClient, inputs: InvitationInputs): Promise<InvitationProps> {
   const user = await findUser(client, inputs.organizationId, inputs.email);
   if (!user) {
     throw new Error(
       `Invitation of ${inputs.email} to organisation ${inputs.organizationId} was accepted, but the user cannot be read back`,
     );
   }
-  return outputsFor(inputs, user);
+  return propsOf(inputs, user);
 }
 
-export const invitation: ResourceDefinition<InvitationInputs, InvitationOutputs> = {
+export const invitation = defineResource({
   typeName: "Invitation",
   inputs: InvitationInputs,
+  outputs: InvitationOutputs,
   replaceOn: ["organizationId", "email", "role"],
 
+  // A person is a member of an organisation once: the e-mail address is the natural key.
+  lookUp: async ({ client }, inputs) =>
+    (await findUser(client, inputs.organizationId, inputs.email)) && joinId(inputs.organizationId, inputs.email),
+
   async create({ client }, inputs) {
-    await createOrAdopt(
+    await settleAction(
       client,
-      async () => {
-        await client.inviteUser({
+      () =>
+        client.inviteUser({
           organizationId: inputs.organizationId,
           permissions: { users: [{ email: inputs.email }], organization: { role: inputs.role } },
           ...(inputs.redirectUrl ? { redirectUrl: inputs.redirectUrl } : {}),
-        });
-        return true;
-      },
-      async () => ((await findUser(client, inputs.organizationId, inputs.email)) ? true : undefined),
+        }),
+      async () => (await findUser(client, inputs.organizationId, inputs.email)) !== undefined,
     );
     const id = joinId(inputs.organizationId, inputs.email);
     return { id, outs: await finishCreate(id, inputs, () => invitedUser(client, inputs)) };
@@ -72,7 +80,7 @@ export const invitation: ResourceDefinition<InvitationInputs, InvitationOutputs>
       role: props?.role ?? "admin",
       ...(props?.redirectUrl ? { redirectUrl: props.redirectUrl } : {}),
     };
-    return { outs: outputsFor(inputs, user) };
+    return propsOf(inputs, user);
   },
 
   async update({ client }, _id, olds, news) {
@@ -86,29 +94,8 @@ export const invitation: ResourceDefinition<InvitationInputs, InvitationOutputs>
     const user = await findUser(client, props.organizationId, props.email);
     if (user) await client.revokeOrganizationAccess({ organizationId: props.organizationId, userIds: [user.id] });
   },
-};
-
-export interface InvitationArgs extends AdoptableArgs {
-  /** Organisation the user is invited to. A change replaces the invitation. */
-  organizationId: pulumi.Input<string>;
-  /** The user's e-mail address; also their user id. A change replaces the invitation. */
-  email: pulumi.Input<string>;
-  /** `admin` (default) or `no_access`. A change replaces the invitation. */
-  role?: pulumi.Input<"admin" | "no_access">;
-  /** Where the invitation e-mail's link lands. */
-  redirectUrl?: pulumi.Input<string>;
-}
+});
 
 /** A user invited to an organisation. Deleting it revokes the user's access. Resource id: `<organizationId>/<email>`. */
-export class Invitation extends DmarcResource {
-  declare readonly organizationId: pulumi.Output<string>;
-  declare readonly email: pulumi.Output<string>;
-  declare readonly role: pulumi.Output<"admin" | "no_access">;
-  declare readonly redirectUrl: pulumi.Output<string | undefined>;
-  declare readonly userId: pulumi.Output<string>;
-  declare readonly emailVerified: pulumi.Output<boolean>;
-
-  constructor(name: string, args: InvitationArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Invitation", name, { ...args, userId: undefined, emailVerified: undefined }, opts);
-  }
-}
+export class Invitation extends resourceClass(invitation) {}
+export type InvitationArgs = ConstructorParameters<typeof Invitation>[1];

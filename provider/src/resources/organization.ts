@@ -1,84 +1,73 @@
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { OrganizationName } from "../api";
-import { type DmarcClient, isNotFound } from "../client";
-import { createOrAdopt } from "../runtime/adopt";
-import type { ResourceDefinition } from "../runtime/lifecycle";
-import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
-import { cancelSubscription } from "./subscription";
-
-export const OrganizationInputs = z.object({
-  name: OrganizationName,
-  /**
-   * What destroying the resource does. `delete` (default): cancel every active
-   * subscription, then delete the organisation. `cancelSubscriptions`: cancel
-   * them and keep the organisation and its data, only forgetting it in state.
-   */
-  onDelete: z.enum(["delete", "cancelSubscriptions"]).default("delete"),
-});
-export type OrganizationInputs = z.infer<typeof OrganizationInputs>;
-
-export interface OrganizationOutputs extends OrganizationInputs {
-  organizationId: string;
-  createdAt: string;
-}
+import { OrganizationName, type Organization as OrganizationRecord } from "../api";
+import type { DmarcClient } from "../client";
+import { defineResource } from "../runtime/lifecycle";
+import { resourceClass } from "../runtime/resource";
+import { CLOCK_SKEW_ALLOWANCE_MS, settleCall } from "../runtime/settle";
+import { displayName } from "./fields";
+import { cancelActiveSubscriptions } from "./subscription";
 
 /**
- * Cancels every subscription of the organisation that is not cancelled yet;
- * the service refuses to delete it otherwise. False when the organisation is gone.
+ * The organisation a create with this name made: the newest of that name not
+ * recorded yet. Names are not unique, so only one created after `notBefore`
+ * counts when that moment is known.
  */
-export async function cancelActiveSubscriptions(client: DmarcClient, organizationId: string): Promise<boolean> {
-  let subscriptions: Awaited<ReturnType<DmarcClient["listSubscriptions"]>>;
-  try {
-    subscriptions = await client.listSubscriptions(organizationId);
-  } catch (error) {
-    if (isNotFound(error)) return false;
-    throw error;
-  }
-  for (const subscription of subscriptions) {
-    if (subscription.cancelledAt === null) await cancelSubscription(client, organizationId, subscription.id);
-  }
-  return true;
+async function findOrganization(
+  client: DmarcClient,
+  name: string,
+  known: ReadonlySet<string>,
+  notBefore: number | undefined,
+): Promise<OrganizationRecord | undefined> {
+  const candidates = (await client.listOrganizations()).filter(
+    (org) =>
+      org.name === name &&
+      !known.has(org.id) &&
+      (notBefore === undefined || Date.parse(org.createdAt) >= notBefore - CLOCK_SKEW_ALLOWANCE_MS),
+  );
+  return candidates.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
 }
 
-export const organization: ResourceDefinition<OrganizationInputs, OrganizationOutputs> = {
+export const organization = defineResource({
   typeName: "Organization",
-  inputs: OrganizationInputs,
+  inputs: z.object({
+    /** Name of the customer organisation, 1 to 128 characters. Updates in place. */
+    name: displayName(OrganizationName),
+    /**
+     * What destroying the resource does. `delete` (default): cancel every active
+     * subscription, then delete the organisation. `cancelSubscriptions`: cancel
+     * them and keep the organisation and its data, only forgetting it in state.
+     */
+    onDelete: z.enum(["delete", "cancelSubscriptions"]).default("delete"),
+  }),
+  outputs: z.object({
+    createdAt: z.string(),
+  }),
+  idOutputs: {
+    /** The service's id of the organisation: the resource id. */
+    organizationId: (id) => id,
+  },
   replaceOn: [],
+
+  lookUp: async ({ client, known, notBefore }, inputs) =>
+    (await findOrganization(client, inputs.name, known, notBefore))?.id,
 
   async create({ client }, inputs) {
     const startedAt = Date.now();
-    const created = await createOrAdopt(
+    const created = await settleCall(
       client,
       () => client.createOrganization({ name: inputs.name }),
-      async () => {
-        const candidates = (await client.listOrganizations()).filter(
-          (org) => org.name === inputs.name && Date.parse(org.createdAt) >= startedAt - 5_000,
-        );
-        return candidates.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
-      },
+      () => findOrganization(client, inputs.name, new Set(), startedAt),
     );
-    return {
-      id: created.id,
-      outs: { ...inputs, name: created.name, organizationId: created.id, createdAt: created.createdAt },
-    };
+    return { id: created.id, outs: { ...inputs, name: created.name, createdAt: created.createdAt } };
   },
 
   async read({ client }, id, props) {
     const found = await client.getOrganization(id);
-    if (!found) return undefined;
-    return {
-      outs: {
-        name: found.name,
-        onDelete: props?.onDelete ?? "delete",
-        organizationId: found.id,
-        createdAt: found.createdAt,
-      },
-    };
+    return found && { name: found.name, onDelete: props?.onDelete ?? "delete", createdAt: found.createdAt };
   },
 
-  async update({ client }, id, olds, news) {
-    const current = olds.name === news.name ? undefined : await client.updateOrganization(id, { name: news.name });
+  async update({ client }, id, olds, news, changed) {
+    const current = changed.has("name") ? await client.updateOrganization(id, { name: news.name }) : undefined;
     return { ...olds, ...news, name: current?.name ?? news.name };
   },
 
@@ -87,28 +76,8 @@ export const organization: ResourceDefinition<OrganizationInputs, OrganizationOu
     if (!exists || props.onDelete === "cancelSubscriptions") return;
     await client.deleteOrganization(id);
   },
-};
+});
 
-export interface OrganizationArgs extends AdoptableArgs {
-  /** Name of the customer organisation, 1 to 128 characters. Updates in place. */
-  name: pulumi.Input<string>;
-  /** `delete` (default) or `cancelSubscriptions` to offboard while keeping the organisation and its data. */
-  onDelete?: pulumi.Input<"delete" | "cancelSubscriptions">;
-}
-
-/** A customer organisation (tenant), created under the partner's credentials. */
-export class Organization extends DmarcResource {
-  declare readonly name: pulumi.Output<string>;
-  declare readonly onDelete: pulumi.Output<"delete" | "cancelSubscriptions">;
-  /**
-   * The service's id of the organisation. It is the resource id, so it stays
-   * known while a rename is previewed and dependents do not show as replaced.
-   */
-  readonly organizationId: pulumi.Output<string>;
-  declare readonly createdAt: pulumi.Output<string>;
-
-  constructor(name: string, args: OrganizationArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Organization", name, { ...args, createdAt: undefined }, opts);
-    this.organizationId = this.id;
-  }
-}
+/** A customer organisation (tenant), created under the partner's credentials. Resource id: the organisation id. */
+export class Organization extends resourceClass(organization) {}
+export type OrganizationArgs = ConstructorParameters<typeof Organization>[1];

@@ -1,20 +1,22 @@
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { Subscription as SubscriptionRecord } from "../api";
 import { type DmarcClient, isNotFound } from "../client";
-import { createOrAdopt, finishCreate, joinId, splitId } from "../runtime/adopt";
-import type { ResourceDefinition } from "../runtime/lifecycle";
-import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
+import { defineResource } from "../runtime/lifecycle";
+import { resourceClass } from "../runtime/resource";
+import { CLOCK_SKEW_ALLOWANCE_MS, finishCreate, joinId, settleAction, settleCall, splitId } from "../runtime/settle";
+import { OrganizationId, serviceId } from "./fields";
 
 /** Renewals one operation may make to reach `keepActiveUntil`: ten years of monthly terms. */
 export const MAX_RENEWALS = 120;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
-export const SubscriptionInputs = z.object({
-  organizationId: z.string().min(1, { message: "must be an organisation id" }),
-  priceId: z.string().min(1, { message: "must be a price id of the partner's catalogue (see getPriceId)" }),
-  /** Declarative renewal: renew while the subscription expires before this date (ISO 8601). */
+const SubscriptionInputs = z.object({
+  /** The organisation subscribed. A different organisation replaces the subscription. */
+  organizationId: OrganizationId,
+  /** Price of the partner's catalogue (see `getPriceId`). A change moves the subscription in place. */
+  priceId: serviceId("a price id of the partner's catalogue (see getPriceId)", "price_business_m"),
+  /** Keep the subscription active until this date (ISO 8601): renewed while it expires before it. */
   keepActiveUntil: z
     .string()
     .refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)), {
@@ -22,24 +24,27 @@ export const SubscriptionInputs = z.object({
     })
     .optional(),
 });
-export type SubscriptionInputs = z.infer<typeof SubscriptionInputs>;
+type SubscriptionInputs = z.output<typeof SubscriptionInputs>;
 
-export type SubscriptionStatus = "active" | "suspended" | "expired";
+const SubscriptionStatus = z.enum(["active", "suspended", "expired"]);
+export type SubscriptionStatus = z.infer<typeof SubscriptionStatus>;
 
-export interface SubscriptionOutputs extends SubscriptionInputs {
+const SubscriptionOutputs = z.object({
   /** The current subscription of the service; a price change moves it to a new id. */
-  subscriptionId: string;
-  status: SubscriptionStatus;
-  expireDate: string;
-  cancelledAt: string | null;
-}
+  subscriptionId: z.string(),
+  /** `active`, `suspended` (cancelled) or `expired`. */
+  status: SubscriptionStatus,
+  expireDate: z.string(),
+  cancelledAt: z.string().nullable(),
+});
+type SubscriptionProps = SubscriptionInputs & z.output<typeof SubscriptionOutputs>;
 
 export function statusOf(record: SubscriptionRecord, now = Date.now()): SubscriptionStatus {
   if (record.cancelledAt !== null) return "suspended";
   return Date.parse(record.expireDate) <= now ? "expired" : "active";
 }
 
-function outputsFor(inputs: SubscriptionInputs, record: SubscriptionRecord): SubscriptionOutputs {
+function outputsFor(inputs: SubscriptionInputs, record: SubscriptionRecord): SubscriptionProps {
   return {
     ...inputs,
     priceId: record.items[0]?.priceId ?? inputs.priceId,
@@ -50,12 +55,12 @@ function outputsFor(inputs: SubscriptionInputs, record: SubscriptionRecord): Sub
   };
 }
 
-/** The organisation's subscriptions; none when the organisation itself is gone. */
-async function subscriptionsOf(client: DmarcClient, organizationId: string): Promise<SubscriptionRecord[]> {
+/** The organisation's subscriptions; undefined when the organisation itself is gone. */
+async function subscriptionsOf(client: DmarcClient, organizationId: string): Promise<SubscriptionRecord[] | undefined> {
   try {
     return await client.listSubscriptions(organizationId);
   } catch (error) {
-    if (isNotFound(error)) return [];
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
@@ -65,7 +70,7 @@ async function findSubscription(
   organizationId: string,
   subscriptionId: string,
 ): Promise<SubscriptionRecord | undefined> {
-  return (await subscriptionsOf(client, organizationId)).find((candidate) => candidate.id === subscriptionId);
+  return (await subscriptionsOf(client, organizationId))?.find((candidate) => candidate.id === subscriptionId);
 }
 
 /**
@@ -89,7 +94,7 @@ async function renewAsDeclared(
     }
     const subscriptionId = current.id;
     const expiring = Date.parse(current.expireDate);
-    current = await createOrAdopt(
+    current = await settleCall(
       client,
       () => client.renewSubscription(subscriptionId),
       async () => {
@@ -112,39 +117,65 @@ export async function cancelSubscription(
   organizationId: string,
   subscriptionId: string,
 ): Promise<void> {
-  await createOrAdopt(
+  await settleAction(
     client,
-    async () => {
-      await client.cancelSubscription(subscriptionId);
-      return true;
-    },
+    () => client.cancelSubscription(subscriptionId),
     async () => {
       const found = await findSubscription(client, organizationId, subscriptionId);
-      return found === undefined || found.cancelledAt !== null ? true : undefined;
+      return found === undefined || found.cancelledAt !== null;
     },
+  );
+}
+
+/**
+ * Cancels every subscription of the organisation that is not cancelled yet;
+ * the service refuses to delete it otherwise. False when the organisation is gone.
+ */
+export async function cancelActiveSubscriptions(client: DmarcClient, organizationId: string): Promise<boolean> {
+  const subscriptions = await subscriptionsOf(client, organizationId);
+  if (subscriptions === undefined) return false;
+  for (const subscription of subscriptions) {
+    if (subscription.cancelledAt === null) await cancelSubscription(client, organizationId, subscription.id);
+  }
+  return true;
+}
+
+/** An active subscription to the price, not recorded yet, and made after `notBefore` when that is known. */
+async function findAssigned(
+  client: DmarcClient,
+  inputs: SubscriptionInputs,
+  known: ReadonlySet<string>,
+  notBefore: number | undefined,
+): Promise<SubscriptionRecord | undefined> {
+  return (await subscriptionsOf(client, inputs.organizationId))?.find(
+    (candidate) =>
+      candidate.cancelledAt === null &&
+      candidate.items.some((item) => item.priceId === inputs.priceId) &&
+      !known.has(joinId(inputs.organizationId, candidate.id)) &&
+      (notBefore === undefined || Date.parse(candidate.createdAt) >= notBefore - CLOCK_SKEW_ALLOWANCE_MS),
   );
 }
 
 /** Assigns the declared price; renewing it as declared is up to the caller. */
 async function assign(client: DmarcClient, inputs: SubscriptionInputs): Promise<SubscriptionRecord> {
   const startedAt = Date.now();
-  return createOrAdopt(
+  return settleCall(
     client,
     () => client.assignSubscription({ organizationId: inputs.organizationId, priceId: inputs.priceId }),
-    async () =>
-      (await client.listSubscriptions(inputs.organizationId)).find(
-        (candidate) =>
-          candidate.cancelledAt === null &&
-          candidate.items.some((item) => item.priceId === inputs.priceId) &&
-          Date.parse(candidate.createdAt) >= startedAt - 5_000,
-      ),
+    () => findAssigned(client, inputs, new Set(), startedAt),
   );
 }
 
-export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOutputs> = {
+export const subscription = defineResource({
   typeName: "Subscription",
   inputs: SubscriptionInputs,
+  outputs: SubscriptionOutputs,
   replaceOn: ["organizationId"],
+
+  async lookUp({ client, known, notBefore }, inputs) {
+    const found = await findAssigned(client, inputs, known, notBefore);
+    return found && joinId(inputs.organizationId, found.id);
+  },
 
   async create({ client }, inputs) {
     const assigned = await assign(client, inputs);
@@ -161,7 +192,7 @@ export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOu
     const found = await findSubscription(client, organizationId, props?.subscriptionId ?? child);
     if (!found) return undefined;
     const priceId = found.items[0]?.priceId ?? props?.priceId ?? "";
-    return { outs: outputsFor({ organizationId, priceId, keepActiveUntil: props?.keepActiveUntil }, found) };
+    return outputsFor({ organizationId, priceId, keepActiveUntil: props?.keepActiveUntil }, found);
   },
 
   drift(olds) {
@@ -172,23 +203,19 @@ export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOu
     return short ? ["expireDate"] : [];
   },
 
-  async update({ client }, _id, olds, news) {
+  async update({ client }, _id, olds, news, changed) {
     let record = await findSubscription(client, olds.organizationId, olds.subscriptionId);
     if (!record || statusOf(record) === "suspended") {
       // Cancelled behind our back (or gone): re-activation is a new assignment.
       record = await renewAsDeclared(client, news.organizationId, await assign(client, news), news.keepActiveUntil);
       return outputsFor(news, record);
     }
-    if (olds.priceId !== news.priceId) {
+    if (changed.has("priceId")) {
       const previousId = record.id;
-      record = await createOrAdopt(
+      record = await settleCall(
         client,
         () => client.changeSubscriptionPrice(previousId, news.priceId),
-        async () =>
-          (await client.listSubscriptions(news.organizationId)).find(
-            (candidate) =>
-              candidate.cancelledAt === null && candidate.items.some((item) => item.priceId === news.priceId),
-          ),
+        () => findAssigned(client, news, new Set(), undefined),
       );
     }
     record = await renewAsDeclared(client, news.organizationId, record, news.keepActiveUntil);
@@ -199,36 +226,11 @@ export const subscription: ResourceDefinition<SubscriptionInputs, SubscriptionOu
     const record = await findSubscription(client, props.organizationId, props.subscriptionId);
     if (record && record.cancelledAt === null) await cancelSubscription(client, props.organizationId, record.id);
   },
-};
-
-export interface SubscriptionArgs extends AdoptableArgs {
-  /** The organisation subscribed. A different organisation replaces the subscription. */
-  organizationId: pulumi.Input<string>;
-  /** Price of the partner's catalogue (see `getPriceId`). A change moves the subscription in place. */
-  priceId: pulumi.Input<string>;
-  /** Keep the subscription active until this date: renewed while it expires before it. */
-  keepActiveUntil?: pulumi.Input<string>;
-}
+});
 
 /**
  * A plan subscription of an organisation. Deleting it cancels it (the
  * organisation is suspended). Resource id: `<organizationId>/<first subscription id>`.
  */
-export class Subscription extends DmarcResource {
-  declare readonly organizationId: pulumi.Output<string>;
-  declare readonly priceId: pulumi.Output<string>;
-  declare readonly keepActiveUntil: pulumi.Output<string | undefined>;
-  declare readonly subscriptionId: pulumi.Output<string>;
-  declare readonly status: pulumi.Output<SubscriptionStatus>;
-  declare readonly expireDate: pulumi.Output<string>;
-  declare readonly cancelledAt: pulumi.Output<string | null>;
-
-  constructor(name: string, args: SubscriptionArgs, opts?: pulumi.CustomResourceOptions) {
-    super(
-      "Subscription",
-      name,
-      { ...args, subscriptionId: undefined, status: undefined, expireDate: undefined, cancelledAt: undefined },
-      opts,
-    );
-  }
-}
+export class Subscription extends resourceClass(subscription) {}
+export type SubscriptionArgs = ConstructorParameters<typeof Subscription>[1];

@@ -1,69 +1,86 @@
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { WebhookEvents, WebhookName, type Webhook as WebhookRecord, WebhookUrl, type WebhookWithSecret } from "../api";
 import type { DmarcClient } from "../client";
-import { createOrAdopt } from "../runtime/adopt";
-import type { ResourceDefinition } from "../runtime/lifecycle";
-import { type AdoptableArgs, DmarcResource } from "../runtime/resource";
+import { defineResource } from "../runtime/lifecycle";
+import { resourceClass } from "../runtime/resource";
+import { settleCall } from "../runtime/settle";
+import { displayName, serviceId } from "./fields";
 
-export const WebhookInputs = z.object({
-  name: WebhookName,
+const WebhookInputs = z.object({
+  /** Label. Updates in place. */
+  name: displayName(WebhookName),
+  /** Receiver endpoint: https, or http for loopback hosts only. Updates in place. */
   url: WebhookUrl,
+  /** Subscribed events: `domain.created`, `domain.verified`, `report.received`. Updates in place. */
   events: WebhookEvents,
+  /** Whether deliveries are made (default true). Updates in place. */
   active: z.boolean().default(true),
-  /** Owner echoed in event metadata; defaults to the provider's `dmarc:partnerId`. */
-  ownerId: z.string().min(1, { message: "must be set, or set dmarc:partnerId" }),
-  /** Bump to rotate the signing secret (regenerate-secret). */
+  /** Owner echoed in event metadata; defaults to the provider's `dmarc:partnerId`. A different owner replaces. */
+  ownerId: serviceId("an owner id: the partner id or an organisation id (or set dmarc:partnerId)", "org_2f8a"),
+  /** Change (e.g. increment) to rotate the signing secret (regenerate-secret). */
   secretVersion: z.number().int().nonnegative().default(0),
 });
-export type WebhookInputs = z.infer<typeof WebhookInputs>;
+type WebhookInputs = z.output<typeof WebhookInputs>;
 
-export interface WebhookOutputs extends WebhookInputs {
-  webhookId: string;
-  /** Signing secret; a Pulumi secret. Empty after an import until the next rotation. */
-  secret: string;
-}
+const WebhookOutputs = z.object({
+  /** Signing secret, kept as a Pulumi secret. Empty after an import until the next rotation. */
+  secret: z.string(),
+});
+type WebhookProps = WebhookInputs & z.output<typeof WebhookOutputs>;
 
-function outputsFor(inputs: WebhookInputs, record: WebhookRecord, secret: string): WebhookOutputs {
+function propsOf(inputs: WebhookInputs, record: WebhookRecord, secret: string): WebhookProps {
   return {
     ...inputs,
     name: record.name,
     url: record.url,
+    // Answers tolerate event names this package does not know yet.
     events: record.events as WebhookInputs["events"],
     active: record.active,
     ownerId: record.ownerId,
-    webhookId: record.objectId,
     secret,
   };
 }
 
-async function adoptLostCreate(client: DmarcClient, inputs: WebhookInputs): Promise<WebhookWithSecret | undefined> {
-  const found = (await client.listWebhooks(inputs.ownerId)).find(
-    (hook) => hook.name === inputs.name && hook.url === inputs.url,
+/** A webhook of the owner with this name and endpoint, not recorded yet: the owner has at most five. */
+async function findWebhook(
+  client: DmarcClient,
+  inputs: WebhookInputs,
+  known: ReadonlySet<string>,
+): Promise<WebhookRecord | undefined> {
+  return (await client.listWebhooks(inputs.ownerId)).find(
+    (hook) => hook.name === inputs.name && hook.url === inputs.url && !known.has(hook.objectId),
   );
-  // The lost answer carried the only copy of the secret: a fresh one is issued for the adopted webhook.
+}
+
+async function settleLostCreate(client: DmarcClient, inputs: WebhookInputs): Promise<WebhookWithSecret | undefined> {
+  const found = await findWebhook(client, inputs, new Set());
+  // The lost answer carried the only copy of the secret: a fresh one is issued for the webhook found.
   return found ? client.regenerateWebhookSecret(found.objectId) : undefined;
 }
 
-export const webhook: ResourceDefinition<WebhookInputs, WebhookOutputs> = {
+export const webhook = defineResource({
   typeName: "Webhook",
   inputs: WebhookInputs,
+  outputs: WebhookOutputs,
+  secretOutputs: ["secret"],
+  idOutputs: {
+    /** The service's `objectId`: the resource id. */
+    webhookId: (id) => id,
+  },
   replaceOn: ["ownerId"],
 
-  withDefaults(declared, settings) {
-    return declared.ownerId === undefined && settings.partnerId
-      ? { ...declared, ownerId: settings.partnerId }
-      : declared;
-  },
+  fromSettings: { ownerId: "partnerId" },
+
+  lookUp: async ({ client, known }, inputs) => (await findWebhook(client, inputs, known))?.objectId,
 
   async create({ client }, inputs) {
     const { secretVersion: _rotation, ...body } = inputs;
-    const created = await createOrAdopt(
+    const created = await settleCall(
       client,
       () => client.createWebhook(body),
-      () => adoptLostCreate(client, inputs),
+      () => settleLostCreate(client, inputs),
     );
-    return { id: created.objectId, outs: outputsFor(inputs, created, created.secret) };
+    return { id: created.objectId, outs: propsOf(inputs, created, created.secret) };
   },
 
   async read({ client }, id, props) {
@@ -77,63 +94,31 @@ export const webhook: ResourceDefinition<WebhookInputs, WebhookOutputs> = {
       ownerId: found.ownerId,
       secretVersion: props?.secretVersion ?? 0,
     };
-    return { outs: outputsFor(inputs, found, props?.secret ?? "") };
+    return propsOf(inputs, found, props?.secret ?? "");
   },
 
-  async update({ client }, id, olds, news) {
-    const changed = {
-      ...(olds.name !== news.name ? { name: news.name } : {}),
-      ...(olds.url !== news.url ? { url: news.url } : {}),
-      ...(JSON.stringify(olds.events) !== JSON.stringify(news.events) ? { events: news.events } : {}),
-      ...(olds.active !== news.active ? { active: news.active } : {}),
-    };
+  async update({ client }, id, olds, news, changed) {
+    const patch = Object.fromEntries(
+      (["name", "url", "events", "active"] as const).filter((key) => changed.has(key)).map((key) => [key, news[key]]),
+    );
     let record: WebhookRecord | undefined;
-    if (Object.keys(changed).length > 0) record = await client.updateWebhook(id, changed);
+    if (Object.keys(patch).length > 0) record = await client.updateWebhook(id, patch);
     let secret = olds.secret;
-    if (olds.secretVersion !== news.secretVersion) {
+    if (changed.has("secretVersion")) {
       const rotated = await client.regenerateWebhookSecret(id);
       record = rotated;
       secret = rotated.secret;
     }
     record ??= await client.getWebhook(id);
     if (!record) throw new Error(`Webhook ${id} is gone; run pulumi refresh`);
-    return outputsFor(news, record, secret);
+    return propsOf(news, record, secret);
   },
 
   async delete({ client }, id) {
     await client.deleteWebhook(id);
   },
-};
-
-export interface WebhookArgs extends AdoptableArgs {
-  /** Label. Updates in place. */
-  name: pulumi.Input<string>;
-  /** Receiver endpoint: https, or http for loopback hosts only. Updates in place. */
-  url: pulumi.Input<string>;
-  /** Subscribed events: `domain.created`, `domain.verified`, `report.received`. Updates in place. */
-  events: pulumi.Input<pulumi.Input<"domain.created" | "domain.verified" | "report.received">[]>;
-  /** Whether deliveries are made (default true). Updates in place. */
-  active?: pulumi.Input<boolean>;
-  /** Owner identifier echoed in event metadata; defaults to `dmarc:partnerId`. A different owner replaces. */
-  ownerId?: pulumi.Input<string>;
-  /** Change (e.g. increment) to rotate the signing secret. */
-  secretVersion?: pulumi.Input<number>;
-}
+});
 
 /** A webhook receiving the service's events. `secret` verifies their signatures and is kept as a Pulumi secret. */
-export class Webhook extends DmarcResource {
-  declare readonly name: pulumi.Output<string>;
-  declare readonly url: pulumi.Output<string>;
-  declare readonly events: pulumi.Output<string[]>;
-  declare readonly active: pulumi.Output<boolean>;
-  declare readonly ownerId: pulumi.Output<string>;
-  declare readonly secretVersion: pulumi.Output<number>;
-  /** The service's `objectId`: the resource id, known while an update is previewed. */
-  readonly webhookId: pulumi.Output<string>;
-  declare readonly secret: pulumi.Output<string>;
-
-  constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
-    super("Webhook", name, { ...args, secret: undefined }, opts, ["secret"]);
-    this.webhookId = this.id;
-  }
-}
+export class Webhook extends resourceClass(webhook) {}
+export type WebhookArgs = ConstructorParameters<typeof Webhook>[1];

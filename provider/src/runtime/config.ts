@@ -60,7 +60,7 @@ export const SETTINGS = [
   { key: "connectTimeoutMs", env: "DMARC_CONNECT_TIMEOUT_MS", kind: "number", description: "TCP/TLS connect timeout" },
 ] as const satisfies readonly SettingSpec[];
 
-type SettingKey = (typeof SETTINGS)[number]["key"];
+export type SettingKey = (typeof SETTINGS)[number]["key"];
 
 export type ProviderSettings = Partial<Record<SettingKey, string>>;
 

@@ -1,9 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { createClient } from "../client";
-import { CreatedButUnfinished } from "./adopt";
-import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings } from "./config";
+import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings, type SettingKey } from "./config";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
+import { CreatedButUnfinished } from "./settle";
 
 // The engine's placeholder for a value not known during preview (an output of
 // a resource that does not exist yet). Same constant as @pulumi/pulumi's
@@ -51,6 +51,11 @@ function inputKeys(definition: AnyResourceDefinition): string[] {
   throw new Error(`${definition.typeName}: input schema must be a zod object`);
 }
 
+/** Declared inputs whose value differs between the recorded and the new declaration (or is not known yet). */
+function changedInputs(definition: AnyResourceDefinition, olds: Props, news: Props): string[] {
+  return inputKeys(definition).filter((key) => containsUnknown(news[key]) || !sameValue(olds[key], news[key]));
+}
+
 function withoutProviderKey(props: Props | undefined): Props {
   const { [PROVIDER_KEY]: _provider, ...rest } = props ?? {};
   return rest;
@@ -88,17 +93,24 @@ export class DynamicProviderHost {
     return definition;
   }
 
+  private currentSettings(): ProviderSettings {
+    return this.settings ?? readSettings({ get: () => undefined });
+  }
+
   private context(): LifecycleContext {
-    const settings = this.settings ?? readSettings({ get: () => undefined });
-    return { client: createClient(clientOptionsFrom(settings)), settings };
+    return { client: createClient(clientOptionsFrom(this.currentSettings())) };
   }
 
   async check(typeName: string, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
     const definition = this.definition(typeName);
+    const settings = this.currentSettings();
     // Fail at preview when the provider cannot reach the service at all.
-    const { settings } = this.context();
+    clientOptionsFrom(settings);
     const { importId, declared: given } = splitImportId(news);
-    const declared = definition.withDefaults ? definition.withDefaults(given, settings) : given;
+    const declared = { ...given };
+    for (const [input, setting] of Object.entries<SettingKey>(definition.fromSettings ?? {})) {
+      if (declared[input] === undefined && settings[setting] !== undefined) declared[input] = settings[setting];
+    }
     const importFailure =
       importId === undefined || containsUnknown(importId) || (typeof importId === "string" && importId !== "")
         ? []
@@ -112,7 +124,7 @@ export class DynamicProviderHost {
       importId === undefined ? inputs : { ...inputs, [IMPORT_KEY]: importId };
     const parsed = definition.inputs.safeParse(declared);
     if (parsed.success && importFailure.length === 0) return { inputs: withImport(parsed.data as Props) };
-    const issues = parsed.success ? [] : parsed.error.issues;
+    const issues: z.core.$ZodIssue[] = parsed.success ? [] : parsed.error.issues;
     const failures = issues
       .filter((issue) => !containsUnknown(valueAt(declared, issue.path.slice(0, 1))))
       .map((issue) => {
@@ -129,9 +141,7 @@ export class DynamicProviderHost {
 
   async diff(typeName: string, _id: string, olds: Props, news: Props): Promise<pulumi.dynamic.DiffResult> {
     const definition = this.definition(typeName);
-    const changed = inputKeys(definition).filter(
-      (key) => containsUnknown(news[key]) || !sameValue(olds[key], news[key]),
-    );
+    const changed = changedInputs(definition, olds, news);
     const replaces = changed.filter((key) => (definition.replaceOn as readonly string[]).includes(key));
     const drifted = definition.drift?.(olds) ?? [];
     return { changes: changed.length + drifted.length > 0, replaces, deleteBeforeReplace: false };
@@ -174,14 +184,14 @@ export class DynamicProviderHost {
       );
     }
     const differences = inputKeys(definition)
-      .filter((key) => inputs[key] !== undefined && !sameValue(found.outs[key], inputs[key]))
-      .map((key) => `${key}: declared ${describeValue(inputs[key])}, actual ${describeValue(found.outs[key])}`);
+      .filter((key) => inputs[key] !== undefined && !sameValue(found[key], inputs[key]))
+      .map((key) => `${key}: declared ${describeValue(inputs[key])}, actual ${describeValue(found[key])}`);
     if (differences.length > 0) {
       throw new Error(
         `${definition.typeName} "${importId}" differs from its declaration (${differences.join("; ")}). Make the declaration match the existing object, adopt it, then change it.`,
       );
     }
-    return { id: importId, outs: plain({ ...found.outs, [IMPORT_KEY]: importId }) };
+    return { id: importId, outs: plain({ ...found, [IMPORT_KEY]: importId }) };
   }
 
   async read(typeName: string, id: string, props: Props | undefined): Promise<pulumi.dynamic.ReadResult> {
@@ -191,13 +201,13 @@ export class DynamicProviderHost {
     if (!found) return {};
     const inputs: Props = {};
     for (const key of inputKeys(definition)) {
-      if (found.outs[key] !== undefined) inputs[key] = found.outs[key];
+      if (found[key] !== undefined) inputs[key] = found[key];
     }
     const importId = props?.[IMPORT_KEY];
     if (importId !== undefined) inputs[IMPORT_KEY] = importId;
     return plain({
       id,
-      props: { ...found.outs, ...(importId === undefined ? {} : { [IMPORT_KEY]: importId }) },
+      props: { ...found, ...(importId === undefined ? {} : { [IMPORT_KEY]: importId }) },
       inputs,
     });
   }
@@ -205,7 +215,9 @@ export class DynamicProviderHost {
   async update(typeName: string, id: string, olds: Props, news: Props): Promise<pulumi.dynamic.UpdateResult> {
     const definition = this.definition(typeName);
     const { importId, declared } = splitImportId(news);
-    const outs = await definition.update(this.context(), id, olds, definition.inputs.parse(declared));
+    const inputs = definition.inputs.parse(declared);
+    const changed = new Set(changedInputs(definition, olds, inputs));
+    const outs = await definition.update(this.context(), id, olds, inputs, changed);
     return { outs: plain(importId === undefined ? outs : { ...outs, [IMPORT_KEY]: importId }) };
   }
 

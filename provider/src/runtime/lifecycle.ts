@@ -1,38 +1,92 @@
-import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { DmarcClient } from "../client";
-import type { ProviderSettings } from "./config";
+import type { SettingKey } from "./config";
 
-/** What every lifecycle function gets: the shared client and the provider settings. */
+/** What every lifecycle function gets: the shared client. */
 export interface LifecycleContext {
   client: DmarcClient;
-  settings: ProviderSettings;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any zod object schema, whatever its shape
+export type ObjectSchema = z.ZodObject<any>;
+
+/** Inputs after validation and defaults: what the lifecycle functions receive. */
+export type InputsOf<I extends ObjectSchema> = z.output<I>;
+
+/** Every property a resource records: its inputs, so `diff` can compare declarations, and its computed outputs. */
+export type PropsOf<I extends ObjectSchema, O extends ObjectSchema> = z.output<I> & z.output<O>;
+
+/** What the engine's diff found: the inputs whose declared value changed. */
+export type ChangedInputs<I extends ObjectSchema> = ReadonlySet<keyof z.output<I> & string>;
+
+/** Ids of objects already recorded in the state, so a natural-key lookup never returns one of them twice. */
+export interface LookupContext extends LifecycleContext {
+  /** Resource ids already recorded in the state (or adopted earlier in the same recovery). */
+  known: ReadonlySet<string>;
+  /** Objects created before this moment cannot be the result of the create being looked for. */
+  notBefore?: number;
 }
 
 /**
- * A resource is its input schema, which inputs force a replacement, and its
- * lifecycle functions over the shared client. Outputs always carry the inputs
- * too, so `diff` can compare what was declared with what is declared now.
+ * A resource, declared once: its input schema (validation, types, error text
+ * and the `Args` of its class), its computed outputs' schema, which outputs
+ * are secret or derived from the resource id, which inputs force a
+ * replacement, and its lifecycle functions over the shared client.
  */
-export interface ResourceDefinition<Inputs extends object, Outputs extends Inputs> {
+export interface ResourceDefinition<
+  I extends ObjectSchema,
+  O extends ObjectSchema,
+  D extends string = never,
+  S extends keyof z.input<I> & string = never,
+> {
   /** Type name, as in the type token `pulumi-nodejs:dynamic/dmarc:<typeName>`. */
   typeName: string;
-  inputs: z.ZodType<Inputs, unknown>;
+  inputs: I;
+  /** Outputs the service computes, recorded next to the inputs. */
+  outputs: O;
+  /** Outputs kept as Pulumi secrets. */
+  secretOutputs?: readonly (keyof z.output<O> & string)[];
+  /**
+   * Outputs computed from the resource id alone. They are not recorded in the
+   * state and stay known while an update is previewed, so dependents do not
+   * show as replaced.
+   */
+  idOutputs?: Readonly<Record<D, (id: string) => string>>;
   /** Inputs whose change replaces the object instead of updating it. */
-  replaceOn: readonly (keyof Inputs & string)[];
-  /** Fills declared inputs from the provider settings before validation, e.g. a default owner. */
-  withDefaults?(declared: Record<string, unknown>, settings: ProviderSettings): Record<string, unknown>;
+  replaceOn: readonly (keyof z.output<I> & string)[];
+  /** Inputs that default to a provider setting when not declared, e.g. a webhook's owner to `dmarc:partnerId`. */
+  fromSettings?: Readonly<Record<S, SettingKey>>;
   /** Output keys whose drift, seen by the last read, needs an update although the inputs did not change. */
-  drift?(olds: Outputs): string[];
-  create(ctx: LifecycleContext, inputs: Inputs): Promise<{ id: string; outs: Outputs }>;
+  drift?(olds: PropsOf<I, O>): string[];
+  /**
+   * Finds the object a create with these inputs made, by its natural key,
+   * when the create's answer was lost (a cut connection, a killed run).
+   * Answers the resource id, or undefined when no such object exists.
+   */
+  lookUp(ctx: LookupContext, inputs: InputsOf<I>): Promise<string | undefined>;
+  create(ctx: LifecycleContext, inputs: InputsOf<I>): Promise<{ id: string; outs: PropsOf<I, O> }>;
   /** Reads the object back; `undefined` when it is gone, so refresh drops it. `props` is absent on import. */
-  read(ctx: LifecycleContext, id: string, props: Outputs | undefined): Promise<{ outs: Outputs } | undefined>;
-  update(ctx: LifecycleContext, id: string, olds: Outputs, news: Inputs): Promise<Outputs>;
+  read(ctx: LifecycleContext, id: string, props: PropsOf<I, O> | undefined): Promise<PropsOf<I, O> | undefined>;
+  update(
+    ctx: LifecycleContext,
+    id: string,
+    olds: PropsOf<I, O>,
+    news: InputsOf<I>,
+    changed: ChangedInputs<I>,
+  ): Promise<PropsOf<I, O>>;
   /** Must succeed when the object is already gone. */
-  delete(ctx: LifecycleContext, id: string, props: Outputs): Promise<void>;
+  delete(ctx: LifecycleContext, id: string, props: PropsOf<I, O>): Promise<void>;
+}
+
+/** Declares a resource; a function only so TypeScript infers the schemas' types for the lifecycle functions. */
+export function defineResource<
+  I extends ObjectSchema,
+  O extends ObjectSchema,
+  D extends string = never,
+  S extends keyof z.input<I> & string = never,
+>(definition: ResourceDefinition<I, O, D, S>): ResourceDefinition<I, O, D, S> {
+  return definition;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds definitions of every input and output type
-export type AnyResourceDefinition = ResourceDefinition<any, any>;
-
-export type DynamicProvider = pulumi.dynamic.ResourceProvider;
+export type AnyResourceDefinition = ResourceDefinition<any, any, any, any>;

@@ -1,25 +1,19 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+import type { ObjectSchema, ResourceDefinition } from "./lifecycle";
 import { dynamicProviderFor } from "./shim";
 
 /** Module part of every type token: `pulumi-nodejs:dynamic/dmarc:<Type>`, so previews and policies can tell our resources apart. */
 export const TYPE_MODULE = "dmarc";
 
-/** Base of every resource class: the tiny serialized shim, the type token and the outputs that must stay secret. */
-export abstract class DmarcResource extends pulumi.dynamic.Resource {
-  protected constructor(
-    typeName: string,
-    name: string,
-    props: pulumi.Inputs,
-    opts: pulumi.CustomResourceOptions | undefined,
-    secretOutputs: readonly string[] = [],
-  ) {
-    const options =
-      secretOutputs.length === 0
-        ? opts
-        : { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs] };
-    super(dynamicProviderFor(typeName), name, props, options, TYPE_MODULE, typeName);
-  }
-}
+/** A declared value: plain or a Pulumi input, with the items of lists and the fields of objects inputs too. */
+export type Declared<T> = pulumi.Input<
+  [T] extends [readonly (infer Item)[]]
+    ? Declared<Item>[]
+    : [T] extends [Record<string, unknown>]
+      ? { [K in keyof T]: Declared<Exclude<T[K], undefined>> }
+      : T
+>;
 
 /** Inputs every resource accepts. */
 export interface AdoptableArgs {
@@ -33,4 +27,55 @@ export interface AdoptableArgs {
    * Invitation `<organizationId>/<email>`.
    */
   importId?: pulumi.Input<string>;
+}
+
+type DeclaredFields<T> = { [K in keyof T]: Declared<Exclude<T[K], undefined>> };
+
+/**
+ * A resource's constructor arguments, derived from its input schema: fields
+ * with a default, and those a provider setting fills (`S`), are optional.
+ */
+export type ArgsOf<I extends ObjectSchema, S extends string = never> = DeclaredFields<Omit<z.input<I>, S>> &
+  Partial<DeclaredFields<Pick<z.input<I>, S & keyof z.input<I>>>> &
+  AdoptableArgs;
+
+/** A resource's outputs, derived from its schemas: every input, every computed output and the id-derived ones. */
+export type OutputsOf<I extends ObjectSchema, O extends ObjectSchema, D extends string> = {
+  readonly [K in keyof (z.output<I> & z.output<O>)]-?: pulumi.Output<(z.output<I> & z.output<O>)[K]>;
+} & { readonly [K in D]: pulumi.Output<string> };
+
+export type ResourceClass<I extends ObjectSchema, O extends ObjectSchema, D extends string, S extends string> = new (
+  name: string,
+  args: ArgsOf<I, S>,
+  opts?: pulumi.CustomResourceOptions,
+) => pulumi.dynamic.Resource & OutputsOf<I, O, D>;
+
+/**
+ * The resource class of a definition: the tiny serialized shim, the type
+ * token, the outputs it records (listed so the SDK exposes them as
+ * properties), the secret ones, and those derived from the id.
+ */
+export function resourceClass<
+  I extends ObjectSchema,
+  O extends ObjectSchema,
+  D extends string,
+  S extends keyof z.input<I> & string,
+>(definition: ResourceDefinition<I, O, D, S>): ResourceClass<I, O, D, S> {
+  const { typeName, secretOutputs = [], idOutputs } = definition;
+  const unknownOutputs = Object.fromEntries(Object.keys(definition.outputs.shape).map((key) => [key, undefined]));
+  const derived = Object.entries(idOutputs ?? {}) as [string, (id: string) => string][];
+
+  class DmarcResource extends pulumi.dynamic.Resource {
+    constructor(name: string, args: ArgsOf<I, S>, opts?: pulumi.CustomResourceOptions) {
+      const options =
+        secretOutputs.length === 0
+          ? opts
+          : { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs] };
+      super(dynamicProviderFor(typeName), name, { ...args, ...unknownOutputs }, options, TYPE_MODULE, typeName);
+      const self = this as unknown as Record<string, pulumi.Output<string>>;
+      for (const [key, fromId] of derived) self[key] = this.id.apply(fromId);
+    }
+  }
+  Object.defineProperty(DmarcResource, "name", { value: typeName });
+  return DmarcResource as unknown as ResourceClass<I, O, D, S>;
 }

@@ -1,33 +1,57 @@
 import { type DmarcClient, DmarcResponseError, OutcomeUnknownError } from "../client";
 
 /**
- * Runs a create (or another state-changing call) whose answer may be lost.
- * When the client reports that the outcome is unknown, `find` looks for what
- * the call may have done: found, it is adopted; not found, the call provably
- * did nothing and is sent again. Either way nothing is done twice. On a flaky
- * network the repeat can go unanswered too, so this goes on for as many sends
- * as the client makes attempts (`maxAttempts`).
+ * How much the service's clock may run behind ours: an object the service
+ * stamped up to this long before we sent the create can still be its result.
+ */
+export const CLOCK_SKEW_ALLOWANCE_MS = 5_000;
+
+/**
+ * Sends a state-changing call whose answer may be lost, without ever doing
+ * it twice. When the client reports that the outcome is unknown, `lookUp`
+ * looks for what the call may have done: found, that is the result; not
+ * found, the call provably did nothing and is sent again. On a flaky network
+ * the repeat can go unanswered too, so this goes on for as many sends as the
+ * client makes attempts (`maxAttempts`).
  *
  * A success status whose body cannot be read (cut off, not JSON, another
- * shape) says the call was carried out: what it made is adopted when `find`
- * sees it, and never sent again; otherwise the client's error stands.
+ * shape) says the call was carried out: its result is taken when `lookUp`
+ * sees it, and the call is never sent again; otherwise the client's error
+ * stands.
  */
-export async function createOrAdopt<T>(
+export async function settleCall<T>(
   client: DmarcClient,
-  create: () => Promise<T>,
-  find: () => Promise<T | undefined>,
+  send: () => Promise<T>,
+  lookUp: () => Promise<T | undefined>,
 ): Promise<T> {
   for (let sends = 1; ; sends++) {
     try {
-      return await create();
+      return await send();
     } catch (error) {
       const doneButUnreadable = error instanceof DmarcResponseError && error.status >= 200 && error.status < 300;
       if (!doneButUnreadable && (!(error instanceof OutcomeUnknownError) || sends >= client.maxAttempts)) throw error;
-      const existing = await find();
+      const existing = await lookUp();
       if (existing !== undefined) return existing;
       if (doneButUnreadable) throw error;
     }
   }
+}
+
+/** {@link settleCall} for a call that answers nothing: `tookEffect` tells whether a lost one was carried out. */
+export async function settleAction(
+  client: DmarcClient,
+  send: () => Promise<unknown>,
+  tookEffect: () => Promise<boolean>,
+): Promise<void> {
+  const done = Symbol("done");
+  await settleCall<typeof done>(
+    client,
+    async () => {
+      await send();
+      return done;
+    },
+    async () => ((await tookEffect()) ? done : undefined),
+  );
 }
 
 /**
