@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { ObjectSchema, ResourceDefinition } from "./lifecycle";
-import { dynamicProviderFor } from "./shim";
+import { providerModuleOf } from "./shim";
 
 /** Module part of every type token: `pulumi-nodejs:dynamic/dmarc:<Type>`, so previews and policies can tell our resources apart. */
 export const TYPE_MODULE = "dmarc";
@@ -71,7 +71,7 @@ export function resourceClass<
         secretOutputs.length === 0
           ? opts
           : { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs] };
-      super(dynamicProviderFor(typeName), name, { ...args, ...unknownOutputs }, options, TYPE_MODULE, typeName);
+      super(providerModuleOf(typeName), name, { ...args, ...unknownOutputs }, options, TYPE_MODULE, typeName);
       const self = this as unknown as Record<string, pulumi.Output<string>>;
       for (const [key, fromId] of derived) self[key] = this.id.apply(fromId);
     }

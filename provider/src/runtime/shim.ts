@@ -1,21 +1,22 @@
 import type * as pulumi from "@pulumi/pulumi";
 
-const shims = new Map<string, pulumi.dynamic.ResourceProvider>();
-
 /**
  * The provider object Pulumi serializes into every resource's state as
  * `__provider`. It holds no code of ours: at call time it loads the installed
- * package by name and hands over, so the state stays small and upgrading the
- * package changes behaviour without touching the state.
+ * package by name and hands over to its host, so upgrading the package
+ * changes behaviour without touching the state.
+ *
+ * Each type's object is the whole `module.exports` of its own module,
+ * `pulumi-dmarc-partner/providers/<type>` (see providers/). Where the package
+ * is installed under node_modules, Pulumi's closure serializer then records a
+ * plain `require("pulumi-dmarc-partner/providers/<type>")` of about 250 bytes
+ * instead of these functions; from a linked checkout it serializes the
+ * functions themselves, which works the same and is larger.
  * The package is resolved from the provider process's working directory (the
  * Pulumi project), where a partner's `npm install` put it.
- * One object per type: Pulumi caches serialization by object, so a fleet of
- * hundreds of resources serializes six closures instead of one per resource.
  */
 export function dynamicProviderFor(typeName: string): pulumi.dynamic.ResourceProvider {
-  const existing = shims.get(typeName);
-  if (existing) return existing;
-  const shim: pulumi.dynamic.ResourceProvider = {
+  return {
     configure: (request) => require("pulumi-dmarc-partner").dynamicProviderHost.configure(request),
     check: (olds, news) => require("pulumi-dmarc-partner").dynamicProviderHost.check(typeName, olds, news),
     diff: (id, olds, news) => require("pulumi-dmarc-partner").dynamicProviderHost.diff(typeName, id, olds, news),
@@ -24,6 +25,10 @@ export function dynamicProviderFor(typeName: string): pulumi.dynamic.ResourcePro
     update: (id, olds, news) => require("pulumi-dmarc-partner").dynamicProviderHost.update(typeName, id, olds, news),
     delete: (id, props) => require("pulumi-dmarc-partner").dynamicProviderHost.delete(typeName, id, props),
   };
-  shims.set(typeName, shim);
-  return shim;
+}
+
+/** The serialized provider of a type: its module's exports, loaded once, so Pulumi serializes it once per type. */
+export function providerModuleOf(typeName: string): pulumi.dynamic.ResourceProvider {
+  const moduleName = typeName.charAt(0).toLowerCase() + typeName.slice(1);
+  return require(`../providers/${moduleName}`);
 }
