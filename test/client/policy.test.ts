@@ -113,7 +113,7 @@ describe("configuration", () => {
       [{ baseUrl: "http://api.example.com", ...credentials }, /plain http/],
       [{ baseUrl: "ftp://127.0.0.1", ...credentials }, /https/],
       [{ baseUrl: "https://user:pw@api.example.com", ...credentials }, /user name or password/],
-      [{ baseUrl: "https://api.example.com" }, /needs credentials/],
+      [{ baseUrl: "https://api.example.com" }, /No credentials/],
       [{ baseUrl: "https://api.example.com", clientId: "id" }, /together/],
       [{ baseUrl: "https://api.example.com", accessToken: "t0ken-value", ...credentials }, /not both/],
       [{ baseUrl: "https://api.example.com", ...credentials, maxAttempts: 0 }, /maxAttempts/],

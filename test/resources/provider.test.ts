@@ -112,6 +112,27 @@ describe("check", () => {
     ["Invitation", { organizationId: "org_1", email: "a@b.example", redirectUrl: "nowhere" }, "redirectUrl", "URL"],
     ["Invitation", { organizationId: "", email: "a@b.example" }, "organizationId", "organisation id"],
     ["Invitation", { organizationId: "org_1", email: "a@@b.example" }, "email", "e-mail address"],
+    ["Organization", { name: "   " }, "name", "must not be blank"],
+    ["Organization", { name: " Acme" }, "name", "white space"],
+    ["DomainGroup", { organizationId: "org_1", name: "\t" }, "name", "must not be blank"],
+    ["Webhook", { name: " ", url: "https://h.example.com", events: ["domain.created"] }, "name", "blank"],
+    ["DomainGroup", { organizationId: "org 1", name: "g" }, "organizationId", "no spaces"],
+    ["Domain", { organizationId: "org_1/x", domain: "a.com", groupId: "g" }, "organizationId", '"/"'],
+    ["Domain", { organizationId: "org_1", domain: "a.com", groupId: " " }, "groupId", "domain group id"],
+    ["Subscription", { organizationId: "org_1", priceId: "price 1" }, "priceId", "getPriceId"],
+    [
+      "Invitation",
+      { organizationId: "org_1", email: "a@b.example", redirectUrl: "javascript:alert(1)" },
+      "redirectUrl",
+      "https://",
+    ],
+    [
+      "Invitation",
+      { organizationId: "org_1", email: "a@b.example", redirectUrl: "http://app.example.com/welcome" },
+      "redirectUrl",
+      "https://",
+    ],
+    ["Invitation", { organizationId: "org_1", email: "   " }, "email", "e-mail address"],
   ];
 
   it.each(badInputs)("refuses bad %s input %j at %s", async (typeName, news, field, expected) => {
@@ -153,6 +174,37 @@ describe("check", () => {
     } finally {
       if (saved !== undefined) process.env.DMARC_BASE_URL = saved;
     }
+  });
+
+  it("refuses a token and client credentials together, naming the keys and variables", async () => {
+    await configure({
+      "dmarc:baseUrl": handle.emulator.url,
+      "dmarc:accessToken": "static-token-value",
+      "dmarc:clientId": handle.partner.clientId,
+    });
+    const refusal = host.check("Organization", {}, { name: "x" });
+    await expect(refusal).rejects.toThrow(/dmarc:accessToken \(environment variable DMARC_ACCESS_TOKEN\)/);
+    await expect(refusal).rejects.toThrow(/not both/);
+    await expect(refusal).rejects.not.toThrow(/static-token-value/);
+  });
+
+  it("names the dmarc: key and its environment variable for a bad number", async () => {
+    await configure({
+      "dmarc:baseUrl": handle.emulator.url,
+      "dmarc:clientId": handle.partner.clientId,
+      "dmarc:clientSecret": handle.partner.clientSecret,
+      "dmarc:maxAttempts": "1.5",
+    });
+    await expect(host.check("Organization", {}, { name: "x" })).rejects.toThrow(
+      /dmarc:maxAttempts \(environment variable DMARC_MAX_ATTEMPTS\) must be a whole number; got "1.5"/,
+    );
+  });
+
+  it("compares e-mail addresses without regard to case, so one person is invited once", async () => {
+    const lower = await checked("Invitation", { organizationId: "org_1", email: "alice@example.com" });
+    const mixed = await checked("Invitation", { organizationId: "org_1", email: " Alice@Example.COM" });
+    expect(mixed.email).toBe("alice@example.com");
+    expect(await host.diff("Invitation", "org_1/alice@example.com", lower, mixed)).toMatchObject({ changes: false });
   });
 
   it("fails with the exact keys to set when credentials are missing", async () => {

@@ -4,7 +4,7 @@
 import { TokenResponse } from "../api";
 import { DmarcClient } from "./client";
 import { ClientCredentialsToken, credentialIdentity, StaticToken, type TokenSource } from "./credentials";
-import { type ClientOptions, pacingOverrides, type ResolvedOptions, resolveOptions } from "./options";
+import { type ClientOptions, type ResolvedOptions, resolveOptions } from "./options";
 import { sharedPacer } from "./pacing";
 import { rememberSecret } from "./redaction";
 import { Requester } from "./requester";
@@ -19,7 +19,7 @@ export {
   isNotFound,
   OutcomeUnknownError,
 } from "./errors";
-export { CLIENT_DEFAULTS, type ClientOptions } from "./options";
+export { CLIENT_DEFAULTS, type ClientOptions, ClientOptionsSchema, describeIssues } from "./options";
 export { redact } from "./redaction";
 
 const clients = new Map<string, DmarcClient>();
@@ -44,10 +44,10 @@ function logId(log: ((line: string) => void) | undefined): number {
  */
 export function createClient(options: ClientOptions): DmarcClient {
   const resolved = resolveOptions(options);
-  sharedPacer.configure(pacingOverrides(options));
+  sharedPacer.configure(resolved.pacing);
   const address = resolved.origin + resolved.basePath;
   const identity = credentialIdentity(resolved.credentials);
-  const { credentials, log, origin, basePath, ...tuning } = resolved;
+  const { credentials, log, origin, basePath, pacing, ...tuning } = resolved;
   const key = JSON.stringify([address, identity, tuning, logId(log)]);
   let client = clients.get(key);
   if (client === undefined) {

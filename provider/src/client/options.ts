@@ -1,38 +1,6 @@
+import { z } from "zod";
 import { isLoopbackHost } from "../api";
 import { DmarcConfigError } from "./errors";
-
-export interface ClientOptions {
-  /** Root address of the service, such as `https://api.example.com`. Required: there is no default production address. */
-  baseUrl: string;
-  /** A static bearer token. It cannot be renewed, so a long run should prefer clientId/clientSecret. */
-  accessToken?: string;
-  /** OAuth 2.0 client credentials, exchanged at `POST {baseUrl}/auth/token`. */
-  clientId?: string;
-  clientSecret?: string;
-  /** Time allowed to open a connection. Default {@link CLIENT_DEFAULTS}. */
-  connectTimeoutMs?: number;
-  /** Time allowed for one attempt, from sending to the last byte of the answer. Default {@link CLIENT_DEFAULTS}. */
-  requestTimeoutMs?: number;
-  /** Tries per call, the first included. Default {@link CLIENT_DEFAULTS}. */
-  maxAttempts?: number;
-  /** No retry starts later than this after the first attempt. Default {@link CLIENT_DEFAULTS}. */
-  maxRetryElapsedMs?: number;
-  /** Backoff before the first retry; doubles per retry, with full jitter. Default {@link CLIENT_DEFAULTS}. */
-  retryBaseDelayMs?: number;
-  /** Ceiling of one backoff delay (a longer wait the service asks for is still honoured). Default {@link CLIENT_DEFAULTS}. */
-  retryMaxDelayMs?: number;
-  /**
-   * Requests per second across every client in the process; 0 turns pacing off. Default {@link CLIENT_DEFAULTS}.
-   * Process-wide: the latest createClient call that sets it applies to all clients.
-   */
-  requestsPerSecond?: number;
-  /** Requests in flight across every client in the process, set like requestsPerSecond. Default {@link CLIENT_DEFAULTS}. */
-  maxConcurrency?: number;
-  /** A token is renewed this long before it expires (at most half its lifetime). Default {@link CLIENT_DEFAULTS}. */
-  tokenRenewMarginSeconds?: number;
-  /** Receives one debug line per attempt (method, path, status, attempt, ms), secrets redacted. */
-  log?: (line: string) => void;
-}
 
 export const CLIENT_DEFAULTS = {
   connectTimeoutMs: 10_000,
@@ -49,6 +17,140 @@ export const CLIENT_DEFAULTS = {
   // Tokens can live as little as 300 s; a minute leaves room for a slow renewal.
   tokenRenewMarginSeconds: 60,
 } as const;
+
+function wholeNumber(min: number) {
+  return z
+    .number({ message: "must be a number" })
+    .int({ message: "must be a whole number" })
+    .min(min, { message: `must be at least ${min}` });
+}
+
+/** Why a base address cannot be used, or undefined when it can. */
+function baseUrlProblem(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "is not an absolute URL such as https://api.example.com";
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return `must use https:// (got ${url.protocol})`;
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
+    return `uses plain http:// to a host that is not this machine (${url.origin}); the token would travel unencrypted. Use https:// (plain http is accepted for loopback hosts such as 127.0.0.1 only)`;
+  }
+  if (url.username !== "" || url.password !== "") {
+    return "must not carry a user name or password; pass credentials as clientId/clientSecret";
+  }
+  if (url.search !== "" || url.hash !== "") return "must not carry a query string or fragment";
+  return undefined;
+}
+
+/**
+ * Every client option, with its validation and default: the one schema behind
+ * both `createClient` and the provider's `dmarc:*` stack configuration (which
+ * adds `partnerId`), so the two can never disagree.
+ */
+export const ClientOptionsSchema = z
+  .object({
+    /** Root address of the service, such as `https://api.example.com`. Required: there is no default production address. */
+    baseUrl: z
+      .string({ message: "is required: the service's root address, such as https://api.example.com" })
+      .superRefine((value, ctx) => {
+        const problem = baseUrlProblem(value);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
+    /** A static bearer token. It cannot be renewed, so a long run should prefer clientId/clientSecret. */
+    accessToken: z.string().min(1).optional(),
+    /** OAuth 2.0 client credentials, exchanged at `POST {baseUrl}/auth/token`. */
+    clientId: z.string().min(1).optional(),
+    clientSecret: z.string().min(1).optional(),
+    /** Time allowed to open a connection, in milliseconds. */
+    connectTimeoutMs: wholeNumber(1).default(CLIENT_DEFAULTS.connectTimeoutMs),
+    /** Time allowed for one attempt, from sending to the last byte of the answer, in milliseconds. */
+    requestTimeoutMs: wholeNumber(1).default(CLIENT_DEFAULTS.requestTimeoutMs),
+    /** Tries per call, the first included. */
+    maxAttempts: wholeNumber(1).default(CLIENT_DEFAULTS.maxAttempts),
+    /** No retry starts later than this after the first attempt, in milliseconds. */
+    maxRetryElapsedMs: wholeNumber(0).default(CLIENT_DEFAULTS.maxRetryElapsedMs),
+    /** Backoff before the first retry; doubles per retry, with full jitter. */
+    retryBaseDelayMs: wholeNumber(0).default(CLIENT_DEFAULTS.retryBaseDelayMs),
+    /** Ceiling of one backoff delay (a longer wait the service asks for is still honoured). */
+    retryMaxDelayMs: wholeNumber(0).default(CLIENT_DEFAULTS.retryMaxDelayMs),
+    /**
+     * Requests per second across every client in the process; 0 turns pacing off.
+     * Process-wide: the latest createClient call that sets it applies to all clients.
+     */
+    requestsPerSecond: z
+      .number({ message: "must be a number" })
+      .min(0, { message: "must be at least 0 (0 turns pacing off)" })
+      .optional(),
+    /** Requests in flight across every client in the process, set like requestsPerSecond. */
+    maxConcurrency: wholeNumber(1).optional(),
+    /** A token is renewed this long before it expires (at most half its lifetime). */
+    tokenRenewMarginSeconds: wholeNumber(0).default(CLIENT_DEFAULTS.tokenRenewMarginSeconds),
+    /** Receives one debug line per attempt (method, path, status, attempt, ms), secrets redacted. */
+    log: z.custom<(line: string) => void>((value) => typeof value === "function").optional(),
+  })
+  .superRefine((options, ctx) => {
+    const hasClient = options.clientId !== undefined || options.clientSecret !== undefined;
+    const rule: CredentialRule | undefined =
+      options.accessToken !== undefined && hasClient
+        ? "conflict"
+        : options.accessToken === undefined && !hasClient
+          ? "missing"
+          : hasClient && (options.clientId === undefined || options.clientSecret === undefined)
+            ? "incomplete"
+            : undefined;
+    if (rule)
+      ctx.addIssue({ code: "custom", path: [], message: CREDENTIAL_RULES[rule]((name) => name), params: { rule } });
+  });
+
+/** How options are named in a message: as client options, or as the provider's `dmarc:*` keys. */
+export type OptionNamer = (option: string) => string;
+
+/** The credential rules, with their messages in the caller's names for the options. */
+const CREDENTIAL_RULES = {
+  conflict: (name: OptionNamer) =>
+    `Both ${name("accessToken")} and ${name("clientId")}/${name("clientSecret")} are set: set either, not both.`,
+  missing: (name: OptionNamer) =>
+    `No credentials: set ${name("clientId")} and ${name("clientSecret")} (preferred), or ${name("accessToken")}.`,
+  incomplete: (name: OptionNamer) => `${name("clientId")} and ${name("clientSecret")} must be set together.`,
+} as const;
+type CredentialRule = keyof typeof CREDENTIAL_RULES;
+
+export type ClientOptions = z.input<typeof ClientOptionsSchema>;
+type ValidOptions = z.output<typeof ClientOptionsSchema>;
+
+/**
+ * One sentence per problem, naming each option as `name` does and the value
+ * given (`given` answers undefined for secrets, which are never shown).
+ */
+export function describeIssues(
+  issues: readonly z.core.$ZodIssue[],
+  name: OptionNamer,
+  given: (option: string) => unknown,
+): string[] {
+  return issues.map((issue) => {
+    const rule = issue.code === "custom" ? (issue.params?.rule as CredentialRule | undefined) : undefined;
+    if (rule) return CREDENTIAL_RULES[rule](name);
+    const option = String(issue.path[0] ?? "");
+    const value = given(option);
+    return `${name(option)} ${issue.message}${value === undefined ? "" : `; got ${JSON.stringify(value)}`}.`;
+  });
+}
+
+const SECRET_OPTIONS: ReadonlySet<string> = new Set(["accessToken", "clientSecret"]);
+
+/** Validates options with {@link ClientOptionsSchema}, failing with every problem named. */
+export function validateOptions(options: ClientOptions): ValidOptions {
+  const parsed = ClientOptionsSchema.safeParse(options);
+  if (parsed.success) return parsed.data;
+  const problems = describeIssues(
+    parsed.error.issues,
+    (option) => option,
+    (option) => (SECRET_OPTIONS.has(option) ? undefined : (options as Record<string, unknown>)[option]),
+  );
+  throw new DmarcConfigError(`The client options cannot be used: ${problems.join(" ")}`);
+}
 
 export type Credentials =
   | { kind: "static"; accessToken: string }
@@ -68,90 +170,26 @@ export interface ResolvedOptions {
   retryMaxDelayMs: number;
   tokenRenewMarginSeconds: number;
   log: ((line: string) => void) | undefined;
+  /** Pacing the options set explicitly; unset ones leave the process-wide value alone. */
+  pacing: { requestsPerSecond?: number; maxConcurrency?: number };
 }
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
-  const { origin, basePath } = parseBaseUrl(options.baseUrl);
+  const { baseUrl, accessToken, clientId, clientSecret, requestsPerSecond, maxConcurrency, log, ...tuning } =
+    validateOptions(options);
+  const url = new URL(baseUrl);
+  const credentials: Credentials = accessToken
+    ? { kind: "static", accessToken }
+    : { kind: "clientCredentials", clientId: clientId as string, clientSecret: clientSecret as string };
   return {
-    origin,
-    basePath,
-    credentials: resolveCredentials(options),
-    connectTimeoutMs: integer(options, "connectTimeoutMs", 1),
-    requestTimeoutMs: integer(options, "requestTimeoutMs", 1),
-    maxAttempts: integer(options, "maxAttempts", 1),
-    maxRetryElapsedMs: integer(options, "maxRetryElapsedMs", 0),
-    retryBaseDelayMs: integer(options, "retryBaseDelayMs", 0),
-    retryMaxDelayMs: integer(options, "retryMaxDelayMs", 0),
-    tokenRenewMarginSeconds: integer(options, "tokenRenewMarginSeconds", 0),
-    log: options.log,
+    origin: url.origin,
+    basePath: url.pathname.replace(/\/+$/, ""),
+    credentials,
+    ...tuning,
+    log,
+    pacing: {
+      ...(requestsPerSecond === undefined ? {} : { requestsPerSecond }),
+      ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    },
   };
-}
-
-/** Pacing settings the options set explicitly; unset ones leave the process-wide value alone. */
-export function pacingOverrides(options: ClientOptions): { requestsPerSecond?: number; maxConcurrency?: number } {
-  return {
-    ...(options.requestsPerSecond === undefined ? {} : { requestsPerSecond: number(options, "requestsPerSecond", 0) }),
-    ...(options.maxConcurrency === undefined ? {} : { maxConcurrency: integer(options, "maxConcurrency", 1) }),
-  };
-}
-
-type NumericOption = keyof typeof CLIENT_DEFAULTS;
-
-function number(options: ClientOptions, name: NumericOption, min: number): number {
-  const value = options[name] ?? CLIENT_DEFAULTS[name];
-  if (typeof value !== "number" || !Number.isFinite(value) || value < min) {
-    throw new DmarcConfigError(`The client option ${name} must be a number of at least ${min}; got ${String(value)}.`);
-  }
-  return value;
-}
-
-function integer(options: ClientOptions, name: NumericOption, min: number): number {
-  const value = number(options, name, min);
-  if (!Number.isInteger(value)) {
-    throw new DmarcConfigError(`The client option ${name} must be a whole number; got ${value}.`);
-  }
-  return value;
-}
-
-function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
-  if (typeof baseUrl !== "string" || baseUrl.trim() === "") {
-    throw new DmarcConfigError(
-      "The client needs baseUrl, the service's root address (for example https://api.example.com).",
-    );
-  }
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new DmarcConfigError(`baseUrl "${baseUrl}" is not an absolute URL such as https://api.example.com.`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new DmarcConfigError(`baseUrl must use https:// (got ${url.protocol}).`);
-  }
-  if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
-    throw new DmarcConfigError(
-      `baseUrl ${url.origin} uses plain http:// to a host that is not this machine; the token would travel unencrypted. Use https:// (plain http is accepted for loopback hosts such as 127.0.0.1 only).`,
-    );
-  }
-  if (url.username !== "" || url.password !== "") {
-    throw new DmarcConfigError(
-      "baseUrl must not carry a user name or password; pass credentials as clientId/clientSecret.",
-    );
-  }
-  if (url.search !== "" || url.hash !== "") {
-    throw new DmarcConfigError("baseUrl must not carry a query string or fragment.");
-  }
-  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, "") };
-}
-
-function resolveCredentials(options: ClientOptions): Credentials {
-  const { accessToken, clientId, clientSecret } = options;
-  const hasClient = Boolean(clientId) || Boolean(clientSecret);
-  if (accessToken && hasClient) {
-    throw new DmarcConfigError("Set either accessToken or clientId/clientSecret, not both.");
-  }
-  if (accessToken) return { kind: "static", accessToken };
-  if (clientId && clientSecret) return { kind: "clientCredentials", clientId, clientSecret };
-  if (hasClient) throw new DmarcConfigError("clientId and clientSecret must be set together.");
-  throw new DmarcConfigError("The client needs credentials: clientId and clientSecret (preferred), or accessToken.");
 }

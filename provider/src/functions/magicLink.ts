@@ -1,12 +1,30 @@
 import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
 import type { MagicLink } from "../api";
+import { EmailAddress, OrganizationId, SecureLink, serviceId } from "../resources/fields";
 import { programClient } from "./programClient";
+
+const MagicLinkInputs = z.object({
+  userId: z.union([EmailAddress, serviceId("a user id or e-mail address", "alice@example.com")]),
+  organizationId: OrganizationId,
+  redirectUri: SecureLink,
+});
+
+function validInputs(given: Record<keyof MagicLinkArgs, string>): z.output<typeof MagicLinkInputs> {
+  const parsed = MagicLinkInputs.safeParse(given);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const field = String(issue.path[0] ?? "");
+    return `createMagicLink input "${field}" ${issue.message}; got ${JSON.stringify(given[field as keyof MagicLinkArgs])}`;
+  });
+  throw new Error(problems.join("; "));
+}
 
 export interface MagicLinkArgs {
   /** The invited user's e-mail address (accepted as user id). */
   userId: pulumi.Input<string>;
   organizationId: pulumi.Input<string>;
-  /** Where the user lands after signing in. */
+  /** Where the user lands after signing in: https (http for loopback hosts only). */
   redirectUri: pulumi.Input<string>;
 }
 
@@ -19,8 +37,9 @@ export function createMagicLink(args: MagicLinkArgs): pulumi.Output<MagicLink> {
   const link = pulumi
     .all([args.userId, args.organizationId, args.redirectUri])
     .apply(async ([userId, organizationId, redirectUri]) => {
+      const inputs = validInputs({ userId, organizationId, redirectUri });
       if (pulumi.runtime.isDryRun()) return pulumi.unknown as unknown as MagicLink;
-      return (await programClient()).createMagicLink({ userId, organizationId, redirectUri });
+      return (await programClient()).createMagicLink(inputs);
     });
   return pulumi.secret(link);
 }

@@ -20,7 +20,7 @@ export async function programClient(): Promise<DmarcClient> {
   const config = new pulumi.Config(CONFIG_NAMESPACE);
   const values: ProviderSettings = {};
   for (const spec of SETTINGS) {
-    const secret = "secret" in spec && spec.secret ? config.getSecret(spec.key) : undefined;
+    const secret = spec.secret ? config.getSecret(spec.key) : undefined;
     const value = secret ? await plainValue(secret) : config.get(spec.key);
     if (value !== undefined) values[spec.key] = value;
   }

@@ -1,4 +1,5 @@
-import type { ClientOptions } from "../client";
+import { type ClientOptions, ClientOptionsSchema, describeIssues } from "../client";
+import { DmarcConfigError } from "../client/errors";
 
 /** Where a setting is read from: Pulumi config under the `dmarc` namespace first, then the environment. */
 export interface ConfigSource {
@@ -8,65 +9,43 @@ export interface ConfigSource {
 
 export const CONFIG_NAMESPACE = "dmarc";
 
-interface SettingSpec {
-  /** Key under the `dmarc` config namespace. */
-  key: string;
-  /** Environment variable used when the config key is not set. */
-  env: string;
-  secret?: boolean;
-  kind: "string" | "number";
-  description: string;
-}
+/**
+ * How each `dmarc:*` key's text is read. The keys are the client options
+ * (validated and defaulted by {@link ClientOptionsSchema}, so configuration
+ * and client can never disagree) plus `partnerId`; the compiler insists that
+ * every client option is listed.
+ */
+const SETTING_KINDS = {
+  baseUrl: "text",
+  accessToken: "secret",
+  clientId: "text",
+  clientSecret: "secret",
+  partnerId: "text",
+  requestsPerSecond: "number",
+  maxConcurrency: "number",
+  maxAttempts: "number",
+  maxRetryElapsedMs: "number",
+  requestTimeoutMs: "number",
+  connectTimeoutMs: "number",
+  retryBaseDelayMs: "number",
+  retryMaxDelayMs: "number",
+  tokenRenewMarginSeconds: "number",
+} as const satisfies Record<Exclude<keyof ClientOptions, "log"> | "partnerId", "text" | "secret" | "number">;
 
-/** Every provider setting, with its config key and environment fallback; defaults live with the client options. */
-export const SETTINGS = [
-  { key: "baseUrl", env: "DMARC_BASE_URL", kind: "string", description: "base address of the service (no default)" },
-  {
-    key: "accessToken",
-    env: "DMARC_ACCESS_TOKEN",
-    kind: "string",
-    secret: true,
-    description: "static bearer token (or clientId + clientSecret)",
-  },
-  { key: "clientId", env: "DMARC_CLIENT_ID", kind: "string", description: "OAuth client id for /auth/token" },
-  {
-    key: "clientSecret",
-    env: "DMARC_CLIENT_SECRET",
-    kind: "string",
-    secret: true,
-    description: "OAuth client secret for /auth/token",
-  },
-  {
-    key: "partnerId",
-    env: "DMARC_PARTNER_ID",
-    kind: "string",
-    description: "partner identifier, the default webhook ownerId",
-  },
-  {
-    key: "requestsPerSecond",
-    env: "DMARC_REQUESTS_PER_SECOND",
-    kind: "number",
-    description: "client-side rate limit shared by every call",
-  },
-  { key: "maxConcurrency", env: "DMARC_MAX_CONCURRENCY", kind: "number", description: "concurrent requests at most" },
-  { key: "maxAttempts", env: "DMARC_MAX_ATTEMPTS", kind: "number", description: "tries per call, the first included" },
-  {
-    key: "maxRetryElapsedMs",
-    env: "DMARC_MAX_RETRY_ELAPSED_MS",
-    kind: "number",
-    description: "time budget for the retries of one call",
-  },
-  { key: "requestTimeoutMs", env: "DMARC_REQUEST_TIMEOUT_MS", kind: "number", description: "timeout of one request" },
-  { key: "connectTimeoutMs", env: "DMARC_CONNECT_TIMEOUT_MS", kind: "number", description: "TCP/TLS connect timeout" },
-] as const satisfies readonly SettingSpec[];
-
-export type SettingKey = (typeof SETTINGS)[number]["key"];
+export type SettingKey = keyof typeof SETTING_KINDS;
 
 export type ProviderSettings = Partial<Record<SettingKey, string>>;
 
-export class ProviderConfigError extends Error {
-  override name = "ProviderConfigError";
-}
+/** Every setting with its config key, environment variable and whether it is a secret. */
+export const SETTINGS = Object.entries(SETTING_KINDS).map(([key, kind]) => ({
+  key: key as SettingKey,
+  /** `DMARC_` and the key in upper snake case, e.g. `maxRetryElapsedMs` → `DMARC_MAX_RETRY_ELAPSED_MS`. */
+  env: `DMARC_${key.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`,
+  secret: kind === "secret",
+}));
+
+const PARTNER_ID = /^[^\s/]+$/;
+const CREDENTIAL_KEYS = ["clientId", "clientSecret", "accessToken"];
 
 /** Reads every setting from the config source, falling back to the environment. */
 export function readSettings(source: ConfigSource, env: NodeJS.ProcessEnv = process.env): ProviderSettings {
@@ -78,54 +57,44 @@ export function readSettings(source: ConfigSource, env: NodeJS.ProcessEnv = proc
   return settings;
 }
 
-function howToSet(key: SettingKey): string {
+/** A `dmarc:*` key as messages name it: the key, and the environment variable read when it is not set. */
+function settingName(key: string): string {
   const spec = SETTINGS.find((candidate) => candidate.key === key);
-  const secret = spec && "secret" in spec && spec.secret ? " --secret" : "";
-  return `\`pulumi config set${secret} ${CONFIG_NAMESPACE}:${key} <value>\` or the environment variable ${spec?.env}`;
+  return spec ? `${CONFIG_NAMESPACE}:${key} (environment variable ${spec.env})` : key;
 }
 
-function numberSetting(settings: ProviderSettings, key: SettingKey): number | undefined {
-  const raw = settings[key];
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) {
-    throw new ProviderConfigError(`${CONFIG_NAMESPACE}:${key} must be a non-negative number, got "${raw}"`);
-  }
-  return value;
-}
-
-/** Turns settings into client options, failing with the exact key to set when something required is missing. */
+/**
+ * Turns settings into client options, validated by the client's own schema;
+ * every problem names the \`dmarc:\` key and its environment variable, and the
+ * value given (never a secret's).
+ */
 export function clientOptionsFrom(settings: ProviderSettings): ClientOptions {
-  if (!settings.baseUrl) {
-    throw new ProviderConfigError(`No base address for the DMARC service: set ${howToSet("baseUrl")}.`);
+  const options: Record<string, unknown> = {};
+  for (const spec of SETTINGS) {
+    const raw = settings[spec.key];
+    if (raw === undefined || spec.key === "partnerId") continue;
+    options[spec.key] = SETTING_KINDS[spec.key] === "number" && raw.trim() !== "" ? Number(raw) : raw;
   }
-  const hasClientCredentials = settings.clientId !== undefined || settings.clientSecret !== undefined;
-  if (!settings.accessToken && !hasClientCredentials) {
-    throw new ProviderConfigError(
-      `No credentials for the DMARC service: set ${howToSet("accessToken")}, or both ${howToSet("clientId")} and ${howToSet("clientSecret")}.`,
+  const parsed = ClientOptionsSchema.safeParse(options);
+  const issues = parsed.success ? [] : parsed.error.issues;
+  const problems = describeIssues(issues, settingName, (key) =>
+    SETTING_KINDS[key as SettingKey] === "secret" ? undefined : settings[key as SettingKey],
+  );
+  const keys = issues.flatMap((issue) => (issue.path.length > 0 ? [String(issue.path[0])] : CREDENTIAL_KEYS));
+  if (settings.partnerId !== undefined && !PARTNER_ID.test(settings.partnerId)) {
+    problems.push(
+      `${settingName("partnerId")} must be the partner id the service issued (no spaces or "/"); got ${JSON.stringify(settings.partnerId)}.`,
+    );
+    keys.push("partnerId");
+  }
+  if (problems.length > 0) {
+    const commands = [...new Set(keys)].map((key) => {
+      const secret = SETTING_KINDS[key as SettingKey] === "secret" ? " --secret" : "";
+      return `\`pulumi config set${secret} ${CONFIG_NAMESPACE}:${key} <value>\``;
+    });
+    throw new DmarcConfigError(
+      `The DMARC provider's settings cannot be used: ${problems.join(" ")} Set them with ${commands.join(", ")} or the environment variables named.`,
     );
   }
-  if (!settings.accessToken && hasClientCredentials && (!settings.clientId || !settings.clientSecret)) {
-    const missing: SettingKey = settings.clientId ? "clientSecret" : "clientId";
-    throw new ProviderConfigError(`Incomplete client credentials for the DMARC service: set ${howToSet(missing)}.`);
-  }
-  const options: ClientOptions = { baseUrl: settings.baseUrl };
-  if (settings.accessToken) options.accessToken = settings.accessToken;
-  else {
-    options.clientId = settings.clientId;
-    options.clientSecret = settings.clientSecret;
-  }
-  const numeric = [
-    "requestsPerSecond",
-    "maxConcurrency",
-    "maxAttempts",
-    "maxRetryElapsedMs",
-    "requestTimeoutMs",
-    "connectTimeoutMs",
-  ] as const;
-  for (const key of numeric) {
-    const value = numberSetting(settings, key);
-    if (value !== undefined) options[key] = value;
-  }
-  return options;
+  return options as ClientOptions;
 }
