@@ -176,5 +176,6 @@ export const domain = defineResource({
  * A domain of an organisation. `setupRecord` is the DMARC record to publish,
  * ready for a DNS provider's record resource. Resource id: `<organizationId>/<domain>`.
  */
-export class Domain extends resourceClass(domain) {}
+export const Domain = resourceClass(domain);
+export type Domain = InstanceType<typeof Domain>;
 export type DomainArgs = ConstructorParameters<typeof Domain>[1];

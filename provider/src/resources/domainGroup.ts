@@ -71,5 +71,6 @@ export const domainGroup = defineResource({
 });
 
 /** A domain group: domains sharing policy and reporting. Resource id: `<organizationId>/<groupId>`. */
-export class DomainGroup extends resourceClass(domainGroup) {}
+export const DomainGroup = resourceClass(domainGroup);
+export type DomainGroup = InstanceType<typeof DomainGroup>;
 export type DomainGroupArgs = ConstructorParameters<typeof DomainGroup>[1];

@@ -97,5 +97,6 @@ export const invitation = defineResource({
 });
 
 /** A user invited to an organisation. Deleting it revokes the user's access. Resource id: `<organizationId>/<email>`. */
-export class Invitation extends resourceClass(invitation) {}
+export const Invitation = resourceClass(invitation);
+export type Invitation = InstanceType<typeof Invitation>;
 export type InvitationArgs = ConstructorParameters<typeof Invitation>[1];

@@ -79,5 +79,6 @@ export const organization = defineResource({
 });
 
 /** A customer organisation (tenant), created under the partner's credentials. Resource id: the organisation id. */
-export class Organization extends resourceClass(organization) {}
+export const Organization = resourceClass(organization);
+export type Organization = InstanceType<typeof Organization>;
 export type OrganizationArgs = ConstructorParameters<typeof Organization>[1];

@@ -232,5 +232,6 @@ export const subscription = defineResource({
  * A plan subscription of an organisation. Deleting it cancels it (the
  * organisation is suspended). Resource id: `<organizationId>/<first subscription id>`.
  */
-export class Subscription extends resourceClass(subscription) {}
+export const Subscription = resourceClass(subscription);
+export type Subscription = InstanceType<typeof Subscription>;
 export type SubscriptionArgs = ConstructorParameters<typeof Subscription>[1];

@@ -120,5 +120,6 @@ export const webhook = defineResource({
 });
 
 /** A webhook receiving the service's events. `secret` verifies their signatures and is kept as a Pulumi secret. */
-export class Webhook extends resourceClass(webhook) {}
+export const Webhook = resourceClass(webhook);
+export type Webhook = InstanceType<typeof Webhook>;
 export type WebhookArgs = ConstructorParameters<typeof Webhook>[1];
