@@ -1,12 +1,13 @@
+import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { DomainName, type Domain as DomainRecord, DomainVerifiedEvent } from "../api";
 import { DmarcApiError, type DmarcClient, DmarcTransportError, OutcomeUnknownError } from "../client";
 import { joinId, splitId } from "../runtime/adopt";
 import type { ProviderSettings } from "../runtime/config";
 import type { ResourceDefinition } from "../runtime/lifecycle";
-import { DmarcResource } from "../runtime/resource";
+import { DmarcResource, TYPE_MODULE } from "../runtime/resource";
 
 // Waits, in `create`, until the service reports the domain verified: the
 // pattern of aws.acm.CertificateValidation, placed after the DNS record
@@ -55,8 +56,52 @@ const BACKOFF_FACTOR = 1.5;
 /** How often a waiting create says where it stands in the engine's output. */
 const PROGRESS_EVERY_MS = 60_000;
 
-function engineLog(line: string): void {
-  console.log(line);
+/** Writes one line into the engine's output, attached to a resource. */
+type ProgressLog = (line: string) => void;
+
+interface EngineLogClient {
+  log(request: unknown, done: (error: Error | null) => void): void;
+}
+
+let engineClient: { address: string; client: EngineLogClient; LogRequest: new () => LogRequestMessage } | undefined;
+
+interface LogRequestMessage {
+  setSeverity(severity: number): void;
+  setMessage(message: string): void;
+  setUrn(urn: string): void;
+}
+
+const INFO_SEVERITY = 1;
+
+/**
+ * The dynamic provider process of @pulumi/pulumi gets the engine's address
+ * as its one argument, but neither the resource's URN nor an engine
+ * connection for `pulumi.log` (which falls back to printing on the process's
+ * stdout; the engine shows that unattributed, on the stack). So progress goes
+ * to the engine's Log call directly, with the URN the resource class
+ * computed; outside the engine (tests, scripts) it is printed.
+ */
+function progressLog(urn: string | undefined): ProgressLog {
+  const address = process.argv[2] ?? "";
+  const inEngine = /dynamic-provider/.test(process.argv[1] ?? "") && /^[\w.[\]:-]+:\d+$/.test(address);
+  if (!urn || !inEngine) return (line) => console.log(line);
+  if (engineClient?.address !== address) {
+    const fromPulumi = createRequire(require.resolve("@pulumi/pulumi"));
+    const grpc = fromPulumi("@grpc/grpc-js");
+    const { EngineClient } = fromPulumi("./proto/engine_grpc_pb");
+    const { LogRequest } = fromPulumi("./proto/engine_pb");
+    engineClient = { address, client: new EngineClient(address, grpc.credentials.createInsecure()), LogRequest };
+  }
+  const { client, LogRequest } = engineClient;
+  return (line) => {
+    const request = new LogRequest();
+    request.setSeverity(INFO_SEVERITY);
+    request.setMessage(line);
+    request.setUrn(urn);
+    client.log(request, (error) => {
+      if (error) console.log(line);
+    });
+  };
 }
 
 const DOMAIN_ID = /^[^/]+\/[^/]+$/;
@@ -74,6 +119,8 @@ export const DomainVerificationInputs = z
     recordValue: z.string().optional(),
     timeout: Duration("1s", "24h").default(DEFAULT_TIMEOUT),
     pollInterval: Duration("1s", "10m").default(DEFAULT_POLL_INTERVAL),
+    /** The resource's URN, which the class passes so progress shows on the resource in the engine's output. */
+    progressUrn: z.string().optional(),
   })
   .superRefine((inputs, context) => {
     if (inputs.domainId !== undefined && (inputs.organizationId !== undefined || inputs.domain !== undefined)) {
@@ -176,6 +223,7 @@ interface WaitPlan {
   timeoutMs: number;
   timeoutText: string;
   pollMs: number;
+  log: ProgressLog;
 }
 
 /**
@@ -231,12 +279,12 @@ async function waitForVerification(
     }
     if (!announced) {
       announced = true;
-      engineLog(
+      plan.log(
         `DomainVerification ${domain}: waiting for the service to verify it (timeout ${plan.timeoutText}); ${lastSeen}`,
       );
     } else if (now >= nextProgress) {
       nextProgress = now + PROGRESS_EVERY_MS;
-      engineLog(
+      plan.log(
         `DomainVerification ${domain}: waited ${describeDuration(now - started)} of ${plan.timeoutText}; last seen: ${lastSeen}`,
       );
     }
@@ -257,6 +305,7 @@ async function verifiedOutputs(
     timeoutMs: parseDuration(inputs.timeout) ?? 0,
     timeoutText: inputs.timeout,
     pollMs: parseDuration(inputs.pollInterval) ?? 0,
+    log: progressLog(inputs.progressUrn),
   });
   return { ...inputs, organizationId, domain, verified: true, policy: found.policy };
 }
@@ -291,6 +340,7 @@ export const domainVerification: ResourceDefinition<DomainVerificationInputs, Do
       timeout: props?.timeout ?? DEFAULT_TIMEOUT,
       pollInterval: props?.pollInterval ?? DEFAULT_POLL_INTERVAL,
       ...(props?.recordValue !== undefined ? { recordValue: props.recordValue } : {}),
+      ...(props?.progressUrn !== undefined ? { progressUrn: props.progressUrn } : {}),
     };
     return { outs: { ...inputs, verified: found.domainVerified, policy: found.policy } };
   },
@@ -344,6 +394,14 @@ export class DomainVerification extends DmarcResource {
   declare readonly policy: pulumi.Output<string>;
 
   constructor(name: string, args: DomainVerificationArgs, opts?: pulumi.CustomResourceOptions) {
-    super("DomainVerification", name, { ...args, verified: undefined, policy: undefined }, opts);
+    const props = {
+      ...args,
+      organizationId: args.organizationId,
+      domain: args.domain,
+      progressUrn: pulumi.createUrn(name, `pulumi-nodejs:dynamic/${TYPE_MODULE}:DomainVerification`, opts?.parent),
+      verified: undefined,
+      policy: undefined,
+    };
+    super("DomainVerification", name, props, opts);
   }
 }
