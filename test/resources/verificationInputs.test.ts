@@ -16,7 +16,9 @@ let handle: EmulatorHandle;
 let client: DmarcClient;
 
 beforeAll(async () => {
-  handle = await startTestEmulator({ dns: { checkIntervalMs: 50 } });
+  // DNS checked more often than the resource reads (pollInterval 1s), but not
+  // at once: a verdict on a record just replaced stays visible for a moment.
+  handle = await startTestEmulator({ dns: { checkIntervalMs: 700 } });
   client = createClient({
     baseUrl: handle.emulator.url,
     clientId: handle.partner.clientId,
@@ -153,6 +155,32 @@ describe("DomainVerification lifecycle", () => {
     await expect(host.create(TYPE, inputs)).rejects.toThrow(
       /did not verify norua\.example: a DMARC record at _dmarc\.norua\.example \(p=reject\) without the service's rua=mailto address\. Publish the Domain's setupRecord\.value/,
     );
+  });
+
+  it("does not take the verdict on a record replaced just before the wait for the verdict on the new one", async () => {
+    const target = await domainOf("corrected.example");
+    await publish(target.domain, "v=DMARC1; p=none");
+    const verdict = await handle.control("POST", `/domains/${target.domain}/verify`, {
+      organizationId: target.organizationId,
+    });
+    expect(verdict).toEqual({ verificationStatus: "failed", reason: "RUA address not found" });
+    await publish(target.domain, target.value);
+    const inputs = await checked({ ...target, value: undefined, timeout: "1m", pollInterval: "1s" });
+    expect((await host.create(TYPE, inputs)).outs).toMatchObject({ verified: true });
+  });
+
+  it("update waits again only for a new record value", async () => {
+    const target = await domainOf("changed.example");
+    const olds = {
+      ...(await checked({ ...target, value: undefined, recordValue: "old", timeout: "2s", pollInterval: "1s" })),
+      verified: true,
+      policy: "none",
+    };
+    const id = `${target.organizationId}/${target.domain}`;
+    const sameValue = await checked({ ...target, value: undefined, recordValue: "old", timeout: "5s" });
+    expect((await host.update(TYPE, id, olds, sameValue)).outs).toMatchObject({ verified: true, timeout: "5s" });
+    const newValue = await checked({ ...target, value: undefined, recordValue: "new", timeout: "2s" });
+    await expect(host.update(TYPE, id, olds, newValue)).rejects.toThrow(/was not verified within 2s/);
   });
 
   it("fails when the domain is not in the organisation", async () => {

@@ -59,19 +59,23 @@ const PROGRESS_EVERY_MS = 60_000;
 /** Writes one line into the engine's output, attached to a resource. */
 type ProgressLog = (line: string) => void;
 
-interface EngineLogClient {
-  log(request: unknown, done: (error: Error | null) => void): void;
-}
-
-let engineClient: { address: string; client: EngineLogClient; LogRequest: new () => LogRequestMessage } | undefined;
-
+/** The parts of @pulumi/pulumi's generated engine protocol code used here. */
 interface LogRequestMessage {
   setSeverity(severity: number): void;
   setMessage(message: string): void;
   setUrn(urn: string): void;
 }
 
+interface EngineConnection {
+  address: string;
+  client: { log(request: LogRequestMessage, done: (error: Error | null) => void): void };
+  LogRequest: new () => LogRequestMessage;
+}
+
+/** `LogSeverity.INFO` of the engine protocol. */
 const INFO_SEVERITY = 1;
+
+let engineConnection: EngineConnection | undefined;
 
 /**
  * The dynamic provider process of @pulumi/pulumi gets the engine's address
@@ -85,14 +89,14 @@ function progressLog(urn: string | undefined): ProgressLog {
   const address = process.argv[2] ?? "";
   const inEngine = /dynamic-provider/.test(process.argv[1] ?? "") && /^[\w.[\]:-]+:\d+$/.test(address);
   if (!urn || !inEngine) return (line) => console.log(line);
-  if (engineClient?.address !== address) {
+  if (engineConnection?.address !== address) {
     const fromPulumi = createRequire(require.resolve("@pulumi/pulumi"));
     const grpc = fromPulumi("@grpc/grpc-js");
     const { EngineClient } = fromPulumi("./proto/engine_grpc_pb");
     const { LogRequest } = fromPulumi("./proto/engine_pb");
-    engineClient = { address, client: new EngineClient(address, grpc.credentials.createInsecure()), LogRequest };
+    engineConnection = { address, client: new EngineClient(address, grpc.credentials.createInsecure()), LogRequest };
   }
-  const { client, LogRequest } = engineClient;
+  const { client, LogRequest } = engineConnection;
   return (line) => {
     const request = new LogRequest();
     request.setSeverity(INFO_SEVERITY);
@@ -165,7 +169,7 @@ function target(inputs: DomainVerificationInputs): { organizationId: string; dom
 type Observation =
   | { state: "verified"; found: DomainRecord }
   | { state: "waiting"; seen: string }
-  | { state: "rejected"; found: DomainRecord; seen: string };
+  | { state: "rejected"; seen: string };
 
 function observe(domain: string, found: DomainRecord): Observation {
   const host = `_dmarc.${domain}`;
@@ -177,11 +181,11 @@ function observe(domain: string, found: DomainRecord): Observation {
     found.policy === "invalid"
       ? `the record at ${host} is not one valid DMARC record (several records, or no valid p= policy)`
       : `a DMARC record at ${host} (p=${found.policy}) without the service's rua=mailto address`;
-  return { state: "rejected", found, seen };
+  return { state: "rejected", seen };
 }
 
 /** Failures worth waiting through: the service or the network is down for a while. */
-function isPassing(error: unknown): boolean {
+function isPassingTrouble(error: unknown): boolean {
   return (
     error instanceof DmarcTransportError ||
     error instanceof OutcomeUnknownError ||
@@ -255,7 +259,7 @@ async function waitForVerification(
       }
       observation = observe(domain, found);
     } catch (error) {
-      if (!isPassing(error)) throw error;
+      if (!isPassingTrouble(error)) throw error;
       lastSeen = `the service could not be read: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
     }
     if (observation?.state === "verified") return observation.found;
@@ -265,7 +269,7 @@ async function waitForVerification(
         const reason =
           (await serviceReason(client, settings, organizationId, domain).catch(() => undefined)) ?? lastSeen;
         throw new Error(
-          `DomainVerification: the service did not verify ${domain}: ${reason}. Publish the Domain's setupRecord.value at ${`_dmarc.${domain}`} exactly as given (it carries the service's rua=mailto address), then run pulumi up again.`,
+          `DomainVerification: the service did not verify ${domain}: ${reason}. Publish the Domain's setupRecord.value at _dmarc.${domain} exactly as given (it carries the service's rua=mailto address), then run pulumi up again.`,
         );
       }
       rejectedBefore = true;
@@ -319,8 +323,8 @@ export const domainVerification: ResourceDefinition<DomainVerificationInputs, Do
   // recorded inputs name the domain one way whichever way it was declared.
   withDefaults(declared) {
     const { domainId, ...rest } = declared;
-    if (typeof domainId !== "string" || !DOMAIN_ID.test(domainId) || "organizationId" in rest || "domain" in rest)
-      return declared;
+    const alsoNamed = rest.organizationId !== undefined || rest.domain !== undefined;
+    if (typeof domainId !== "string" || !DOMAIN_ID.test(domainId) || alsoNamed) return declared;
     const { organizationId, domain } = target({ domainId, timeout: "", pollInterval: "" });
     return { ...rest, organizationId, domain };
   },
