@@ -1,8 +1,10 @@
 // One customer tenant, declared in the order the service's spec gives:
-// onboarding (organisation, domain group, webhook, domain, DNS record) and
-// partner (admin invitation, plan picked by name, magic link).
+// onboarding (organisation, domain group, webhook, domain, DNS record, the
+// service's verification) and partner (admin invitation, plan picked by name,
+// magic link).
 import * as pulumi from "@pulumi/pulumi";
 import * as dmarc from "pulumi-dmarc-partner";
+import { SimulatedDnsRecord } from "./simulatedDnsRecord";
 
 const demo = new pulumi.Config();
 const tenantName = demo.require("tenantName");
@@ -27,6 +29,32 @@ const domain = new dmarc.Domain(
   { dependsOn: [webhook] },
 );
 
+// The DNS step. In a real stack this is the DNS provider's record resource
+// (cloudflare.DnsRecord, aws.route53.Record, ...); the demo writes into the
+// emulator's simulated zone. With simulatedDns false the record is published
+// by hand at the DNS server the emulator resolves through.
+const record = demo.getBoolean("simulatedDns")
+  ? new SimulatedDnsRecord("tenant-dmarc-record", {
+      emulatorUrl: new pulumi.Config("dmarc").require("baseUrl"),
+      name: domain.setupRecord.host,
+      type: domain.setupRecord.recordType,
+      value: domain.setupRecord.value,
+    })
+  : undefined;
+if (!record) {
+  domain.setupRecord.apply((setup) =>
+    pulumi.log.info(`publish ${setup.host}. IN ${setup.recordType} "${setup.value}" at your DNS server now`, domain),
+  );
+}
+
+// `up` ends once the service has verified the record, or fails saying why.
+const verification = new dmarc.DomainVerification("tenant-domain-verified", {
+  domainId: domain.id,
+  recordValue: record ? record.value : domain.setupRecord.value,
+  timeout: demo.require("verificationTimeout"),
+  pollInterval: "1s",
+});
+
 const admin = new dmarc.Invitation("tenant-admin", {
   organizationId: organization.organizationId,
   email: demo.require("adminEmail"),
@@ -49,7 +77,7 @@ const signInLink = dmarc.createMagicLink({
 export const organizationId = organization.organizationId;
 /** The DMARC record to publish: feed it to a DNS provider (see examples/cloudflare and examples/route53). */
 export const dmarcRecord = domain.setupRecord;
-export const domainVerified = domain.verified;
+export const domainVerified = verification.verified;
 export const webhookId = webhook.webhookId;
 export const webhookSecret = webhook.secret;
 export const subscriptionId = subscription.subscriptionId;

@@ -1,7 +1,7 @@
 // `npm run demo`: the whole story of the spec on a laptop. Starts the
-// emulator and a webhook receiver, runs `pulumi up` on the root program,
-// publishes the DMARC record, waits for the signed domain.verified event and
-// prints the stack outputs. The stack stays up; `npm run demo -- --destroy`
+// emulator and a webhook receiver, runs one `pulumi up` of the root program
+// (which publishes the DMARC record and waits for the service to verify it),
+// shows the signed webhook events and prints the stack outputs. The stack stays up; `npm run demo -- --destroy`
 // removes it. Run through scripts/run.mjs, which installs, builds and sets
 // the engine environment first.
 
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "dmarc-partner-emulator";
-import { createRequestListener, isEvent } from "pulumi-dmarc-partner/receiver";
+import { createWebhookReceiver, isEvent } from "pulumi-dmarc-partner/receiver";
 import { projectRoot } from "./engine.mjs";
 
 const USAGE = `usage: npm run demo [-- options]
@@ -21,8 +21,8 @@ const USAGE = `usage: npm run demo [-- options]
   --emulator-port <n>    port of the emulator (default 4010; 0 picks a free one)
   --receiver-port <n>    port of the webhook receiver (default 4011; 0 picks a free one)
   --dns-resolver <h:p>   verify against this DNS server instead of the emulator's simulated zone;
-                         publish the printed record there yourself while the demo waits
-  --wait <seconds>       how long to wait for domain.verified (default 90)`;
+                         publish the printed record there yourself while pulumi up waits
+  --wait <seconds>       how long pulumi up waits for the verification (default 90)`;
 
 const { values: options } = parseArgs({
   options: {
@@ -42,6 +42,10 @@ if (options.help) {
 }
 
 const STACK = options.stack;
+/** Deliveries kept while the webhook's secret is unknown; the emulator sends a handful. */
+const MAX_HELD_DELIVERIES = 100;
+/** The verified up is over: its domain.verified event is held or on its way. */
+const EVENT_WAIT_MS = 15_000;
 const demoDir = join(projectRoot, ".cache", "demo");
 const emulatorState = join(demoDir, `${STACK}-emulator-state.json`);
 const started = Date.now();
@@ -77,9 +81,10 @@ try {
   const emulator = await startEmulator({
     port: Number(options["emulator-port"]),
     stateFile: emulatorState,
-    // Webhook retries in seconds rather than minutes, DNS checked every second.
+    // Webhook retries in seconds rather than minutes; DNS checked four times a
+    // second, so `up` ends within about a second of the record being written.
     retryScale: 0.01,
-    dns: { resolver: options["dns-resolver"], checkIntervalMs: 1000, windowMs: Number(options.wait) * 1000 },
+    dns: { resolver: options["dns-resolver"], checkIntervalMs: 250, windowMs: Number(options.wait) * 1000 },
     logger: false,
   }).catch((error) => {
     throw new Error(
@@ -113,95 +118,88 @@ try {
     step("done: the demo stack and the emulator's saved state are gone");
   } else {
     step("starting the webhook receiver");
-    // The webhook's secret exists only once `pulumi up` has created it; until
-    // then the receiver answers 503 and the emulator retries the delivery.
-    let listener;
+    // The webhook's secret exists only once `pulumi up` has created it. Until
+    // then the receiver answers 503 (the emulator retries later) and keeps a
+    // copy of each delivery, verified and shown as soon as the secret is known.
+    const held = new Map();
+    let receiver;
     let onVerified;
     const verified = new Promise((resolve) => {
       onVerified = resolve;
     });
-    const receiver = createServer((request, response) => {
-      if (!listener) {
+    const server = createServer(async (request, response) => {
+      const chunks = [];
+      for await (const chunk of request) chunks.push(chunk);
+      const delivery = { body: Buffer.concat(chunks), headers: request.headers };
+      if (!receiver) {
+        const id = request.headers["webhook-id"];
+        if (typeof id === "string" && held.size < MAX_HELD_DELIVERIES) held.set(id, delivery);
         response.writeHead(503).end();
         return;
       }
-      listener(request, response);
+      const result = await receiver.receive(delivery);
+      response.writeHead(result.status).end(result.outcome === "accepted" ? undefined : JSON.stringify(result.body));
     });
     await new Promise((resolve, reject) => {
-      receiver.once("error", reject);
-      receiver.listen(Number(options["receiver-port"]), "127.0.0.1", resolve);
+      server.once("error", reject);
+      server.listen(Number(options["receiver-port"]), "127.0.0.1", resolve);
     }).catch((error) => {
       throw new Error(`the receiver could not listen: ${error.message}. Pass --receiver-port.`);
     });
-    const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hooks/dmarc`;
+    const receiverUrl = `http://127.0.0.1:${server.address().port}/hooks/dmarc`;
     console.log(`  ${receiverUrl}`);
-    cleanup.push(() => new Promise((resolve) => receiver.close(() => resolve())));
+    cleanup.push(() => new Promise((resolve) => server.close(() => resolve())));
 
-    await stack.setConfig("dmarc-partner-demo:webhookUrl", { value: receiverUrl });
+    await stack.setAllConfig({
+      "dmarc-partner-demo:webhookUrl": { value: receiverUrl },
+      // Without a simulated zone, the record is published by hand while `up` waits for the verification.
+      "dmarc-partner-demo:simulatedDns": { value: String(!options["dns-resolver"]) },
+      "dmarc-partner-demo:verificationTimeout": { value: `${Number(options.wait)}s` },
+    });
 
-    step("pulumi up (the root program: organisation, group, webhook, domain, admin, plan, sign-in link)");
+    step(
+      options["dns-resolver"]
+        ? `pulumi up; publish the record it prints at the DNS server ${options["dns-resolver"]} while it waits for the verification`
+        : "pulumi up (organisation, group, webhook, domain, DNS record, verification, admin, plan, sign-in link)",
+    );
     const up = await stack.up({ onOutput: (out) => process.stdout.write(out) });
     const outputs = up.outputs;
-    const record = outputs.dmarcRecord.value;
+    const domainName = outputs.dmarcRecord.value.host.replace(/^_dmarc\./, "");
 
-    listener = createRequestListener({
+    receiver = createWebhookReceiver({
       secret: outputs.webhookSecret.value,
       onEvent: async (event, delivery) => {
         console.log(`  received ${event.metadata.eventName} (webhook-id ${delivery.webhookId}), signature verified`);
-        if (isEvent(event, "domain.verified") && event.data.domain === record.host.replace(/^_dmarc\./, "")) {
-          onVerified(event);
-        }
+        if (isEvent(event, "domain.verified") && event.data.domain === domainName) onVerified(event);
       },
     });
-
-    if (options["dns-resolver"]) {
-      step(`publish this record at the DNS server ${options["dns-resolver"]} now; the emulator checks it every second`);
-      console.log(`  ${record.host}. IN ${record.recordType} "${record.value}"`);
-    } else {
-      step(`publishing ${record.recordType} ${record.host} to the emulator's simulated DNS zone`);
-      const published = await fetch(`${emulator.url}/_emulator/dns/records`, {
-        method: "PUT",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: record.host, type: record.recordType, values: [record.value] }),
-      });
-      if (!published.ok) throw new Error(`publishing the record failed: ${published.status} ${await published.text()}`);
-    }
-    if ((up.summary.resourceChanges?.create ?? 0) === 0) {
-      // A later run: the domain was checked when it was added, so ask the emulator to look again now.
-      await fetch(`${emulator.url}/_emulator/domains/${record.host.replace(/^_dmarc\./, "")}/verify`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ organizationId: outputs.organizationId.value }),
-      });
+    if (held.size > 0) step("deliveries that arrived before the webhook's secret was known");
+    for (const delivery of held.values()) {
+      const result = await receiver.receive(delivery);
+      if (result.outcome === "rejected") console.log(`  rejected a held delivery: ${JSON.stringify(result.body)}`);
     }
 
-    step(`waiting for domain.verified at the receiver (at most ${options.wait}s)`);
-    let timer;
-    const event = await Promise.race([
-      verified,
-      new Promise((resolve) => {
-        timer = setTimeout(() => resolve(undefined), Number(options.wait) * 1000);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (!event) {
-      fail(
-        `no domain.verified event within ${options.wait}s`,
-        "check that the record above is published where the emulator looks (--dns-resolver), or raise --wait",
-      );
-    } else {
-      console.log(
-        `  domain.verified: ${event.data.domain} ${event.data.verificationStatus}${event.data.reason ? ` (${event.data.reason})` : ""}`,
-      );
+    if ((up.summary.resourceChanges?.create ?? 0) > 0) {
+      let timer;
+      const event = await Promise.race([
+        verified,
+        new Promise((resolve) => {
+          timer = setTimeout(() => resolve(undefined), EVENT_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (event) {
+        console.log(
+          `  domain.verified: ${event.data.domain} ${event.data.verificationStatus}${event.data.reason ? ` (${event.data.reason})` : ""}`,
+        );
+      } else {
+        fail(`the receiver got no domain.verified event within ${EVENT_WAIT_MS / 1000}s of the verified up`);
+      }
     }
-
-    // Stack outputs change only when the program runs, so a refreshing up, not a bare refresh.
-    step("pulumi up --refresh (reads the verification status back into the stack outputs)");
-    const refreshed = (await stack.up({ refresh: true, onOutput: (out) => process.stdout.write(out) })).outputs;
 
     step("stack outputs");
     const secretOutputs = new Set(["webhookSecret", "adminSignInLink"]);
-    for (const [name, output] of Object.entries(refreshed)) {
+    for (const [name, output] of Object.entries(outputs)) {
       console.log(`  ${name}: ${show(output.value, output.secret || secretOutputs.has(name)).replace(/\n/g, "\n  ")}`);
     }
     step(

@@ -24,6 +24,10 @@ const service: Record<string, (inputs: Record<string, string>) => { id: string; 
     id: `${inputs.organizationId}/${inputs.domain}`,
     outputs: { setupRecord, verified: false },
   }),
+  [`${DMARC}:DomainVerification`]: (inputs) => ({
+    id: String(inputs.domainId),
+    outputs: { verified: true, policy: "none" },
+  }),
 };
 
 beforeAll(() => {
@@ -118,14 +122,14 @@ describe("publishDmarcRecord", () => {
 });
 
 describe("the program", () => {
-  it("publishes the record of the domain it declares, in the configured zone", async () => {
+  it("publishes the record of the domain it declares, then waits for its verification, in the configured zone", async () => {
     pulumi.runtime.setAllConfig({
       "dmarc-cloudflare-example:domain": "mail.example.org",
       "dmarc-cloudflare-example:zoneId": "zone-abc",
     });
     setupRecord = txtRecord;
     const program = await import("./index");
-    await settled(program.dmarcRecord.content);
+    expect(await settled(program.verified)).toBe(true);
     expect(inputsOf(`${DMARC}:Organization`)).toMatchObject({ name: "Example Customer" });
     expect(inputsOf(`${DMARC}:Domain`)).toMatchObject({
       organizationId: "org_1",
@@ -138,6 +142,11 @@ describe("the program", () => {
       name: "_dmarc.mail.example.org",
       type: "TXT",
       content: `"${txtRecord.value}"`,
+    });
+    expect(inputsOf(`${DMARC}:DomainVerification`)).toMatchObject({
+      domainId: "org_1/mail.example.org",
+      recordValue: `"${txtRecord.value}"`,
+      timeout: "45m",
     });
   });
 });

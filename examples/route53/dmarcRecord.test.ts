@@ -24,6 +24,10 @@ const service: Record<string, (inputs: Record<string, string>) => { id: string; 
     id: `${inputs.organizationId}/${inputs.domain}`,
     outputs: { setupRecord, verified: false },
   }),
+  [`${DMARC}:DomainVerification`]: (inputs) => ({
+    id: String(inputs.domainId),
+    outputs: { verified: true, policy: "none" },
+  }),
 };
 
 beforeAll(() => {
@@ -116,7 +120,7 @@ describe("publishDmarcRecord", () => {
 });
 
 describe("the program", () => {
-  it("publishes the record of the domain it declares, in the configured hosted zone", async () => {
+  it("publishes the record of the domain it declares, then waits for its verification, in the configured hosted zone", async () => {
     pulumi.runtime.setAllConfig({
       "dmarc-route53-example:domain": "mail.example.org",
       "dmarc-route53-example:hostedZoneId": "ZPROGRAM",
@@ -124,7 +128,7 @@ describe("the program", () => {
     });
     setupRecord = { ...txtRecord, type: "cname", recordType: "CNAME", value: "target.records.service.test" };
     const program = await import("./index");
-    await settled(program.dmarcRecord.records);
+    expect(await settled(program.verified)).toBe(true);
     expect(inputsOf(`${DMARC}:Organization`)).toMatchObject({ name: "Example Customer" });
     expect(inputsOf(`${DMARC}:Domain`)).toMatchObject({
       organizationId: "org_1",
@@ -137,6 +141,11 @@ describe("the program", () => {
       name: "_dmarc.mail.example.org",
       type: "CNAME",
       records: ["target.records.service.test"],
+    });
+    expect(inputsOf(`${DMARC}:DomainVerification`)).toMatchObject({
+      domainId: "org_1/mail.example.org",
+      recordValue: "target.records.service.test",
+      timeout: "45m",
     });
   });
 });

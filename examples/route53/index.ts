@@ -25,7 +25,16 @@ const domain = new dmarc.Domain("customer-domain", {
 
 const record = publishDmarcRecord("customer-dmarc", domain, config.require("hostedZoneId"));
 
+// `up` ends once the service has found the record, or fails with its reason.
+// The record's value is an input, so the verification comes after the record
+// and waits again whenever the published value changes.
+const verification = new dmarc.DomainVerification("customer-domain-verified", {
+  domainId: domain.id,
+  recordValue: record.records.apply((records) => (records ?? []).join(" ")),
+  timeout: config.get("verificationTimeout") ?? "45m",
+});
+
 export const organizationId = organization.organizationId;
 export const dmarcRecord = { name: record.fqdn, type: record.type, records: record.records };
-/** False until the service has found the published record; `pulumi refresh` reads it again. */
-export const verified = domain.verified;
+/** True: `up` ends once the service has verified the record; `pulumi refresh` reads it again. */
+export const verified = verification.verified;

@@ -1,6 +1,7 @@
 // The public face of the package: what partners import.
 import { domain } from "./resources/domain";
 import { domainGroup } from "./resources/domainGroup";
+import { domainVerification } from "./resources/domainVerification";
 import { invitation } from "./resources/invitation";
 import { organization } from "./resources/organization";
 import { subscription } from "./resources/subscription";
@@ -12,6 +13,7 @@ export { createMagicLink, type MagicLinkArgs } from "./functions/magicLink";
 export { type BillingFrequency, getPlans, getPriceId, type PriceSelector, selectPriceId } from "./functions/plans";
 export { type DnsSetupRecord, Domain, type DomainArgs } from "./resources/domain";
 export { DomainGroup, type DomainGroupArgs } from "./resources/domainGroup";
+export { DomainVerification, type DomainVerificationArgs } from "./resources/domainVerification";
 export { Invitation, type InvitationArgs } from "./resources/invitation";
 export { Organization, type OrganizationArgs } from "./resources/organization";
 export { Subscription, type SubscriptionArgs, type SubscriptionStatus } from "./resources/subscription";
@@ -26,6 +28,7 @@ export const dynamicProviderHost = new DynamicProviderHost([
   organization,
   domainGroup,
   domain,
+  domainVerification,
   webhook,
   subscription,
   invitation,

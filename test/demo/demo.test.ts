@@ -6,7 +6,8 @@ import { uniqueStackName, useEngine } from "../support/engine";
 import { freePort } from "../support/loopback";
 
 // The demo script as `npm run demo` runs it, on free ports and a stack of its
-// own: the root program, the receiver and the signed domain.verified event.
+// own: the root program, whose one `up` publishes the DNS record and waits for
+// the verification, the receiver and the signed domain.verified event.
 
 function runDemo(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -26,7 +27,7 @@ function runDemo(args: string[], env: Record<string, string>): Promise<{ code: n
 }
 
 describe("npm run demo", () => {
-  it("deploys the tenant, receives a verified domain.verified event, hides secrets, then destroys", async () => {
+  it("deploys the tenant verified in one up, receives the signed domain.verified event, hides secrets, then destroys", async () => {
     const env = await useEngine();
     const stack = uniqueStackName("demo-test");
     // Both runs must find the emulator at the address the stack saved.
@@ -39,6 +40,10 @@ describe("npm run demo", () => {
     expect(up.output).toMatch(/"host": "_dmarc\.acme\.example"/);
     expect(up.output).toMatch(/"value": "v=DMARC1; p=none; rua=mailto:org_[0-9a-f]+@/);
     expect(up.output).toContain("domainVerified: true");
+    // One up, creating everything, the DNS record and the verification included.
+    expect(up.output.match(/^Updating \(/gm)).toHaveLength(1);
+    expect(up.output).toMatch(/\+ {2}pulumi-nodejs:dynamic\/demo:SimulatedDnsRecord tenant-dmarc-record created/);
+    expect(up.output).toMatch(/\+ {2}pulumi-nodejs:dynamic\/dmarc:DomainVerification tenant-domain-verified created/);
     expect(up.output).toContain("webhookSecret: [secret]");
     expect(up.output).toContain("adminSignInLink: [secret]");
     expect(up.output).not.toMatch(/whsec_/);
@@ -46,6 +51,6 @@ describe("npm run demo", () => {
 
     const destroy = await runDemo([...ports, "--destroy"], env);
     expect(destroy.code, destroy.output).toBe(0);
-    expect(destroy.output).toContain("7 deleted");
+    expect(destroy.output).toContain("9 deleted");
   }, 300_000);
 });

@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { createClient } from "../client";
 import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings, type SettingKey } from "./config";
+import { engineLogFor } from "./engineLog";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
 import { CreatedButUnfinished } from "./settle";
 
@@ -97,8 +98,14 @@ export class DynamicProviderHost {
     return this.settings ?? readSettings({ get: () => undefined });
   }
 
-  private context(): LifecycleContext {
-    return { client: createClient(clientOptionsFrom(this.currentSettings())) };
+  private context(definition: AnyResourceDefinition, props?: Props): LifecycleContext {
+    const settings = this.currentSettings();
+    const urn = definition.urnInput === undefined ? undefined : props?.[definition.urnInput];
+    return {
+      client: createClient(clientOptionsFrom(settings)),
+      settings,
+      log: engineLogFor(typeof urn === "string" ? urn : undefined),
+    };
   }
 
   async check(typeName: string, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
@@ -153,7 +160,7 @@ export class DynamicProviderHost {
     const inputs = definition.inputs.parse(declared);
     if (typeof importId === "string") return this.adopt(definition, importId, inputs);
     try {
-      const created = await definition.create(this.context(), inputs);
+      const created = await definition.create(this.context(definition, inputs), inputs);
       return { id: created.id, outs: plain(created.outs) };
     } catch (error) {
       if (!(error instanceof CreatedButUnfinished)) throw error;
@@ -177,7 +184,7 @@ export class DynamicProviderHost {
     inputs: Props,
   ): Promise<pulumi.dynamic.CreateResult> {
     // Provider-only settings (record type, zone, deletion policy...) come from the declaration.
-    const found = await definition.read(this.context(), importId, inputs);
+    const found = await definition.read(this.context(definition, inputs), importId, inputs);
     if (!found) {
       throw new Error(
         `${definition.typeName} "${importId}" does not exist (or belongs to another partner): nothing to adopt`,
@@ -197,7 +204,7 @@ export class DynamicProviderHost {
   async read(typeName: string, id: string, props: Props | undefined): Promise<pulumi.dynamic.ReadResult> {
     const definition = this.definition(typeName);
     const current = props && Object.keys(withoutProviderKey(props)).length > 0 ? props : undefined;
-    const found = await definition.read(this.context(), id, current);
+    const found = await definition.read(this.context(definition, current), id, current);
     if (!found) return {};
     const inputs: Props = {};
     for (const key of inputKeys(definition)) {
@@ -217,11 +224,12 @@ export class DynamicProviderHost {
     const { importId, declared } = splitImportId(news);
     const inputs = definition.inputs.parse(declared);
     const changed = new Set(changedInputs(definition, olds, inputs));
-    const outs = await definition.update(this.context(), id, olds, inputs, changed);
+    const outs = await definition.update(this.context(definition, inputs), id, olds, inputs, changed);
     return { outs: plain(importId === undefined ? outs : { ...outs, [IMPORT_KEY]: importId }) };
   }
 
   async delete(typeName: string, id: string, props: Props): Promise<void> {
-    await this.definition(typeName).delete(this.context(), id, props);
+    const definition = this.definition(typeName);
+    await definition.delete(this.context(definition, props), id, props);
   }
 }

@@ -1,10 +1,14 @@
 import type { z } from "zod";
 import type { DmarcClient } from "../client";
-import type { SettingKey } from "./config";
+import type { ProviderSettings, SettingKey } from "./config";
+import type { EngineLog } from "./engineLog";
 
-/** What every lifecycle function gets: the shared client. */
+/** What every lifecycle function gets: the shared client, the provider settings, and the engine's log. */
 export interface LifecycleContext {
   client: DmarcClient;
+  settings: ProviderSettings;
+  /** A line in the engine's output on this resource (its definition must name a {@link ResourceDefinition.urnInput}). */
+  log: EngineLog;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any zod object schema, whatever its shape
@@ -38,6 +42,7 @@ export interface ResourceDefinition<
   O extends ObjectSchema,
   D extends string = never,
   S extends keyof z.input<I> & string = never,
+  U extends keyof z.input<I> & string = never,
 > {
   /** Type name, as in the type token `pulumi-nodejs:dynamic/dmarc:<typeName>`. */
   typeName: string;
@@ -56,6 +61,8 @@ export interface ResourceDefinition<
   replaceOn: readonly (keyof z.output<I> & string)[];
   /** Inputs that default to a provider setting when not declared, e.g. a webhook's owner to `dmarc:partnerId`. */
   fromSettings?: Readonly<Record<S, SettingKey>>;
+  /** The input the class fills with the resource's URN, so `ctx.log` lines show on the resource; not an argument. */
+  urnInput?: U;
   /** Output keys whose drift, seen by the last read, needs an update although the inputs did not change. */
   drift?(olds: PropsOf<I, O>): string[];
   /**
@@ -84,9 +91,10 @@ export function defineResource<
   O extends ObjectSchema,
   D extends string = never,
   S extends keyof z.input<I> & string = never,
->(definition: ResourceDefinition<I, O, D, S>): ResourceDefinition<I, O, D, S> {
+  U extends keyof z.input<I> & string = never,
+>(definition: ResourceDefinition<I, O, D, S, U>): ResourceDefinition<I, O, D, S, U> {
   return definition;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds definitions of every input and output type
-export type AnyResourceDefinition = ResourceDefinition<any, any, any, any>;
+export type AnyResourceDefinition = ResourceDefinition<any, any, any, any, any>;

@@ -35,7 +35,9 @@ type DeclaredFields<T> = { [K in keyof T]: Declared<Exclude<T[K], undefined>> };
  * A resource's constructor arguments, derived from its input schema: fields
  * with a default, and those a provider setting fills (`S`), are optional.
  */
-export type ArgsOf<I extends ObjectSchema, S extends string = never> = DeclaredFields<Omit<z.input<I>, S>> &
+export type ArgsOf<I extends ObjectSchema, S extends string = never, U extends string = never> = DeclaredFields<
+  Omit<z.input<I>, S | U>
+> &
   Partial<DeclaredFields<Pick<z.input<I>, S & keyof z.input<I>>>> &
   AdoptableArgs;
 
@@ -44,9 +46,15 @@ export type OutputsOf<I extends ObjectSchema, O extends ObjectSchema, D extends 
   readonly [K in keyof (z.output<I> & z.output<O>)]-?: pulumi.Output<(z.output<I> & z.output<O>)[K]>;
 } & { readonly [K in D]: pulumi.Output<string> };
 
-export type ResourceClass<I extends ObjectSchema, O extends ObjectSchema, D extends string, S extends string> = new (
+export type ResourceClass<
+  I extends ObjectSchema,
+  O extends ObjectSchema,
+  D extends string,
+  S extends string,
+  U extends string,
+> = new (
   name: string,
-  args: ArgsOf<I, S>,
+  args: ArgsOf<I, S, U>,
   opts?: pulumi.CustomResourceOptions,
 ) => pulumi.dynamic.Resource & OutputsOf<I, O, D>;
 
@@ -60,22 +68,27 @@ export function resourceClass<
   O extends ObjectSchema,
   D extends string,
   S extends keyof z.input<I> & string,
->(definition: ResourceDefinition<I, O, D, S>): ResourceClass<I, O, D, S> {
-  const { typeName, secretOutputs = [], idOutputs } = definition;
+  U extends keyof z.input<I> & string,
+>(definition: ResourceDefinition<I, O, D, S, U>): ResourceClass<I, O, D, S, U> {
+  const { typeName, secretOutputs = [], idOutputs, urnInput } = definition;
   const unknownOutputs = Object.fromEntries(Object.keys(definition.outputs.shape).map((key) => [key, undefined]));
   const derived = Object.entries(idOutputs ?? {}) as [string, (id: string) => string][];
 
   class DmarcResource extends pulumi.dynamic.Resource {
-    constructor(name: string, args: ArgsOf<I, S>, opts?: pulumi.CustomResourceOptions) {
+    constructor(name: string, args: ArgsOf<I, S, U>, opts?: pulumi.CustomResourceOptions) {
+      const urn =
+        urnInput === undefined
+          ? {}
+          : { [urnInput]: pulumi.createUrn(name, `pulumi-nodejs:dynamic/${TYPE_MODULE}:${typeName}`, opts?.parent) };
       const options =
         secretOutputs.length === 0
           ? opts
           : { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs] };
-      super(providerModuleOf(typeName), name, { ...args, ...unknownOutputs }, options, TYPE_MODULE, typeName);
+      super(providerModuleOf(typeName), name, { ...args, ...urn, ...unknownOutputs }, options, TYPE_MODULE, typeName);
       const self = this as unknown as Record<string, pulumi.Output<string>>;
       for (const [key, fromId] of derived) self[key] = this.id.apply(fromId);
     }
   }
   Object.defineProperty(DmarcResource, "name", { value: typeName });
-  return DmarcResource as unknown as ResourceClass<I, O, D, S>;
+  return DmarcResource as unknown as ResourceClass<I, O, D, S, U>;
 }

@@ -1,0 +1,3 @@
+import { dynamicProviderFor } from "../runtime/shim";
+
+export = dynamicProviderFor("DomainVerification");

@@ -1,0 +1,53 @@
+import { createRequire } from "node:module";
+
+/** Writes one line into the engine's output, attached to a resource. */
+export type EngineLog = (line: string) => void;
+
+/** The parts of @pulumi/pulumi's generated engine protocol code used here. */
+interface LogRequestMessage {
+  setSeverity(severity: number): void;
+  setMessage(message: string): void;
+  setUrn(urn: string): void;
+}
+
+interface EngineConnection {
+  address: string;
+  client: { log(request: LogRequestMessage, done: (error: Error | null) => void): void };
+  LogRequest: new () => LogRequestMessage;
+}
+
+/** `LogSeverity.INFO` of the engine protocol. */
+const INFO_SEVERITY = 1;
+
+let engineConnection: EngineConnection | undefined;
+
+/**
+ * The dynamic provider process of @pulumi/pulumi gets the engine's address
+ * as its one argument, but neither the resource's URN nor an engine
+ * connection for `pulumi.log` (which falls back to printing on the process's
+ * stdout; the engine shows that unattributed, on the stack). So lines go to
+ * the engine's Log call directly, with the URN the resource class passed as
+ * an input; outside the engine (tests, scripts) they are printed.
+ */
+export function engineLogFor(urn: string | undefined): EngineLog {
+  const address = process.argv[2] ?? "";
+  const inEngine = /dynamic-provider/.test(process.argv[1] ?? "") && /^[\w.[\]:-]+:\d+$/.test(address);
+  if (!urn || !inEngine) return (line) => console.log(line);
+  if (engineConnection?.address !== address) {
+    const fromPulumi = createRequire(require.resolve("@pulumi/pulumi"));
+    const grpc = fromPulumi("@grpc/grpc-js");
+    const { EngineClient } = fromPulumi("./proto/engine_grpc_pb");
+    const { LogRequest } = fromPulumi("./proto/engine_pb");
+    engineConnection = { address, client: new EngineClient(address, grpc.credentials.createInsecure()), LogRequest };
+  }
+  const { client, LogRequest } = engineConnection;
+  return (line) => {
+    const request = new LogRequest();
+    request.setSeverity(INFO_SEVERITY);
+    request.setMessage(line);
+    request.setUrn(urn);
+    client.log(request, (error) => {
+      if (error) console.log(line);
+    });
+  };
+}
