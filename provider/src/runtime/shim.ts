@@ -12,6 +12,10 @@ import type * as pulumi from "@pulumi/pulumi";
  * plain `require("pulumi-dmarc-partner/providers/<type>")` of about 250 bytes
  * instead of these functions; from a linked checkout it serializes the
  * functions themselves, which works the same and is larger.
+ * When Pulumi cannot find the package's manifest from where it is installed
+ * itself (a layout such as pnpm's), it records the file path instead,
+ * `pulumi-dmarc-partner/dist/providers/<type>.js`: the exports map serves that
+ * path too, so both forms load, and must keep doing so for recorded states.
  * The package is resolved from the provider process's working directory (the
  * Pulumi project), where a partner's `npm install` put it.
  */
