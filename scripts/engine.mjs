@@ -2,13 +2,17 @@
 // network access beyond the Go module proxy and nothing written outside the
 // project folder (npm's and Go's own caches excepted).
 //
-// Order: a `pulumi` on PATH at least as new as the pinned @pulumi/pulumi is
-// used as it is, with the Node.js language host its install brings; otherwise
-// the CLI is built once from its Go module into .engine/<version>/ and reused
-// on later runs. Next to it goes the Node.js language host
+// Order: a `pulumi` on PATH at least as new as the repository's pinned
+// @pulumi/pulumi (root package.json) is used as it is, with the plugins its
+// install brings; otherwise the CLI is built once from its Go module into
+// .engine/<version>/ and reused on later runs. Next to it go the two plugins
+// an official install ships beside `pulumi`: the Node.js language host
 // `pulumi-language-nodejs`, which `pulumi up` on a folder with a Pulumi.yaml
-// needs (inline Automation API programs do not): the official one when the
-// module proxy serves it, else this project's own from scripts/language-host/.
+// needs (inline Automation API programs do not), the official one when the
+// module proxy serves it, else this project's own from scripts/language-host/;
+// and the dynamic provider plugin `pulumi-resource-pulumi-nodejs`. The engine
+// looks for both next to its own executable, and warns ("using ... from
+// $PATH") when the copy it finds on PATH is not that one.
 //
 // Dependency-free on purpose: it runs before `npm ci` has finished on a fresh
 // clone only through scripts/run.mjs, which installs first, but it must never
@@ -40,11 +44,13 @@ const sdkModule = "github.com/pulumi/pulumi/sdk/v3";
 // by tests, the demo and the benchmark; a real stack brings its own.
 const localPassphrase = "dmarc-partner-local";
 
+// The package itself only names a peer range of @pulumi/pulumi; the
+// repository pins the exact version it builds, tests and locks.
 export function pinnedPulumiVersion() {
-  const manifest = JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8"));
-  const version = manifest.dependencies?.["@pulumi/pulumi"];
+  const manifest = JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8"));
+  const version = manifest.devDependencies?.["@pulumi/pulumi"];
   if (!/^\d+\.\d+\.\d+$/.test(version ?? "")) {
-    throw new Error(`provider/package.json must pin @pulumi/pulumi exactly (found "${version}")`);
+    throw new Error(`package.json must pin @pulumi/pulumi exactly in devDependencies (found "${version}")`);
   }
   return version;
 }
@@ -315,6 +321,27 @@ async function buildLanguageHost(version) {
   process.stderr.write(`[engine] built the Node.js language host (${languageHost.source}) in ${seconds}s\n`);
 }
 
+// What an official install ships as pulumi-resource-pulumi-nodejs: it runs the
+// dynamic provider of the @pulumi/pulumi that Node resolves from the working
+// directory, which the engine sets to the program's, so the provider and the
+// program share one SDK.
+const dynamicProviderPluginScript = `#!/bin/sh
+script=$(node -e 'process.stdout.write(require.resolve("@pulumi/pulumi/cmd/dynamic-provider"))') || exit 1
+exec node "$script" "$@"
+`;
+
+// Written, not built: cheap enough to check on every run, and per process
+// then renamed so that two commands provisioning at once never see half a file.
+function installDynamicProviderPlugin(version) {
+  const target = join(engineDir(version), "bin", "pulumi-resource-pulumi-nodejs");
+  try {
+    if (readFileSync(target, "utf8") === dynamicProviderPluginScript) return;
+  } catch {}
+  const partial = `${target}.${process.pid}.partial`;
+  writeFileSync(partial, dynamicProviderPluginScript, { mode: 0o755 });
+  renameSync(partial, target);
+}
+
 /**
  * Makes sure an engine is available and returns the environment every engine
  * run must use: PATH with the engine and the dynamic provider plugin, a file
@@ -322,8 +349,7 @@ async function buildLanguageHost(version) {
  */
 export async function ensureEngine() {
   const version = pinnedPulumiVersion();
-  const dynamicProviderPlugin = join(projectRoot, "node_modules", "@pulumi", "pulumi");
-  const pathEntries = [dynamicProviderPlugin];
+  const pathEntries = [];
 
   const onPath = pulumiOnPath();
   let source;
@@ -333,7 +359,8 @@ export async function ensureEngine() {
     const stamp = readStamp(version);
     if (!stamp) await buildEngine(version);
     else if (!languageHostCurrent(stamp, version)) await buildLanguageHost(version);
-    pathEntries.unshift(join(engineDir(version), "bin"));
+    installDynamicProviderPlugin(version);
+    pathEntries.push(join(engineDir(version), "bin"));
     source = `pulumi ${version} built into .engine/`;
   }
 

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ensureEngine, projectRoot } from "./engine.mjs";
+import { ensureNodeLine, otherNodeLines } from "./node-lines.mjs";
 
 const bin = (name) => join(projectRoot, "node_modules", ".bin", name);
 const testResults = join(projectRoot, ".cache", "test-results.json");
@@ -60,6 +61,9 @@ const [task = "test", ...args] = process.argv.slice(2);
 switch (task) {
   case "test": {
     const env = await prepare({ engine: true });
+    // test/package/node-lines.test.ts runs the engine and package tests again on these.
+    for (const line of otherNodeLines())
+      say(`Node.js ${ensureNodeLine(line).version} for the tests on other Node.js lines`);
     await must("lint and format check (biome)", bin("biome"), ["ci", "."]);
     await must("type-checking tests and examples", bin("tsc"), ["-p", "test/tsconfig.json"]);
     mkdirSync(join(projectRoot, ".cache"), { recursive: true });

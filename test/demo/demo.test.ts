@@ -9,6 +9,11 @@ import { freePort } from "../support/loopback";
 // own: the root program, whose one `up` publishes the DNS record and waits for
 // the verification, the receiver and the signed domain.verified event.
 
+/** Lines of the demo's output that warn: npm, the engine and the SDK must print none. */
+function warningLines(output: string): string[] {
+  return output.split("\n").filter((line) => /\bwarn(ing)?\b/i.test(line));
+}
+
 function runDemo(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(projectRoot, "scripts", "demo.mjs"), ...args], {
@@ -35,6 +40,8 @@ describe("npm run demo", () => {
 
     const up = await runDemo([...ports, "--wait", "60"], env);
     expect(up.code, up.output).toBe(0);
+    // npm, the engine and the SDK print nothing that is not about the program itself.
+    expect(warningLines(up.output)).toEqual([]);
     expect(up.output).toMatch(/received domain\.created \(webhook-id msg_[0-9a-f]+\), signature verified/);
     expect(up.output).toContain("domain.verified: acme.example success");
     expect(up.output).toMatch(/"host": "_dmarc\.acme\.example"/);
@@ -51,6 +58,7 @@ describe("npm run demo", () => {
 
     const destroy = await runDemo([...ports, "--destroy"], env);
     expect(destroy.code, destroy.output).toBe(0);
+    expect(warningLines(destroy.output)).toEqual([]);
     expect(destroy.output).toContain("9 deleted");
   }, 300_000);
 });

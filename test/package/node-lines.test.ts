@@ -1,0 +1,77 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { projectRoot } from "../../scripts/engine.mjs";
+import { ensureNodeLine, otherNodeLines } from "../../scripts/node-lines.mjs";
+import { useEngine } from "../support/engine";
+
+// The supported Node.js lines other than the one running these tests: the
+// engine smoke test and the packed-package test run again in a vitest of
+// their own under that line's node, first on PATH, so the program, the
+// language host's `node` and the dynamic provider all run on it too. The
+// binaries come from the npm registry (scripts/node-lines.mjs).
+
+const files = ["test/engine/smoke.test.ts", "test/package/partner.test.ts"];
+const vitest = join(projectRoot, "node_modules", "vitest", "vitest.mjs");
+
+interface VitestResults {
+  numPassedTests: number;
+  numFailedTests: number;
+  numFailedTestSuites: number;
+  testResults: { assertionResults: { fullName: string; status: string }[] }[];
+}
+
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: projectRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-20_000);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+describe.each(otherNodeLines())("on Node.js %i", (line) => {
+  it("passes the engine smoke test and the packed-package test", async () => {
+    await useEngine();
+    const { binDir, node, version } = ensureNodeLine(line);
+    // Vitest's own variables would make the inner run take itself for a worker of this one.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST")));
+    env.PATH = [binDir, process.env.PATH].join(delimiter);
+    const resultsDir = mkdtempSync(join(tmpdir(), `dmarc-node-${line}-`));
+    const resultsFile = join(resultsDir, "results.json");
+    try {
+      const { code, output } = await run(
+        node,
+        [
+          vitest,
+          "run",
+          "--maxWorkers=1",
+          "--reporter=default",
+          "--reporter=json",
+          `--outputFile.json=${resultsFile}`,
+          ...files,
+        ],
+        env,
+      );
+      expect(code, `vitest on Node.js ${version} failed:\n${output}`).toBe(0);
+      const results = JSON.parse(readFileSync(resultsFile, "utf8")) as VitestResults;
+      const names = results.testResults.flatMap((file) => file.assertionResults.map((test) => test.fullName));
+      expect(results.numFailedTests + results.numFailedTestSuites).toBe(0);
+      expect(results.numPassedTests).toBe(3);
+      expect(names.filter((name) => name.includes(`on Node.js ${version}`))).toHaveLength(2);
+    } finally {
+      rmSync(resultsDir, { recursive: true, force: true });
+    }
+  }, 900_000);
+});
