@@ -1,7 +1,9 @@
+import * as dmarc from "pulumi-dmarc-partner";
 import { dynamicProviderHost as host } from "pulumi-dmarc-partner";
 import { closeClients, createClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { createTestStack } from "../support/engine";
 
 // Reads answered from list calls, in the provider process: one list request
 // per organisation or owner answers concurrent reads, a write of the same
@@ -200,3 +202,60 @@ describe("reads from list calls", () => {
 });
 
 type HostRead = Awaited<ReturnType<typeof host.read>>;
+
+describe("a refresh through the engine", () => {
+  it("reads two whole tenants in 4 requests each, plus 3 shared by the run", async () => {
+    const stack = await createTestStack({
+      projectName: "reads-refresh",
+      config: handle.stackConfig,
+      program: async () => {
+        const priceId = dmarc.getPriceId({ plan: "Starter", frequency: "monthly" });
+        for (const key of ["r1", "r2"]) {
+          const org = new dmarc.Organization(`${key}-org`, { name: `Refresh ${key}` });
+          const { organizationId } = org;
+          const group = new dmarc.DomainGroup(`${key}-group`, { organizationId, name: "main" });
+          // Owned by the partner (dmarc:partnerId), as webhooks are by default: one list for every tenant.
+          new dmarc.Webhook(`${key}-hook`, {
+            name: `${key} events`,
+            url: `http://127.0.0.1:9/${key}`,
+            events: ["domain.verified"],
+          });
+          for (const index of [1, 2, 3]) {
+            new dmarc.Domain(`${key}-d${index}`, {
+              organizationId,
+              domain: `d${index}.${key}.example`,
+              groupId: group.groupId,
+            });
+          }
+          new dmarc.Subscription(`${key}-plan`, { organizationId, priceId });
+          new dmarc.Invitation(`${key}-admin`, { organizationId, email: `admin@${key}.example` });
+        }
+        return {};
+      },
+    });
+    try {
+      const up = await stack.up();
+      expect(up.summary.resourceChanges).toEqual({ create: 17 });
+      let changes: Record<string, number> | undefined;
+      const requests = await requestsDuring(async () => {
+        changes = (await stack.refresh()).summary.resourceChanges;
+      });
+      expect(changes).toEqual({ same: 17 });
+      expect(requests).toEqual({
+        // The provider process's token, the partner's organisations, the partner's webhooks.
+        "POST /auth/token": 1,
+        "GET /v1/organizations": 1,
+        "GET /v1/webhooks/owner/:ownerId": 1,
+        // Per tenant: one list each of groups, domains and subscriptions, and the invited user
+        // (no list route answers users: GET /v1/users/{userId} is the only read).
+        "GET /v1/domain-groups": 2,
+        "GET /v1/domains": 2,
+        "GET /v1/partners/subscriptions": 2,
+        "GET /v1/users/:userId": 2,
+      });
+    } finally {
+      await stack.destroy();
+      await stack.workspace.removeStack(stack.name);
+    }
+  }, 300_000);
+});
