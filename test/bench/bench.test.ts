@@ -128,17 +128,17 @@ describe("npm run bench at 2 tenants × 1 domain without latency", () => {
     for (const phase of ["refresh", "destroy"] as const) {
       expect(pulumi[phase]?.requestsByRoute).toEqual(baseline[phase]?.requestsByRoute);
     }
-    // One list per organisation for its groups, domains, subscriptions and (the owner here) webhooks,
-    // one of the partner's organisations, and the provider's token: 4 per tenant and 2 per run.
+    // One list per organisation for its domains (which name their group too), subscriptions and
+    // (the owner here) webhooks, one of the partner's organisations, and the provider's token:
+    // 3 per tenant and 2 per run.
     expect(pulumi.refresh?.requestsByRoute).toEqual({
       "POST /auth/token": 1,
       "GET /v1/organizations": 1,
-      "GET /v1/domain-groups": 2,
       "GET /v1/domains": 2,
       "GET /v1/webhooks/owner/:ownerId": 2,
       "GET /v1/partners/subscriptions": 2,
     });
-    expect(pulumi.refresh?.requestsPerTenant).toBe(5);
+    expect(pulumi.refresh?.requestsPerTenant).toBe(4);
     expect(pulumi.destroy?.requestsByRoute).toMatchObject({
       "DELETE /v1/organizations/:organizationId": 2,
       "POST /v1/partners/subscriptions/:subscriptionId/cancel": 2,
@@ -160,6 +160,6 @@ describe("npm run bench at 2 tenants × 1 domain without latency", () => {
     expect(markdown).toContain("| phase | wall s | requests |");
     expect(markdown).toContain("| baseline destroy |");
     expect(markdown).toContain("| phase | requests per tenant | baseline requests per tenant |");
-    expect(markdown).toContain("| refresh | 5.00 | 5.00 |");
+    expect(markdown).toContain("| refresh | 4.00 | 4.00 |");
   });
 });

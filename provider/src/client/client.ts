@@ -182,8 +182,24 @@ export class DmarcClient {
     );
   }
 
-  /** From the organisation's list of groups, shared by every group read of this client. */
-  readDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
+  /**
+   * A group with domains is described by them: each domain of the
+   * organisation's list names its group's id and name, so the list that
+   * answers the domains' reads answers their groups' too. A group no domain
+   * names is read from the organisation's list of groups. Both lists are
+   * shared by every read of this client.
+   */
+  async readDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
+    const members = await this.readDomains(organizationId).then(
+      (domains) => domains.filter((domain) => domain.domainGroupId === id),
+      (error: unknown): Domain[] => {
+        // Without the domain list (the organisation is gone), the group's own reads decide.
+        if (isNotFound(error)) return [];
+        throw error;
+      },
+    );
+    const name = members[0]?.domainGroup;
+    if (name) return { id, name, domains: members.map((domain) => domain.domain) };
     return this.reads.find(groupsOf(organizationId), id, this.groupList(organizationId), () =>
       this.getDomainGroup(organizationId, id),
     );
@@ -276,6 +292,11 @@ export class DmarcClient {
 
   listDomains(organizationId: string): Promise<Domain[]> {
     return this.domainList(organizationId).fetch();
+  }
+
+  /** {@link listDomains}, shared by every domain and group read of the organisation on this client. */
+  readDomains(organizationId: string): Promise<Domain[]> {
+    return this.reads.list(domainsOf(organizationId), this.domainList(organizationId));
   }
 
   private domainList(organizationId: string) {
