@@ -214,7 +214,7 @@ export function benchMarkdown(report: BenchReport): string {
     state
       ? `- state: ${state.checkpointBytes} bytes for ${state.resourcesInCheckpoint} resources in the checkpoint, ${fixed(state.bytesPerResource, 0)} bytes per fleet resource, of which \`__provider\` ${fixed(state.providerBytesPerResource, 0)}`
       : "- state: not a file backend, no checkpoint to measure",
-    "- bound: latency × the longest chain of dependent requests (and requests ÷ rate when rate-limited); floor: the bound once requests in flight are capped at min(parallel, maxConcurrency)",
+    "- bound: latency × the longest chain of operations that wait for one another, one round trip each (and requests ÷ rate when rate-limited); floor: the bound once requests in flight are capped at min(parallel, maxConcurrency)",
   ];
   return `${lines.join("\n")}\n`;
 }
