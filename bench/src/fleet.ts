@@ -4,8 +4,9 @@ import type { Plan } from "pulumi-dmarc-partner/api";
 import type { DmarcClient } from "pulumi-dmarc-partner/client";
 
 // The generated fleet, twice over: as the Pulumi program the engine deploys,
-// and as the graph of the same API calls the baseline makes without Pulumi.
-// The graph also gives the lower bounds, so all three describe one workload.
+// and as the graph of resource operations the baseline runs without Pulumi,
+// through the same resource definitions and client. The graph also gives
+// the latency bound, so all three describe one workload.
 
 export interface FleetSpec {
   tenants: number;
@@ -103,201 +104,156 @@ export function fleetProgram(spec: FleetSpec): PulumiFn {
 export type Phase = "up" | "preview" | "refresh" | "destroy";
 export const PHASES: readonly Phase[] = ["up", "preview", "refresh", "destroy"];
 
-/** One resource operation: the API calls the provider makes for it, in order, once `after` are done. */
+/** One resource operation, run once the operations in `after` are done. */
 export interface Operation {
   key: string;
   after: readonly string[];
-  /** Requests sent one after the other. */
-  requests: number;
   run(client: DmarcClient): Promise<void>;
 }
 
-interface TenantIds {
-  organizationId?: string;
-  groupId?: string;
-  webhookId?: string;
-  subscriptionId?: string;
+type Props = Record<string, unknown>;
+
+/**
+ * What the baseline drives of a resource definition: the same lifecycle
+ * functions the provider calls for Pulumi, with the same client.
+ */
+interface Lifecycle {
+  typeName: string;
+  inputs: { parse(value: unknown): unknown };
+  // biome-ignore lint/suspicious/noExplicitAny: each definition takes its own input and property types
+  create(ctx: { client: DmarcClient }, inputs: any): Promise<{ id: string; outs: Props }>;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  read(ctx: { client: DmarcClient }, id: string, props: any): Promise<Props | undefined>;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  delete(ctx: { client: DmarcClient }, id: string, props: any): Promise<void>;
 }
 
-/** Ids the baseline's up hands to its refresh and destroy, as the state does for Pulumi. */
-export class FleetIds {
-  private readonly byTenant = new Map<string, TenantIds>();
+const { organization, domainGroup, domain, webhook, subscription } = dmarc.resourceDefinitions;
+
+/** Ids and properties the baseline's up hands to its refresh and destroy, as the state does for Pulumi. */
+export class FleetState {
+  private readonly resources = new Map<string, { id: string; props: Props }>();
   priceId: string | undefined;
 
-  of(tenant: Tenant): TenantIds {
-    let ids = this.byTenant.get(tenant.key);
-    if (!ids) {
-      ids = {};
-      this.byTenant.set(tenant.key, ids);
-    }
-    return ids;
+  record(key: string, id: string, props: Props): void {
+    this.resources.set(key, { id, props });
+  }
+
+  get(key: string): { id: string; props: Props } {
+    const found = this.resources.get(key);
+    if (!found) throw new Error(`the baseline has no ${key}: run its up first`);
+    return found;
   }
 }
 
-function known(value: string | undefined, what: string): string {
-  if (value === undefined) throw new Error(`the baseline has no ${what}: run its up first`);
-  return value;
+/** A resource's operation in a phase: create from its inputs, read back or delete what the state recorded. */
+function resourceOperation(
+  phase: "up" | "refresh" | "destroy",
+  state: FleetState,
+  key: string,
+  after: readonly string[],
+  definition: Lifecycle,
+  inputs: () => Props,
+): Operation {
+  const run = {
+    up: async (client: DmarcClient) => {
+      const created = await definition.create({ client }, definition.inputs.parse(inputs()));
+      state.record(key, created.id, created.outs);
+    },
+    refresh: async (client: DmarcClient) => {
+      const { id, props } = state.get(key);
+      const found = await definition.read({ client }, id, props);
+      if (!found) throw new Error(`${definition.typeName} ${id} is gone`);
+      state.record(key, id, found);
+    },
+    destroy: async (client: DmarcClient) => {
+      const { id, props } = state.get(key);
+      await definition.delete({ client }, id, props);
+    },
+  }[phase];
+  return { key, after, run };
 }
 
 const PLANS = "plans";
 
 /**
- * The calls of one phase, mirroring what the provider's resources do
- * (provider/src/resources/*.ts), with the engine's ordering: creates after
- * their dependencies, deletes before them, reads in any order.
+ * The operations of one phase: the resource definitions' own lifecycle
+ * functions (provider/src/resources/*.ts), with the engine's ordering:
+ * creates after their dependencies, deletes before them, reads in any order.
  */
-export function operations(phase: Phase, spec: FleetSpec, ids: FleetIds): Operation[] {
+export function operations(phase: Phase, spec: FleetSpec, state: FleetState): Operation[] {
   const ops: Operation[] = [];
   if (phase === "up" || phase === "preview") {
     // The program's catalogue read; a no-change preview makes no other call.
     ops.push({
       key: PLANS,
       after: [],
-      requests: 1,
       run: async (client) => {
-        ids.priceId = dmarc.selectPriceId(await client.listPlans(), { plan: spec.plan });
+        state.priceId = dmarc.selectPriceId(await client.listPlans(), { plan: spec.plan });
       },
     });
   }
   if (phase === "preview") return ops;
   for (const tenant of tenantsOf(spec)) {
-    const t = ids.of(tenant);
     const org = `${tenant.key}/org`;
     const group = `${tenant.key}/group`;
     const hook = `${tenant.key}/hook`;
     const plan = `${tenant.key}/plan`;
-    const domainKeys = tenant.domains.map((domain) => `${tenant.key}/${domain}`);
-    const orgId = () => known(t.organizationId, `organisation of ${tenant.key}`);
-    if (phase === "up") {
-      ops.push(
-        {
-          key: org,
-          after: [],
-          requests: 1,
-          run: async (client) => {
-            t.organizationId = (await client.createOrganization({ name: tenant.orgName })).id;
-          },
-        },
-        {
-          key: group,
-          after: [org],
-          requests: 1,
-          run: async (client) => {
-            t.groupId = (await client.createDomainGroup({ organizationId: orgId(), name: tenant.groupName })).id;
-          },
-        },
-        {
-          key: hook,
-          after: [org],
-          requests: 1,
-          run: async (client) => {
-            const created = await client.createWebhook({
-              name: tenant.webhookName,
-              url: tenant.webhookUrl,
-              events: WEBHOOK_EVENTS,
-              active: true,
-              ownerId: orgId(),
-            });
-            t.webhookId = created.objectId;
-          },
-        },
-        {
-          key: plan,
-          after: [org, PLANS],
-          requests: 1,
-          run: async (client) => {
-            const priceId = known(ids.priceId, "price id");
-            t.subscriptionId = (await client.assignSubscription({ organizationId: orgId(), priceId })).id;
-          },
-        },
-        ...tenant.domains.map((domain, index) => ({
-          key: domainKeys[index] as string,
-          after: spec.domainsWaitForSubscription ? [org, group, plan] : [org, group],
-          requests: 2,
-          run: async (client: DmarcClient) => {
-            const groupId = known(t.groupId, `domain group of ${tenant.key}`);
-            await client.createDomain({ organizationId: orgId(), domain, type: "sending", groupId });
-            await client.getSetupRecord(orgId(), domain, "TXT");
-          },
+    const domainKeys = tenant.domains.map((name) => `${tenant.key}/${name}`);
+    const organizationId = () => state.get(org).id;
+    // A DomainGroup's resource id is `<organizationId>/<groupId>`.
+    const groupId = () => state.get(group).id.split("/")[1];
+    const priceId = () => {
+      if (state.priceId === undefined) throw new Error("the baseline has no price id: run its up first");
+      return state.priceId;
+    };
+    const domainsAfter = spec.domainsWaitForSubscription ? [org, group, plan] : [org, group];
+    const order: Record<typeof phase, Record<string, readonly string[]>> = {
+      up: { [org]: [], [group]: [org], [hook]: [org], [plan]: [org, PLANS], domain: domainsAfter },
+      refresh: { [org]: [], [group]: [], [hook]: [], [plan]: [], domain: [] },
+      destroy: {
+        [org]: [group, hook, plan, ...domainKeys],
+        [group]: domainKeys,
+        [hook]: [],
+        [plan]: spec.domainsWaitForSubscription ? domainKeys : [],
+        domain: [],
+      },
+    };
+    const after = order[phase];
+    const operation = (key: string, waits: readonly string[] | undefined, definition: Lifecycle, inputs: () => Props) =>
+      resourceOperation(phase, state, key, waits ?? [], definition, inputs);
+    ops.push(
+      operation(org, after[org], organization, () => ({ name: tenant.orgName })),
+      operation(group, after[group], domainGroup, () => ({ organizationId: organizationId(), name: tenant.groupName })),
+      // The organisation as owner: the emulator allows five webhooks per owner, the partner id would run out.
+      operation(hook, after[hook], webhook, () => ({
+        name: tenant.webhookName,
+        url: tenant.webhookUrl,
+        events: WEBHOOK_EVENTS,
+        ownerId: organizationId(),
+      })),
+      operation(plan, after[plan], subscription, () => ({ organizationId: organizationId(), priceId: priceId() })),
+      ...tenant.domains.map((name, index) =>
+        operation(domainKeys[index] as string, after.domain, domain, () => ({
+          organizationId: organizationId(),
+          domain: name,
+          type: "sending",
+          groupId: groupId(),
         })),
-      );
-    } else if (phase === "refresh") {
-      ops.push(
-        { key: org, after: [], requests: 1, run: async (client) => void (await client.getOrganization(orgId())) },
-        {
-          key: group,
-          after: [],
-          requests: 1,
-          run: async (client) => void (await client.getDomainGroup(orgId(), known(t.groupId, "group"))),
-        },
-        {
-          key: hook,
-          after: [],
-          requests: 1,
-          run: async (client) => void (await client.getWebhook(known(t.webhookId, "webhook"))),
-        },
-        { key: plan, after: [], requests: 1, run: async (client) => void (await client.listSubscriptions(orgId())) },
-        ...tenant.domains.map((domain, index) => ({
-          key: domainKeys[index] as string,
-          after: [],
-          requests: 2,
-          run: async (client: DmarcClient) => {
-            await client.getDomain(orgId(), domain);
-            await client.getSetupRecord(orgId(), domain, "TXT");
-          },
-        })),
-      );
-    } else {
-      ops.push(
-        ...tenant.domains.map((domain, index) => ({
-          key: domainKeys[index] as string,
-          after: [],
-          requests: 1,
-          run: async (client: DmarcClient) => void (await client.deleteDomain(orgId(), domain)),
-        })),
-        {
-          key: plan,
-          after: spec.domainsWaitForSubscription ? domainKeys : [],
-          requests: 2,
-          run: async (client) => {
-            const subscriptionId = known(t.subscriptionId, "subscription");
-            const found = (await client.listSubscriptions(orgId())).find((s) => s.id === subscriptionId);
-            if (found && found.cancelledAt === null) await client.cancelSubscription(found.id);
-          },
-        },
-        {
-          key: hook,
-          after: [],
-          requests: 1,
-          run: async (client) => void (await client.deleteWebhook(known(t.webhookId, "webhook"))),
-        },
-        {
-          key: group,
-          after: domainKeys,
-          requests: 1,
-          run: async (client) => void (await client.deleteDomainGroup(orgId(), known(t.groupId, "group"))),
-        },
-        {
-          key: org,
-          after: [group, hook, plan, ...domainKeys],
-          requests: 2,
-          run: async (client) => {
-            for (const subscription of await client.listSubscriptions(orgId())) {
-              if (subscription.cancelledAt === null) await client.cancelSubscription(subscription.id);
-            }
-            await client.deleteOrganization(orgId());
-          },
-        },
-      );
-    }
+      ),
+    );
   }
   return ops;
 }
 
 export interface Bounds {
-  /** Requests the phase needs at least: every call of the graph plus one token. */
+  /** Requests the phase sent, as the emulator counted them. */
   requests: number;
-  /** Requests on the longest chain of calls that wait for one another, the token included. */
+  /**
+   * Round trips on the longest chain of operations that wait for one another,
+   * the token included: one per operation, a lower bound (a domain's create
+   * also reads its setup record).
+   */
   depth: number;
   /** What the service allows at best: latency x depth, and requests / rate when rate-limited. */
   boundSeconds: number;
@@ -307,6 +263,7 @@ export interface Bounds {
 
 export function boundsOf(
   ops: readonly Operation[],
+  requests: number,
   settings: { latencyMs: number; rateLimit: number | undefined; concurrency: number },
 ): Bounds {
   const byKey = new Map(ops.map((op) => [op.key, op]));
@@ -317,12 +274,10 @@ export function boundsOf(
     if (cached !== undefined) return cached;
     const op = byKey.get(key);
     if (!op) throw new Error(`operation ${key} waits for an unknown operation`);
-    const value = op.requests + Math.max(0, ...op.after.map(longest));
+    const value = 1 + Math.max(0, ...op.after.map(longest));
     chain.set(key, value);
     return value;
   };
-  const calls = ops.reduce((sum, op) => sum + op.requests, 0);
-  const requests = calls + 1;
   const depth = 1 + Math.max(0, ...ops.map((op) => longest(op.key)));
   const latency = settings.latencyMs / 1000;
   const boundSeconds = Math.max(depth * latency, settings.rateLimit ? requests / settings.rateLimit : 0);

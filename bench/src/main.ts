@@ -11,7 +11,16 @@ import type { Plan } from "pulumi-dmarc-partner/api";
 import { closeClients, createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { runOperations } from "./baseline";
 import { type BenchEmulator, type EmulatorStats, launchEmulator } from "./emulator";
-import { boundsOf, FleetIds, type FleetSpec, fleetSpec, operations, PHASES, type Phase, resourceCount } from "./fleet";
+import {
+  boundsOf,
+  type FleetSpec,
+  FleetState,
+  fleetSpec,
+  operations,
+  PHASES,
+  type Phase,
+  resourceCount,
+} from "./fleet";
 import { type BenchOptions, CLIENT_MAX_CONCURRENCY, parseOptions, USAGE, UsageError } from "./options";
 import {
   type BenchReport,
@@ -94,6 +103,8 @@ async function measure(
     wallSeconds,
     requests,
     requestsByRoute: diffCounts(after.byRoute, before.byRoute),
+    requestsPerTenant: requests / spec.tenants,
+    wallToRate: options.rateLimit ? wallSeconds / (requests / options.rateLimit) : null,
     rateLimited: after.rateLimited - before.rateLimited,
     requestsPerSecond: requests / wallSeconds,
     resourcesPerSecond: resources / wallSeconds,
@@ -101,7 +112,7 @@ async function measure(
     programCpuSeconds: (cpu.user + cpu.system) / 1e6,
     processes,
     loadAverage: loadavg()[0] ?? 0,
-    bounds: boundsOf(operations(phase, spec, new FleetIds()), {
+    bounds: boundsOf(operations(phase, spec, new FleetState()), requests, {
       latencyMs: options.latencyMs,
       rateLimit: options.rateLimit,
       concurrency: Math.min(options.parallel, options.maxConcurrency ?? CLIENT_MAX_CONCURRENCY),
@@ -124,12 +135,12 @@ function baselineClient(context: Context): DmarcClient {
 
 /** The baseline for the given phases, in order, each starting like the provider does: without a token. */
 async function runBaseline(context: Context, spec: FleetSpec, phases: readonly Phase[]): Promise<PhaseResult[]> {
-  const ids = new FleetIds();
+  const state = new FleetState();
   const results: PhaseResult[] = [];
   for (const phase of phases) {
     await closeClients();
     const client = baselineClient(context);
-    const ops = operations(phase, spec, ids);
+    const ops = operations(phase, spec, state);
     results.push(
       await measure(context, spec, phase, "baseline", () =>
         runOperations(ops, client, context.options.parallel).then(() => null),
@@ -325,8 +336,8 @@ async function main(): Promise<void> {
 
 async function warmUp(context: Context, spec: FleetSpec): Promise<void> {
   const client = baselineClient(context);
-  const ids = new FleetIds();
-  for (const phase of PHASES) await runOperations(operations(phase, spec, ids), client, context.options.parallel);
+  const state = new FleetState();
+  for (const phase of PHASES) await runOperations(operations(phase, spec, state), client, context.options.parallel);
   await closeClients();
 }
 

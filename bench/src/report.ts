@@ -39,6 +39,9 @@ export interface PhaseResult {
   /** API requests the emulator received (token and plan catalogue calls included, 429 answers included). */
   requests: number;
   requestsByRoute: Record<string, number>;
+  requestsPerTenant: number;
+  /** Wall time ÷ (requests ÷ rate): 1 is the rate limit's pace; null when not rate-limited. */
+  wallToRate: number | null;
   /** Requests answered 429 by the emulator's rate limit. */
   rateLimited: number;
   requestsPerSecond: number;
@@ -167,6 +170,35 @@ const PHASE_HEADER = [
   "load",
 ];
 
+/** Requests per tenant, and time against the rate limit's pace, Pulumi's next to the baseline's. */
+function perTenantTable(report: BenchReport): string {
+  const limited = report.settings.rateLimit !== null;
+  const header = ["phase", "requests per tenant", "baseline requests per tenant"];
+  if (limited) header.push("wall ÷ (requests ÷ rate)", "baseline wall ÷ (requests ÷ rate)", "429s", "baseline 429s");
+  const rows = report.phases.map((result) => {
+    const baseline = report.baseline.find((candidate) => candidate.phase === result.phase);
+    const row = [
+      result.phase,
+      fixed(result.requestsPerTenant, 2),
+      baseline ? fixed(baseline.requestsPerTenant, 2) : "n/a",
+    ];
+    if (limited) {
+      row.push(
+        ratioText(result.wallToRate),
+        ratioText(baseline?.wallToRate ?? null),
+        String(result.rateLimited),
+        baseline ? String(baseline.rateLimited) : "n/a",
+      );
+    }
+    return row;
+  });
+  return table(header, rows);
+}
+
+function ratioText(value: number | null): string {
+  return value === null ? "n/a" : `${value.toFixed(2)}×`;
+}
+
 export function benchMarkdown(report: BenchReport): string {
   const { settings, state } = report;
   const lines = [
@@ -176,11 +208,13 @@ export function benchMarkdown(report: BenchReport): string {
     "",
     table(PHASE_HEADER, [...report.phases, ...report.baseline].map(phaseRow)),
     "",
+    perTenantTable(report),
+    "",
     `- up / baseline: ${times(report.ratios.upToBaseline)}; up / bound: ${times(report.ratios.upToBound)}; up / floor at our concurrency: ${times(report.ratios.upToFloor)}`,
     state
       ? `- state: ${state.checkpointBytes} bytes for ${state.resourcesInCheckpoint} resources in the checkpoint, ${fixed(state.bytesPerResource, 0)} bytes per fleet resource, of which \`__provider\` ${fixed(state.providerBytesPerResource, 0)}`
       : "- state: not a file backend, no checkpoint to measure",
-    "- bound: latency × the longest chain of dependent requests (and requests ÷ rate when rate-limited); floor: the bound once requests in flight are capped at min(parallel, maxConcurrency)",
+    "- bound: latency × the longest chain of operations that wait for one another, one round trip each (and requests ÷ rate when rate-limited); floor: the bound once requests in flight are capped at min(parallel, maxConcurrency)",
   ];
   return `${lines.join("\n")}\n`;
 }

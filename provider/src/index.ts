@@ -20,6 +20,9 @@ export { Subscription, type SubscriptionArgs, type SubscriptionStatus } from "./
 export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { CONFIG_NAMESPACE, SETTINGS } from "./runtime/config";
 
+/** Each resource's schemas and lifecycle functions, for tools that drive them with a client and no engine (the benchmark's baseline). */
+export const resourceDefinitions = { organization, domainGroup, domain, webhook, subscription, invitation };
+
 /**
  * Called by the serialized provider of every resource, in the provider
  * process. Not part of the API partners use directly.

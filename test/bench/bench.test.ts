@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { boundsOf, FleetIds, type FleetSpec, operations, resourceCount } from "../../bench/src/fleet";
+import { boundsOf, type FleetSpec, FleetState, operations, resourceCount } from "../../bench/src/fleet";
 import type { BenchReport, PhaseResult } from "../../bench/src/report";
 import { lineChart } from "../../bench/src/svg";
 import { projectRoot } from "../../scripts/engine.mjs";
@@ -21,27 +21,30 @@ const fleet = (domainsPerTenant: number, domainsWaitForSubscription = false): Fl
 });
 
 describe("the fleet's call graph", () => {
-  it("sets the lower bounds from the longest chain of dependent requests", () => {
+  it("sets the latency bound from the longest chain of operations that wait for one another", () => {
     const settings = { latencyMs: 100, rateLimit: undefined, concurrency: 4 };
-    // token, organisation, group, domain create, setup record
-    expect(boundsOf(operations("up", fleet(3), new FleetIds()), settings)).toMatchObject({ requests: 32, depth: 5 });
+    const depth = (phase: "up" | "preview" | "refresh" | "destroy", spec: FleetSpec) =>
+      boundsOf(operations(phase, spec, new FleetState()), 10, settings).depth;
+    // token, organisation, group, domain
+    expect(depth("up", fleet(3))).toBe(4);
     // token, plans
-    expect(boundsOf(operations("preview", fleet(3), new FleetIds()), settings)).toMatchObject({
-      requests: 2,
-      depth: 2,
-    });
-    // token, domain read, setup record
-    expect(boundsOf(operations("refresh", fleet(3), new FleetIds()), settings)).toMatchObject({ depth: 3 });
-    // token, domain delete, group delete, subscriptions list and organisation delete
-    expect(boundsOf(operations("destroy", fleet(3), new FleetIds()), settings)).toMatchObject({ depth: 5 });
-    // Domains beyond an unsubscribed organisation's allowance wait for the plan: token, org, plan, domain, setup.
-    expect(boundsOf(operations("up", fleet(8, true), new FleetIds()), settings).depth).toBe(5);
-    expect(boundsOf(operations("destroy", fleet(8, true), new FleetIds()), settings).depth).toBe(6);
+    expect(depth("preview", fleet(3))).toBe(2);
+    // token, any read
+    expect(depth("refresh", fleet(3))).toBe(2);
+    // token, domain, group, organisation
+    expect(depth("destroy", fleet(3))).toBe(4);
+    // Domains beyond an unsubscribed organisation's allowance wait for the plan: token, org, plan, domain.
+    const waiting = operations("up", fleet(8, true), new FleetState()).find(
+      (op) => op.key === "t1/d1.t1.bench.example",
+    );
+    expect(waiting?.after).toEqual(["t1/org", "t1/group", "t1/plan"]);
+    expect(depth("up", fleet(8, true))).toBe(4);
+    expect(depth("destroy", fleet(8, true))).toBe(4);
   });
 
   it("adds the rate limit and our concurrency to the bound", () => {
-    const ops = operations("up", fleet(3), new FleetIds());
-    const bounds = boundsOf(ops, { latencyMs: 100, rateLimit: 8, concurrency: 4 });
+    const ops = operations("up", fleet(3), new FleetState());
+    const bounds = boundsOf(ops, 32, { latencyMs: 100, rateLimit: 8, concurrency: 4 });
     expect(bounds.boundSeconds).toBeCloseTo(32 / 8);
     expect(bounds.floorSeconds).toBeCloseTo(Math.max(32 / 8, (32 * 0.1) / 4));
     expect(resourceCount(fleet(3))).toBe(21);
@@ -125,13 +128,26 @@ describe("npm run bench at 2 tenants × 1 domain without latency", () => {
     for (const phase of ["refresh", "destroy"] as const) {
       expect(pulumi[phase]?.requestsByRoute).toEqual(baseline[phase]?.requestsByRoute);
     }
-    expect(pulumi.refresh?.requests).toBe(13);
+    // One list per organisation for its domains (which name their group too), subscriptions and
+    // (the owner here) webhooks, one of the partner's organisations, and the provider's token:
+    // 3 per tenant and 2 per run.
+    expect(pulumi.refresh?.requestsByRoute).toEqual({
+      "POST /auth/token": 1,
+      "GET /v1/organizations": 1,
+      "GET /v1/domains": 2,
+      "GET /v1/webhooks/owner/:ownerId": 2,
+      "GET /v1/partners/subscriptions": 2,
+    });
+    expect(pulumi.refresh?.requestsPerTenant).toBe(4);
     expect(pulumi.destroy?.requestsByRoute).toMatchObject({
       "DELETE /v1/organizations/:organizationId": 2,
       "POST /v1/partners/subscriptions/:subscriptionId/cancel": 2,
     });
     expect(pulumi.destroy?.requests).toBe(15);
-    expect(pulumi.up?.bounds).toMatchObject({ requests: 14, depth: 5, boundSeconds: 0 });
+    expect(pulumi.up?.bounds).toMatchObject({ requests: 15, depth: 4, boundSeconds: 0 });
+    expect(pulumi.up?.requestsPerTenant).toBe(7.5);
+    // Not rate-limited: no time against the rate.
+    expect(pulumi.up?.wallToRate).toBeNull();
   });
 
   it("measures the state, the engine and the provider process", () => {
@@ -143,5 +159,7 @@ describe("npm run bench at 2 tenants × 1 domain without latency", () => {
     expect(up?.processes.provider.peakMemoryMiB).toBeGreaterThan(0);
     expect(markdown).toContain("| phase | wall s | requests |");
     expect(markdown).toContain("| baseline destroy |");
+    expect(markdown).toContain("| phase | requests per tenant | baseline requests per tenant |");
+    expect(markdown).toContain("| refresh | 4.00 | 4.00 |");
   });
 });

@@ -31,6 +31,7 @@ import {
   Webhook,
   WebhookWithSecret,
 } from "../api";
+import { type ListScope, ReadBatcher } from "./coalescing";
 import { isNotFound } from "./errors";
 import { collectPages, PAGE_SIZE, type Page } from "./pagination";
 import { rememberSecret } from "./redaction";
@@ -39,6 +40,10 @@ import type { Requester } from "./requester";
 // One typed method per route (paths: ../shared/api/README.md, section 5).
 // Reads answer undefined for a missing object and deletes answer false, so
 // the resources can tell "gone" from "failed" without inspecting errors.
+// The `read*` methods answer from list calls shared by every reader of this
+// client (./coalescing.ts), never older than this client's last write to that
+// list; every state-changing call names the lists it makes stale. `get*` and
+// `list*` send their own request each time.
 
 const segment = encodeURIComponent;
 
@@ -68,8 +73,18 @@ async function deleted(pending: Promise<void>): Promise<boolean> {
   }
 }
 
-/** Build one with {@link createClient}, which shares connections, tokens and pacing. */
+const PARTNER: ListScope = { family: "organizations", owner: "" };
+const groupsOf = (organizationId: string): ListScope => ({ family: "domainGroups", owner: organizationId });
+const domainsOf = (organizationId: string): ListScope => ({ family: "domains", owner: organizationId });
+const webhooksOf = (ownerId: string): ListScope => ({ family: "webhooks", owner: ownerId });
+const subscriptionsOf = (organizationId: string): ListScope => ({ family: "subscriptions", owner: organizationId });
+/** A domain's group lists its domains, and a domain names its group. */
+const domainsAndGroupsOf = (organizationId: string) => [domainsOf(organizationId), groupsOf(organizationId)];
+
+/** Build one with {@link createClient}, which shares connections, tokens, pacing and list reads. */
 export class DmarcClient {
+  private readonly reads = new ReadBatcher();
+
   constructor(private readonly requester: Requester) {}
 
   /**
@@ -84,14 +99,40 @@ export class DmarcClient {
   // Organisations
 
   createOrganization(body: CreateOrganizationRequest): Promise<Organization> {
-    return this.requester.call({
-      operation: "create organization",
-      method: "POST",
-      path: "/v1/organizations",
-      json: body,
-      schema: Organization,
-      repeatable: false,
-    });
+    return this.reads.write([PARTNER], () =>
+      this.requester.call({
+        operation: "create organization",
+        method: "POST",
+        path: "/v1/organizations",
+        json: body,
+        schema: Organization,
+        repeatable: false,
+      }),
+    );
+  }
+
+  /**
+   * From the first page of the partner's organisations, shared by every
+   * organisation read of this client; one not on it is read by its own GET.
+   * A partner with up to a page of customers pays one request for all of
+   * them, and a large partner's small stack never pays for the whole list.
+   */
+  readOrganization(id: string): Promise<Organization | undefined> {
+    const keyOf = (org: Organization) => org.id;
+    const firstPage = {
+      fetch: async () =>
+        (
+          await this.requester.call({
+            operation: "list organizations",
+            method: "GET",
+            path: withQuery("/v1/organizations", { page: 1, limit: PAGE_SIZE }),
+            schema: OrganizationList,
+            repeatable: true,
+          })
+        ).data,
+      keyOf,
+    };
+    return this.reads.find(PARTNER, id, firstPage, () => this.getOrganization(id));
   }
 
   getOrganization(id: string): Promise<Organization | undefined> {
@@ -111,38 +152,68 @@ export class DmarcClient {
   }
 
   updateOrganization(id: string, body: UpdateOrganizationRequest): Promise<Organization> {
-    return this.requester.call({
-      operation: "update organization",
-      method: "PATCH",
-      path: `/v1/organizations/${segment(id)}`,
-      json: body,
-      schema: Organization,
-      repeatable: true,
-    });
+    return this.reads.write([PARTNER], () =>
+      this.requester.call({
+        operation: "update organization",
+        method: "PATCH",
+        path: `/v1/organizations/${segment(id)}`,
+        json: body,
+        schema: Organization,
+        repeatable: true,
+      }),
+    );
   }
 
   deleteOrganization(id: string): Promise<boolean> {
-    return deleted(
-      this.requester.call({
-        operation: "delete organization",
-        method: "DELETE",
-        path: `/v1/organizations/${segment(id)}`,
-        repeatable: true,
-      }),
+    const everythingOf = [PARTNER, ...domainsAndGroupsOf(id), webhooksOf(id), subscriptionsOf(id)];
+    return this.reads.write(everythingOf, () =>
+      deleted(
+        this.requester.call({
+          operation: "delete organization",
+          method: "DELETE",
+          path: `/v1/organizations/${segment(id)}`,
+          repeatable: true,
+        }),
+      ),
     );
   }
 
   // Domain groups
 
   createDomainGroup(body: CreateDomainGroupRequest): Promise<DomainGroup> {
-    return this.requester.call({
-      operation: "create domain group",
-      method: "POST",
-      path: "/v1/domain-groups",
-      json: body,
-      schema: DomainGroup,
-      repeatable: false,
-    });
+    return this.reads.write([groupsOf(body.organizationId)], () =>
+      this.requester.call({
+        operation: "create domain group",
+        method: "POST",
+        path: "/v1/domain-groups",
+        json: body,
+        schema: DomainGroup,
+        repeatable: false,
+      }),
+    );
+  }
+
+  /**
+   * A group with domains is described by them: each domain of the
+   * organisation's list names its group's id and name, so the list that
+   * answers the domains' reads answers their groups' too. A group no domain
+   * names is read from the organisation's list of groups. Both lists are
+   * shared by every read of this client.
+   */
+  async readDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
+    const members = await this.readDomains(organizationId).then(
+      (domains) => domains.filter((domain) => domain.domainGroupId === id),
+      (error: unknown): Domain[] => {
+        // Without the domain list (the organisation is gone), the group's own reads decide.
+        if (isNotFound(error)) return [];
+        throw error;
+      },
+    );
+    const name = members[0]?.domainGroup;
+    if (name) return { id, name, domains: members.map((domain) => domain.domain) };
+    return this.reads.find(groupsOf(organizationId), id, this.groupList(organizationId), () =>
+      this.getDomainGroup(organizationId, id),
+    );
   }
 
   getDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
@@ -158,43 +229,64 @@ export class DmarcClient {
   }
 
   listDomainGroups(organizationId: string): Promise<DomainGroup[]> {
+    return this.groupList(organizationId).fetch();
+  }
+
+  private groupList(organizationId: string) {
+    const keyOf = (group: DomainGroup) => group.id;
     const query = { organizationId };
-    return this.listPages("list domain groups", "/v1/domain-groups", query, "pageSize", DomainGroupList, (g) => g.id);
+    return {
+      fetch: () => this.listPages("list domain groups", "/v1/domain-groups", query, "pageSize", DomainGroupList, keyOf),
+      keyOf,
+    };
   }
 
   updateDomainGroup(organizationId: string, id: string, body: UpdateDomainGroupRequest): Promise<DomainGroup> {
-    return this.requester.call({
-      operation: "update domain group",
-      method: "PUT",
-      path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
-      json: body,
-      schema: DomainGroup,
-      repeatable: true,
-    });
+    return this.reads.write(domainsAndGroupsOf(organizationId), () =>
+      this.requester.call({
+        operation: "update domain group",
+        method: "PUT",
+        path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
+        json: body,
+        schema: DomainGroup,
+        repeatable: true,
+      }),
+    );
   }
 
   deleteDomainGroup(organizationId: string, id: string): Promise<boolean> {
-    return deleted(
-      this.requester.call({
-        operation: "delete domain group",
-        method: "DELETE",
-        path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
-        repeatable: true,
-      }),
+    return this.reads.write(domainsAndGroupsOf(organizationId), () =>
+      deleted(
+        this.requester.call({
+          operation: "delete domain group",
+          method: "DELETE",
+          path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
+          repeatable: true,
+        }),
+      ),
     );
   }
 
   // Domains
 
   createDomain(body: CreateDomainRequest): Promise<Domain> {
-    return this.requester.call({
-      operation: "create domain",
-      method: "POST",
-      path: "/v1/domains",
-      json: body,
-      schema: Domain,
-      repeatable: false,
-    });
+    return this.reads.write(domainsAndGroupsOf(body.organizationId), () =>
+      this.requester.call({
+        operation: "create domain",
+        method: "POST",
+        path: "/v1/domains",
+        json: body,
+        schema: Domain,
+        repeatable: false,
+      }),
+    );
+  }
+
+  /** From the organisation's list of domains, shared by every domain read of this client. */
+  readDomain(organizationId: string, domain: string): Promise<Domain | undefined> {
+    return this.reads.find(domainsOf(organizationId), domain, this.domainList(organizationId), () =>
+      this.getDomain(organizationId, domain),
+    );
   }
 
   getDomain(organizationId: string, domain: string): Promise<Domain | undefined> {
@@ -210,29 +302,46 @@ export class DmarcClient {
   }
 
   listDomains(organizationId: string): Promise<Domain[]> {
+    return this.domainList(organizationId).fetch();
+  }
+
+  /** {@link listDomains}, shared by every domain and group read of the organisation on this client. */
+  readDomains(organizationId: string): Promise<Domain[]> {
+    return this.reads.list(domainsOf(organizationId), this.domainList(organizationId));
+  }
+
+  private domainList(organizationId: string) {
+    const keyOf = (item: Domain) => item.domain;
     const query = { organizationId };
-    return this.listPages("list domains", "/v1/domains", query, "pageSize", DomainList, (item) => item.domain);
+    return {
+      fetch: () => this.listPages("list domains", "/v1/domains", query, "pageSize", DomainList, keyOf),
+      keyOf,
+    };
   }
 
   updateDomain(organizationId: string, domain: string, body: UpdateDomainRequest): Promise<Domain> {
-    return this.requester.call({
-      operation: "update domain",
-      method: "PATCH",
-      path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
-      json: body,
-      schema: Domain,
-      repeatable: true,
-    });
+    return this.reads.write(domainsAndGroupsOf(organizationId), () =>
+      this.requester.call({
+        operation: "update domain",
+        method: "PATCH",
+        path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
+        json: body,
+        schema: Domain,
+        repeatable: true,
+      }),
+    );
   }
 
   deleteDomain(organizationId: string, domain: string): Promise<boolean> {
-    return deleted(
-      this.requester.call({
-        operation: "delete domain",
-        method: "DELETE",
-        path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
-        repeatable: true,
-      }),
+    return this.reads.write(domainsAndGroupsOf(organizationId), () =>
+      deleted(
+        this.requester.call({
+          operation: "delete domain",
+          method: "DELETE",
+          path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
+          repeatable: true,
+        }),
+      ),
     );
   }
 
@@ -249,20 +358,27 @@ export class DmarcClient {
   // Webhooks
 
   async createWebhook(body: CreateWebhookRequest): Promise<WebhookWithSecret> {
-    const webhook = await this.requester.call({
-      operation: "create webhook",
-      method: "POST",
-      path: "/v1/webhooks",
-      json: body,
-      schema: WebhookWithSecret,
-      repeatable: false,
-    });
+    const webhook = await this.reads.write([webhooksOf(body.ownerId)], () =>
+      this.requester.call({
+        operation: "create webhook",
+        method: "POST",
+        path: "/v1/webhooks",
+        json: body,
+        schema: WebhookWithSecret,
+        repeatable: false,
+      }),
+    );
     rememberSecret(webhook.secret);
-    return webhook;
+    return this.learnWebhook(webhook);
   }
 
-  getWebhook(id: string): Promise<Webhook | undefined> {
-    return unlessNotFound(
+  /** From the owner's list of webhooks, shared by every webhook read of that owner on this client. */
+  readWebhook(id: string, ownerId: string): Promise<Webhook | undefined> {
+    return this.reads.find(webhooksOf(ownerId), id, this.webhookList(ownerId), () => this.getWebhook(id));
+  }
+
+  async getWebhook(id: string): Promise<Webhook | undefined> {
+    const found = await unlessNotFound(
       this.requester.call({
         operation: "read webhook",
         method: "GET",
@@ -271,48 +387,71 @@ export class DmarcClient {
         repeatable: true,
       }),
     );
+    return found && this.learnWebhook(found);
   }
 
   listWebhooks(ownerId: string): Promise<Webhook[]> {
-    return this.listArrayOrPages(
-      "list webhooks",
-      `/v1/webhooks/owner/${segment(ownerId)}`,
-      Webhook,
-      (webhook) => webhook.objectId,
-    );
+    return this.webhookList(ownerId).fetch();
+  }
+
+  private webhookList(ownerId: string) {
+    const keyOf = (webhook: Webhook) => webhook.objectId;
+    return {
+      fetch: async () => {
+        const list = await this.listArrayOrPages(
+          "list webhooks",
+          `/v1/webhooks/owner/${segment(ownerId)}`,
+          Webhook,
+          keyOf,
+        );
+        return list.map((webhook) => this.learnWebhook(webhook));
+      },
+      keyOf,
+    };
+  }
+
+  private learnWebhook<T extends Webhook>(webhook: T): T {
+    this.reads.learnOwner("webhooks", webhook.objectId, webhook.ownerId);
+    return webhook;
   }
 
   updateWebhook(id: string, body: UpdateWebhookRequest): Promise<Webhook> {
-    return this.requester.call({
-      operation: "update webhook",
-      method: "PUT",
-      path: `/v1/webhooks/${segment(id)}`,
-      json: body,
-      schema: Webhook,
-      repeatable: true,
-    });
-  }
-
-  deleteWebhook(id: string): Promise<boolean> {
-    return deleted(
+    return this.reads.write([this.reads.scopeOf("webhooks", id)], () =>
       this.requester.call({
-        operation: "delete webhook",
-        method: "DELETE",
+        operation: "update webhook",
+        method: "PUT",
         path: `/v1/webhooks/${segment(id)}`,
+        json: body,
+        schema: Webhook,
         repeatable: true,
       }),
     );
   }
 
+  deleteWebhook(id: string): Promise<boolean> {
+    return this.reads.write([this.reads.scopeOf("webhooks", id)], () =>
+      deleted(
+        this.requester.call({
+          operation: "delete webhook",
+          method: "DELETE",
+          path: `/v1/webhooks/${segment(id)}`,
+          repeatable: true,
+        }),
+      ),
+    );
+  }
+
   async regenerateWebhookSecret(id: string): Promise<WebhookWithSecret> {
-    const webhook = await this.requester.call({
-      operation: "regenerate webhook secret",
-      method: "POST",
-      path: `/v1/webhooks/${segment(id)}/regenerate-secret`,
-      schema: WebhookWithSecret,
-      // Sending it again only regenerates again, and the answer that arrives carries the secret in force.
-      repeatable: true,
-    });
+    const webhook = await this.reads.write([this.reads.scopeOf("webhooks", id)], () =>
+      this.requester.call({
+        operation: "regenerate webhook secret",
+        method: "POST",
+        path: `/v1/webhooks/${segment(id)}/regenerate-secret`,
+        schema: WebhookWithSecret,
+        // Sending it again only regenerates again, and the answer that arrives carries the secret in force.
+        repeatable: true,
+      }),
+    );
     rememberSecret(webhook.secret);
     return webhook;
   }
@@ -340,58 +479,71 @@ export class DmarcClient {
   }
 
   assignSubscription(body: AssignSubscriptionRequest): Promise<Subscription> {
-    return this.requester.call({
+    return this.subscriptionWrite(subscriptionsOf(body.organizationId), {
       operation: "assign subscription",
-      method: "POST",
       path: "/v1/partners/subscriptions/assign",
       json: body,
-      schema: Subscription,
-      repeatable: false,
     });
   }
 
   /** The answer may carry a new subscription id: the service replaces the subscription. */
   changeSubscriptionPrice(id: string, priceId: string): Promise<Subscription> {
-    return this.requester.call({
+    return this.subscriptionWrite(this.reads.scopeOf("subscriptions", id), {
       operation: "change subscription price",
-      method: "POST",
       path: `/v1/partners/subscriptions/${segment(id)}`,
       json: { priceId },
-      schema: Subscription,
-      repeatable: false,
     });
   }
 
   renewSubscription(id: string): Promise<Subscription> {
-    return this.requester.call({
+    return this.subscriptionWrite(this.reads.scopeOf("subscriptions", id), {
       operation: "renew subscription",
-      method: "POST",
       path: `/v1/partners/subscriptions/${segment(id)}/renew`,
-      schema: Subscription,
-      repeatable: false,
     });
   }
 
+  /**
+   * A second cancel is refused (422) after a first one that took effect
+   * unseen, so an unanswered cancel is reported as such and read back, not re-sent.
+   */
   cancelSubscription(id: string): Promise<Subscription> {
-    return this.requester.call({
+    return this.subscriptionWrite(this.reads.scopeOf("subscriptions", id), {
       operation: "cancel subscription",
-      method: "POST",
       path: `/v1/partners/subscriptions/${segment(id)}/cancel`,
-      schema: Subscription,
-      // A second cancel is refused (422) after a first one that took effect unseen,
-      // so an unanswered cancel is reported as such and read back, not re-sent.
-      repeatable: false,
     });
   }
 
-  listSubscriptions(organizationId: string): Promise<Subscription[]> {
-    return this.requester.call({
+  /** Every subscription call changes state and is not repeatable; the answer names the subscription now in force. */
+  private async subscriptionWrite(
+    scope: ListScope,
+    call: { operation: string; path: string; json?: unknown },
+  ): Promise<Subscription> {
+    const subscription = await this.reads.write([scope], () =>
+      this.requester.call({ ...call, method: "POST", schema: Subscription, repeatable: false }),
+    );
+    if (scope.owner !== undefined) this.reads.learnOwner("subscriptions", subscription.id, scope.owner);
+    return subscription;
+  }
+
+  /** {@link listSubscriptions}, shared by every subscription read of the organisation on this client. */
+  readSubscriptions(organizationId: string): Promise<Subscription[]> {
+    return this.reads.list(subscriptionsOf(organizationId), {
+      fetch: () => this.listSubscriptions(organizationId),
+      keyOf: (subscription) => subscription.id,
+    });
+  }
+
+  /** Cancelled and expired ones included. */
+  async listSubscriptions(organizationId: string): Promise<Subscription[]> {
+    const list = await this.requester.call({
       operation: "list subscriptions",
       method: "GET",
       path: withQuery("/v1/partners/subscriptions", { organizationId }),
       schema: SubscriptionList,
       repeatable: true,
     });
+    for (const subscription of list) this.reads.learnOwner("subscriptions", subscription.id, organizationId);
+    return list;
   }
 
   // Users and sign-in

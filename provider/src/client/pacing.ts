@@ -49,13 +49,24 @@ export class Pacer {
     }
   }
 
+  /**
+   * Spaces the moments requests really start, not the moments they were
+   * scheduled for: on a busy machine timers fire late, and callers that each
+   * booked a start time would then all start at once, a burst the service
+   * counts against its window. Whoever wakes first takes the next start; the
+   * others wait for the one after.
+   */
   private async waitForStartTime(): Promise<void> {
-    const rate = this.settings.requestsPerSecond;
-    if (rate <= 0) return;
-    const now = performance.now();
-    const startAt = Math.max(now, this.nextStartAt);
-    this.nextStartAt = startAt + 1000 / rate;
-    if (startAt > now) await sleep(startAt - now);
+    for (;;) {
+      const rate = this.settings.requestsPerSecond;
+      if (rate <= 0) return;
+      const now = performance.now();
+      if (now >= this.nextStartAt) {
+        this.nextStartAt = now + 1000 / rate;
+        return;
+      }
+      await sleep(this.nextStartAt - now);
+    }
   }
 }
 

@@ -137,7 +137,7 @@ export const domain = defineResource({
 
   async read({ client }, id, props) {
     const { organizationId, child: domainName } = splitId(id, "Domain", "domain");
-    const found = await client.getDomain(organizationId, domainName);
+    const found = await client.readDomain(organizationId, domainName);
     if (!found) return undefined;
     const inputs: DomainInputs = {
       organizationId,

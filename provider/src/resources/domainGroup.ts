@@ -55,7 +55,7 @@ export const domainGroup = defineResource({
 
   async read({ client }, id) {
     const { organizationId, child: groupId } = splitId(id, "DomainGroup", "groupId");
-    const found = await client.getDomainGroup(organizationId, groupId);
+    const found = await client.readDomainGroup(organizationId, groupId);
     return found && { organizationId, name: found.name, domains: found.domains ?? [] };
   },
 

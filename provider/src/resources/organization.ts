@@ -62,7 +62,7 @@ export const organization = defineResource({
   },
 
   async read({ client }, id, props) {
-    const found = await client.getOrganization(id);
+    const found = await client.readOrganization(id);
     return found && { name: found.name, onDelete: props?.onDelete ?? "delete", createdAt: found.createdAt };
   },
 

@@ -55,10 +55,13 @@ function outputsFor(inputs: SubscriptionInputs, record: SubscriptionRecord): Sub
   };
 }
 
-/** The organisation's subscriptions; undefined when the organisation itself is gone. */
+/**
+ * The organisation's subscriptions, one list shared by every read of the
+ * organisation in this process; undefined when the organisation itself is gone.
+ */
 async function subscriptionsOf(client: DmarcClient, organizationId: string): Promise<SubscriptionRecord[] | undefined> {
   try {
-    return await client.listSubscriptions(organizationId);
+    return await client.readSubscriptions(organizationId);
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;

@@ -84,7 +84,8 @@ export const webhook = defineResource({
   },
 
   async read({ client }, id, props) {
-    const found = await client.getWebhook(id);
+    // The owner's list answers every webhook of that owner; on import the declared owner names it.
+    const found = props?.ownerId ? await client.readWebhook(id, props.ownerId) : await client.getWebhook(id);
     if (!found) return undefined;
     const inputs: WebhookInputs = {
       name: found.name,
