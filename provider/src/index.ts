@@ -10,6 +10,14 @@ import { DynamicProviderHost } from "./runtime/host";
 export * as api from "./api";
 export { createMagicLink, type MagicLinkArgs } from "./functions/magicLink";
 export { type BillingFrequency, getPlans, getPriceId, type PriceSelector, selectPriceId } from "./functions/plans";
+export { checkPlans, type DeclareOptions, declareTenants, tenantArgs } from "./inventory/declare";
+export {
+  type Inventory,
+  InventoryError,
+  type InventoryTenant,
+  loadInventory,
+  parseInventory,
+} from "./inventory/inventory";
 export { type DnsSetupRecord, Domain, type DomainArgs } from "./resources/domain";
 export { DomainGroup, type DomainGroupArgs } from "./resources/domainGroup";
 export { Invitation, type InvitationArgs } from "./resources/invitation";
@@ -17,6 +25,19 @@ export { Organization, type OrganizationArgs } from "./resources/organization";
 export { Subscription, type SubscriptionArgs, type SubscriptionStatus } from "./resources/subscription";
 export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { CONFIG_NAMESPACE, SETTINGS } from "./runtime/config";
+export {
+  type PublishRecord,
+  TENANT_TYPE,
+  Tenant,
+  type TenantArgs,
+  type TenantDomain,
+  TenantError,
+  type TenantIds,
+  type TenantOnDelete,
+  type TenantPlan,
+  type TenantWebhook,
+  type VerifyDomain,
+} from "./tenant/tenant";
 
 /**
  * Called by the serialized provider of every resource, in the provider
