@@ -97,6 +97,10 @@ describe("two fleet runners on one PostgreSQL backend", () => {
     const organizations = await organizationsByName(serviceClient(emulator));
     for (const key of ["november", "oscar", "papa", "quebec"]) expect(organizations.has(`Tenant ${key}`)).toBe(true);
 
+    // The state is in PostgreSQL: the CLI's table holds both shards' checkpoints.
+    const keys = await postgres.query("select key from pulumi_state");
+    for (const shard of shards) expect(keys.some((key) => key.includes(`${shard.name}.json`))).toBe(true);
+
     const status = await fleetCli("status", "--json");
     const overview = JSON.parse(status.stdout) as { shards: { name: string; exists: boolean; upToDate: boolean }[] };
     expect(overview.shards).toEqual([

@@ -16,6 +16,8 @@ const USER = "pulumi";
 export interface RunningPostgres {
   /** A Pulumi backend URL for the server's `postgres` database. */
   backendUrl: string;
+  /** Runs one SQL statement; the rows, one line each, columns separated by `|`. */
+  query(sql: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,11 @@ export async function startPostgres(): Promise<RunningPostgres> {
   await exec("pg_ctl", ["-D", join(dataDir, "data"), "-o", options, "-l", join(dataDir, "server.log"), "-w", "start"]);
   return {
     backendUrl: `postgres://${USER}@127.0.0.1:${port}/postgres?sslmode=disable`,
+    async query(sql) {
+      const args = ["-h", "127.0.0.1", "-p", String(port), "-U", USER, "-d", "postgres", "-Atc", sql];
+      const { stdout } = await run(join(bin, "psql"), args, { timeout: 60_000 });
+      return stdout.split("\n").filter((line) => line !== "");
+    },
     async stop() {
       await exec("pg_ctl", ["-D", join(dataDir, "data"), "-m", "fast", "-w", "stop"]);
       rmSync(dataDir, { recursive: true, force: true });
