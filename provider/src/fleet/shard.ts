@@ -60,7 +60,11 @@ export function shardDigest(inventory: Inventory, keys: readonly string[]): stri
     .slice(0, 16);
 }
 
-/** The Pulumi program of one shard: its tenants, and the digest once all of them are deployed. */
+/**
+ * The Pulumi program of one shard: its tenants, and the digest once all of
+ * them are deployed. Outputs per tenant key: organisation id, subscription
+ * status, records to publish, webhook secrets (secret) and every object's id.
+ */
 export function shardProgram(project: FleetProject, keys: readonly string[], digest: string): PulumiFn {
   return async () => {
     if (keys.length === 0) return { tenants: {}, fleetDigest: digest };
@@ -69,7 +73,13 @@ export function shardProgram(project: FleetProject, keys: readonly string[], dig
       tenants: Object.fromEntries(
         tenants.map((tenant) => [
           tenant.key,
-          { organizationId: tenant.organizationId, subscriptionStatus: tenant.subscriptionStatus, ids: tenant.ids },
+          {
+            organizationId: tenant.organizationId,
+            subscriptionStatus: tenant.subscriptionStatus,
+            records: tenant.records,
+            webhookSecrets: tenant.webhookSecrets,
+            ids: tenant.ids,
+          },
         ]),
       ),
       fleetDigest: pulumi.all(tenants.map((tenant) => tenant.ids)).apply(() => digest),
