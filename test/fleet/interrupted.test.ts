@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
@@ -50,6 +50,19 @@ function interrupt(options: ReturnType<typeof fleetOptions>): void {
   writeFileSync(file, JSON.stringify(stored));
 }
 
+/** The lock a run killed in the file backend leaves: a lock file of a process that is gone. */
+function leaveLock(options: ReturnType<typeof fleetOptions>): string {
+  const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
+  const folder = join(backend, ".pulumi", "locks", "organization", options.projectName, shard);
+  mkdirSync(folder, { recursive: true });
+  const lock = join(folder, "killed-run.json");
+  writeFileSync(
+    lock,
+    JSON.stringify({ pid: 2_147_483_646, username: "ci", hostname: "runner", timestamp: new Date().toISOString() }),
+  );
+  return lock;
+}
+
 describe("an interrupted shard", () => {
   it("is reported with the recovery command, or recovered first and then run", async () => {
     const options = fleetOptions(emulator, fleet, inventory);
@@ -81,5 +94,38 @@ describe("an interrupted shard", () => {
     expect(recovered.ok).toBe(true);
     expect(calls.map((call) => [call.stackName, call.reason.kind])).toEqual([[shard, "pendingOperations"]]);
     expect(recovered.results[0]).toMatchObject({ shard, status: "done", recovered: "dropped 1" });
+  }, 600_000);
+
+  it("is handed to the recovery when its lock stops the run, and then run", async () => {
+    const renamed = inventoryOf([tenant("romeo", { name: "Romeo Renamed", domains: [] })]);
+    const lock = leaveLock(fleetOptions(emulator, fleet, renamed));
+
+    const refused = await runFleet("up", fleetOptions(emulator, fleet, renamed));
+    expect(refused.ok).toBe(false);
+    expect(refused.results[0]?.error).toMatch(
+      new RegExp(
+        `^stack ${shard} is locked \\(.*currently locked by 1 lock\\(s\\).*\\): run \`npx dmarc-recover --stack ${shard}\``,
+      ),
+    );
+
+    const kinds: string[] = [];
+    const recovered = await runFleet(
+      "up",
+      fleetOptions(emulator, fleet, renamed, {
+        // Stands in for the recovery command: removes the dead process's lock.
+        recover: async (target) => {
+          kinds.push(target.reason.kind);
+          rmSync(lock);
+          return { summary: "removed a lock left by a dead process" };
+        },
+      }),
+    );
+    expect(kinds).toEqual(["locked"]);
+    expect(recovered.results[0]).toMatchObject({
+      shard,
+      status: "done",
+      changes: { update: 1 },
+      recovered: "removed a lock left by a dead process",
+    });
   }, 600_000);
 });
