@@ -5,7 +5,7 @@ import type { Writable } from "node:stream";
 import { LocalWorkspace, type OpMap, type Stack } from "@pulumi/pulumi/automation";
 import { createClient } from "../client";
 import { checkPlans } from "../inventory/declare";
-import { CONFIG_NAMESPACE, clientOptionsFrom, readSettings } from "../runtime/config";
+import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings } from "../runtime/config";
 import { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardNumber } from "./assignment";
 import { RequestBudget } from "./budget";
 import { type ProgressSink, progressSink, type ShardResult } from "./progress";
@@ -131,9 +131,14 @@ function counts(changes: OpMap | Record<string, number> | undefined): Record<str
   return result;
 }
 
-/** The fleet's rate for all shards together: `dmarc:requestsPerSecond` of the config, else of the environment. */
+/** The provider settings every shard gets: the `dmarc:*` config, else the environment. */
+function settingsOf(options: FleetOptions): ProviderSettings {
+  return readSettings({ get: (key) => options.config[`${CONFIG_NAMESPACE}:${key}`]?.value }, process.env);
+}
+
+/** The fleet's rate for all shards together: `dmarc:requestsPerSecond`. */
 function totalRate(options: FleetOptions): number | undefined {
-  const settings = readSettings({ get: (key) => options.config[`${CONFIG_NAMESPACE}:${key}`]?.value }, process.env);
+  const settings = settingsOf(options);
   const rate = settings.requestsPerSecond === undefined ? undefined : Number(settings.requestsPerSecond);
   return rate !== undefined && Number.isFinite(rate) && rate > 0 ? rate : undefined;
 }
@@ -141,8 +146,7 @@ function totalRate(options: FleetOptions): number | undefined {
 /** Refuses, before any shard runs, an inventory naming plans the partner's catalogue cannot price. */
 async function checkCatalogue(options: FleetOptions): Promise<void> {
   if (options.inventory.tenants.length === 0) return;
-  const settings = readSettings({ get: (key) => options.config[`${CONFIG_NAMESPACE}:${key}`]?.value }, process.env);
-  checkPlans(options.inventory, await createClient(clientOptionsFrom(settings)).listPlans());
+  checkPlans(options.inventory, await createClient(clientOptionsFrom(settingsOf(options))).listPlans());
 }
 
 interface RunContext {

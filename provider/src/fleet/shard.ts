@@ -12,7 +12,7 @@ import {
 } from "@pulumi/pulumi/automation";
 import { type DeclareOptions, declareTenants } from "../inventory/declare";
 import type { Inventory } from "../inventory/inventory";
-import { TENANT_TYPE } from "../tenant/tenant";
+import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
 import { type Interruption, pendingOperationsOf } from "./recovery";
 
 /** Everything every shard stack shares. */
@@ -36,7 +36,6 @@ export interface FleetProject {
   declare?: Omit<DeclareOptions, "plans">;
 }
 
-const EXAMPLE_TENANT_TYPE = "dmarc-tenants:index:Tenant";
 const STACK_TYPE = "pulumi:pulumi:Stack";
 
 function packageVersion(): string {

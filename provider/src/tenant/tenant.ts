@@ -11,7 +11,7 @@ import { Webhook } from "../resources/webhook";
 /** The Pulumi type of the component grouping one tenant's resources. */
 export const TENANT_TYPE = "dmarc:index:Tenant";
 /** The type the tenants-yaml example used before the component moved into the package; aliased so its stacks keep their resources. */
-const EXAMPLE_TENANT_TYPE = "dmarc-tenants:index:Tenant";
+export const EXAMPLE_TENANT_TYPE = "dmarc-tenants:index:Tenant";
 
 /** A problem with a tenant's declaration. A `pulumi.RunError`, so a preview stops with these lines and no stack trace. */
 export class TenantError extends pulumi.RunError {
