@@ -156,8 +156,8 @@ export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: nu
   const lines = [
     `Fleet runner: shards of ${shardSize} tenants, ${concurrency} at once.`,
     "",
-    "| tenants | resources | shards | fleet up s | fleet s/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
-    "| ------- | --------- | ------ | ---------- | -------------- | ----------------- | --------------- | ------------- | ----------------- | ---------------- | --------------- | --------------- | --------------- | ----------------- |",
+    "| tenants | resources | shards | fleet up s | fleet s/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
+    "| ------- | --------- | ------ | ---------- | -------------- | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | --------------- | --------------- | ----------------- |",
   ];
   for (const row of rows) {
     lines.push(
@@ -172,6 +172,8 @@ export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: nu
         fixed(row.baselineUp.wallSeconds),
         fixed(perTenant(row.baselineUp, row.tenants), 3),
         `${(row.fleetUp.wallSeconds / row.baselineUp.wallSeconds).toFixed(1)}×`,
+        fixed(row.fleetUp.requestsPerSecond, 1),
+        row.fleetUp.rateLimited,
         fixed(row.fleetDestroy.wallSeconds),
         row.runnerPeakMiB,
         Math.round(row.fleetUp.processes.engine.peakMemoryMiB),
