@@ -21,6 +21,7 @@ import {
   type Phase,
   resourceCount,
 } from "./fleet";
+import { fleetSweep } from "./fleetSweep";
 import { type BenchOptions, CLIENT_MAX_CONCURRENCY, parseOptions, USAGE, UsageError } from "./options";
 import {
   type BenchReport,
@@ -327,11 +328,34 @@ async function main(): Promise<void> {
     // One tenant through the baseline, untimed, so that neither side pays for warming up the emulator's code.
     await warmUp(context, fleetSpec(plans, 1, options.domains));
     await emulator.shapeTraffic(options.latencyMs, options.rateLimit);
-    if (options.sweep) await sweep(context, options.sweep, plans, loadAtStart);
+    if (options.fleet) await runFleetSweep(context, options.sweep ?? [options.tenants], plans);
+    else if (options.sweep) await sweep(context, options.sweep, plans, loadAtStart);
     else await single(context, plans, loadAtStart);
   } finally {
     await emulator.close();
   }
+}
+
+async function runFleetSweep(context: Context, sizes: number[], plans: readonly Plan[]): Promise<void> {
+  const { options, emulator } = context;
+  const markdown = await fleetSweep(
+    {
+      projectRoot,
+      emulator,
+      outDir: options.outDir,
+      domains: options.domains,
+      shardSize: options.shardSize,
+      concurrency: options.concurrency,
+      pace: options.pace,
+      say,
+      measure: (spec, phase, action) => measure(context, spec, phase, "pulumi", action),
+      single: async (spec) => (await runPulumi(context, spec, ["up", "destroy"])).results,
+      baseline: (spec) => runBaseline(context, spec, ["up", "destroy"]),
+    },
+    sizes,
+    plans,
+  );
+  process.stdout.write(`\n${markdown}`);
 }
 
 async function warmUp(context: Context, spec: FleetSpec): Promise<void> {

@@ -14,6 +14,10 @@ export const USAGE = `usage: npm run bench [-- options]
   --skip-checkpoints       PULUMI_SKIP_CHECKPOINTS=true: the file backend writes the state once, at the end
   --sweep                  time up (and destroy) for 10, 50, 100 and 200 tenants and draw time against N
   --sizes <list>           tenant counts of the sweep (default 10,50,100,200)
+  --fleet                  the fleet runner (shard stacks side by side) against one stack and the baseline,
+                           per tenant, for --tenants or every --sizes of --sweep
+  --shard-size <n>         tenants per shard with --fleet (default the runner's)
+  --concurrency <n>        shards at once with --fleet (default the runner's: the cores)
   --out <dir>              where report.json, report.md (sweep.json, sweep.md, sweep.svg) go (default .cache/bench)
   --verbose                stream the engine's output to stderr`;
 
@@ -40,6 +44,9 @@ export interface BenchOptions {
   maxConcurrency: number | undefined;
   skipCheckpoints: boolean;
   sweep: number[] | undefined;
+  fleet: boolean;
+  shardSize: number | undefined;
+  concurrency: number | undefined;
   outDir: string;
   verbose: boolean;
 }
@@ -89,6 +96,9 @@ export function parseOptions(argv: string[], projectRoot: string): BenchOptions 
     maxConcurrency: whole("max-concurrency", values["max-concurrency"], undefined, 1),
     skipCheckpoints: values["skip-checkpoints"] ?? false,
     sweep: values.sweep ? (sizes ?? DEFAULT_SWEEP) : undefined,
+    fleet: values.fleet ?? false,
+    shardSize: whole("shard-size", values["shard-size"], undefined, 1),
+    concurrency: whole("concurrency", values.concurrency, undefined, 1),
     outDir: resolve(values.out ?? join(projectRoot, ".cache", "bench")),
     verbose: values.verbose ?? false,
   };
@@ -110,6 +120,9 @@ function parse(argv: string[]) {
       "skip-checkpoints": { type: "boolean" },
       sweep: { type: "boolean" },
       sizes: { type: "string" },
+      fleet: { type: "boolean" },
+      "shard-size": { type: "string" },
+      concurrency: { type: "string" },
       out: { type: "string" },
       verbose: { type: "boolean" },
       help: { type: "boolean" },

@@ -11,6 +11,14 @@ import { DynamicProviderHost } from "./runtime/host";
 export * as api from "./api";
 export { createMagicLink, type MagicLinkArgs } from "./functions/magicLink";
 export { type BillingFrequency, getPlans, getPriceId, type PriceSelector, selectPriceId } from "./functions/plans";
+export { checkPlans, type DeclareOptions, declareTenants, tenantArgs } from "./inventory/declare";
+export {
+  type Inventory,
+  InventoryError,
+  type InventoryTenant,
+  loadInventory,
+  parseInventory,
+} from "./inventory/inventory";
 export { type DnsSetupRecord, Domain, type DomainArgs } from "./resources/domain";
 export { DomainGroup, type DomainGroupArgs } from "./resources/domainGroup";
 export { DomainVerification, type DomainVerificationArgs } from "./resources/domainVerification";
@@ -19,6 +27,19 @@ export { Organization, type OrganizationArgs } from "./resources/organization";
 export { Subscription, type SubscriptionArgs, type SubscriptionStatus } from "./resources/subscription";
 export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { CONFIG_NAMESPACE, SETTINGS } from "./runtime/config";
+export {
+  type PublishRecord,
+  TENANT_TYPE,
+  Tenant,
+  type TenantArgs,
+  type TenantDomain,
+  TenantError,
+  type TenantIds,
+  type TenantOnDelete,
+  type TenantPlan,
+  type TenantWebhook,
+  type VerifyDomain,
+} from "./tenant/tenant";
 
 /** Each resource's schemas and lifecycle functions, for tools that drive them with a client and no engine (the benchmark's baseline). */
 export const resourceDefinitions = { organization, domainGroup, domain, webhook, subscription, invitation };

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { InventoryError, parseInventory } from "pulumi-dmarc-partner";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { InventoryError, parseInventory } from "./inventory";
 
 // The inventory parser alone: what a valid file becomes, and the one line
 // each kind of invalid entry stops the preview with.
@@ -41,7 +41,9 @@ const ACME = 'tenants.yaml: tenant "Acme" (tenants[1])';
 
 describe("a valid inventory", () => {
   it("reads the example's tenants.yaml with its defaults filled in", () => {
-    const inventory = parseInventory(readFileSync(join(__dirname, "tenants.yaml"), "utf8"));
+    const inventory = parseInventory(
+      readFileSync(join(__dirname, "..", "..", "examples", "tenants-yaml", "tenants.yaml"), "utf8"),
+    );
     expect(inventory.tenants.map((tenant) => tenant.key)).toEqual(["acme-corp", "globex"]);
     const [acmeCorp, globexCorp] = inventory.tenants;
     expect(acmeCorp).toMatchObject({
@@ -86,6 +88,56 @@ describe("a valid inventory", () => {
     expect(() => parseInventory("tenants: 3\n", "inventories/eu.yaml")).toThrow(
       "inventories/eu.yaml: tenants: must be a list; got 3",
     );
+  });
+});
+
+describe("the defaults block and moving in", () => {
+  const text = stringify({
+    defaults: { group: "Main", plan: "Starter", frequency: "yearly", onDelete: "cancelSubscriptions" },
+    tenants: [
+      {
+        name: "Acme",
+        plan: "Business",
+        ids: { organization: "org_1", domains: { "acme.example": "org_1/acme.example" } },
+      },
+      { name: "Globex", onDelete: "keep" },
+    ],
+  });
+
+  it("gives every tenant the defaults it does not set itself", () => {
+    const [acmeTenant, globexTenant] = parseInventory(text).tenants;
+    expect(acmeTenant).toMatchObject({
+      group: "Main",
+      plan: "Business",
+      frequency: "yearly",
+      onDelete: "cancelSubscriptions",
+    });
+    expect(globexTenant).toMatchObject({ group: "Main", plan: "Starter", onDelete: "keep" });
+  });
+
+  it("keeps the ids of existing objects for the tenant to adopt", () => {
+    expect(parseInventory(text).tenants[0]?.ids).toEqual({
+      organization: "org_1",
+      domains: { "acme.example": "org_1/acme.example" },
+    });
+  });
+
+  it("names a tenant that lacks a value the defaults do not give either", () => {
+    expect(problemsOf(stringify({ defaults: { group: "Main" }, tenants: [{ name: "Acme" }] }))).toEqual([
+      'tenants.yaml: tenant "Acme" (tenants[0]) plan: is required',
+    ]);
+  });
+
+  it("refuses an unknown key in the defaults", () => {
+    expect(problemsOf(stringify({ defaults: { domains: [] }, tenants: [] }))).toEqual([
+      "tenants.yaml: defaults.domains: is not a known key (known: group, plan, frequency, currency, onDelete)",
+    ]);
+  });
+
+  it("refuses an unknown kind of id", () => {
+    expect(problemsOf(stringify({ tenants: [{ ...globex, ids: { org: "org_1" } }] }))).toEqual([
+      'tenants.yaml: tenant "Globex" (tenants[0]) ids.org: is not a known key (known: organization, group, subscription, domains, admins, webhooks)',
+    ]);
   });
 });
 
@@ -209,14 +261,14 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
         tenant.domain = tenant.domains;
         delete tenant.domains;
       },
-      `${ACME} domain: is not a known key (known: name, key, group, plan, frequency, currency, domains, admins, webhooks)`,
+      `${ACME} domain: is not a known key (known: name, key, group, plan, frequency, currency, domains, admins, webhooks, onDelete, ids)`,
     ],
     [
       "a misspelt key inside a domain",
       (tenant) => {
         tenant.domains = [{ name: "acme.example", kind: "parked" }];
       },
-      `${ACME} domains[0].kind: is not a known key (known: name, type)`,
+      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, verify)`,
     ],
     [
       "a key that is not lower-case words joined by hyphens",
@@ -283,7 +335,7 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
     expect(problemsOf("")).toEqual(["tenants.yaml: must be a mapping; got null"]);
     expect(problemsOf("tenant: []\n")).toEqual([
       "tenants.yaml: tenants: is required",
-      "tenants.yaml: tenant: is not a known key (known: tenants)",
+      "tenants.yaml: tenant: is not a known key (known: defaults, tenants)",
     ]);
   });
 

@@ -1,7 +1,9 @@
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { api } from "pulumi-dmarc-partner";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import * as api from "../api";
 
 /**
  * A problem with the inventory. A `pulumi.RunError`, so a preview stops with
@@ -27,6 +29,10 @@ function mapping<Shape extends z.ZodRawShape>(shape: Shape) {
 const DomainEntry = mapping({
   name: api.DomainName,
   type: api.DomainType.default("sending"),
+  setupRecordType: api.SetupRecordType.optional(),
+  zone: api.DomainName.optional(),
+  /** Wait in `up` until the service has verified the published record. */
+  verify: z.boolean().optional(),
 });
 
 const WebhookEntry = mapping({
@@ -34,6 +40,29 @@ const WebhookEntry = mapping({
   url: api.WebhookUrl,
   events: api.WebhookEvents,
 });
+
+const ONDELETE = z.enum(["delete", "cancelSubscriptions", "keep"]);
+const FREQUENCY = z.enum(["monthly", "yearly", "daily"]);
+
+/** Ids of objects that exist already, adopted instead of created: see `TenantIds`. */
+const IdsEntry = mapping({
+  organization: z.string().min(1).optional(),
+  group: z.string().min(1).optional(),
+  subscription: z.string().min(1).optional(),
+  domains: z.record(z.string(), z.string().min(1)).optional(),
+  admins: z.record(z.string(), z.string().min(1)).optional(),
+  webhooks: z.record(z.string(), z.string().min(1)).optional(),
+});
+
+/** Values every tenant takes unless it sets its own. */
+const DefaultsEntry = mapping({
+  group: api.DomainGroupName.optional(),
+  plan: z.string().min(1).optional(),
+  frequency: FREQUENCY.optional(),
+  currency: api.Currency.optional(),
+  onDelete: ONDELETE.optional(),
+});
+const DEFAULTED_KEYS = Object.keys(DefaultsEntry.shape);
 
 const TenantEntry = mapping({
   /** The organisation's name; renaming updates the organisation in place as long as `key` stays the same. */
@@ -45,7 +74,7 @@ const TenantEntry = mapping({
     .optional(),
   group: api.DomainGroupName,
   plan: z.string().min(1, { message: "must name a plan of the partner's catalogue, such as Business" }),
-  frequency: z.enum(["monthly", "yearly", "daily"]).default("monthly"),
+  frequency: FREQUENCY.default("monthly"),
   /** Needed only when the plan has prices in several currencies for the frequency. */
   currency: api.Currency.optional(),
   domains: z.array(DomainEntry).default([]),
@@ -57,9 +86,13 @@ const TenantEntry = mapping({
       message: `must list at most ${api.MAX_WEBHOOKS_PER_OWNER} webhooks, the service's limit per organisation`,
     })
     .default([]),
+  /** What removing the tenant from the file does: delete (default), cancelSubscriptions, or keep (the service is not touched). */
+  onDelete: ONDELETE.default("delete"),
+  /** Existing objects to adopt (moving in): nothing is created again. */
+  ids: IdsEntry.optional(),
 });
 
-export type Tenant = z.output<typeof TenantEntry> & {
+export type InventoryTenant = z.output<typeof TenantEntry> & {
   /** Where the tenant stands in the file, for messages: `tenant "Acme" (tenants[1])`. */
   label: string;
   /** Stem of every resource name of the tenant. */
@@ -131,9 +164,11 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
   return issues;
 }
 
-const InventoryFile = mapping({ tenants: z.array(TenantEntry) }).superRefine((inventory, context) => {
-  for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
-});
+const InventoryFile = mapping({ defaults: DefaultsEntry.optional(), tenants: z.array(TenantEntry) }).superRefine(
+  (inventory, context) => {
+    for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
+  },
+);
 
 /** Messages for zod's own checks, in the words of the api schemas' messages. */
 function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
@@ -189,10 +224,31 @@ function problemsOf(source: string, raw: unknown, issues: readonly z.core.$ZodIs
   });
 }
 
+/** The file with the `defaults` block's values copied into every tenant mapping that does not set them. */
+function withDefaults(raw: unknown): unknown {
+  if (raw === null || typeof raw !== "object") return raw;
+  const { defaults, tenants } = raw as { defaults?: unknown; tenants?: unknown };
+  if (defaults === null || typeof defaults !== "object" || !Array.isArray(tenants)) return raw;
+  const inherited = Object.fromEntries(
+    Object.entries(defaults).filter(([key, value]) => DEFAULTED_KEYS.includes(key) && value !== undefined),
+  );
+  return {
+    ...raw,
+    tenants: tenants.map((tenant: unknown) =>
+      tenant !== null && typeof tenant === "object" && !Array.isArray(tenant) ? { ...inherited, ...tenant } : tenant,
+    ),
+  };
+}
+
 export interface Inventory {
-  tenants: Tenant[];
+  tenants: InventoryTenant[];
   /** The file's name, which every message starts with. */
   source: string;
+}
+
+/** Reads and checks the inventory file at `path`; messages name the file by its base name. */
+export function loadInventory(path: string): Inventory {
+  return parseInventory(readFileSync(path, "utf8"), basename(path));
 }
 
 /**
@@ -212,7 +268,7 @@ export function parseInventory(text: string, source = "tenants.yaml"): Inventory
       }),
     );
   }
-  const raw: unknown = document.toJS();
+  const raw = withDefaults(document.toJS());
   const parsed = InventoryFile.safeParse(raw, { error: defaultMessage });
   if (!parsed.success) throw new InventoryError(problemsOf(source, raw, parsed.error.issues));
   return {

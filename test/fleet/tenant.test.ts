@@ -2,12 +2,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { api } from "pulumi-dmarc-partner";
+import { checkPlans, declareTenants, InventoryError, parseInventory, TENANT_TYPE, Tenant } from "pulumi-dmarc-partner";
 import { beforeAll, describe, expect, it } from "vitest";
-import { InventoryError, parseInventory } from "./inventory";
-import { declareTenants, priceIdFor, TENANT_TYPE } from "./tenants";
 
-// The example's own tenants.yaml turned into resources, under Pulumi's mocks:
-// which resources are declared, by which names, and wired to what.
+// The example's tenants.yaml turned into Tenant components, under Pulumi's
+// mocks: which resources are declared, by which names, and wired to what.
 
 const DMARC = "pulumi-nodejs:dynamic/dmarc";
 const declared: pulumi.runtime.MockResourceArgs[] = [];
@@ -102,17 +101,19 @@ function inputsOf(type: string, name: string): Record<string, unknown> | undefin
 
 describe("declareTenants on the example's tenants.yaml", () => {
   beforeAll(async () => {
-    const inventory = parseInventory(readFileSync(join(__dirname, "tenants.yaml"), "utf8"));
+    const inventory = parseInventory(
+      readFileSync(join(__dirname, "..", "..", "examples", "tenants-yaml", "tenants.yaml"), "utf8"),
+    );
     // Acme Corp pays yearly for Business, which has a USD and a EUR yearly price: the file would need a currency.
     const single = catalogue.map((entry) => ({
       ...entry,
       prices: entry.prices.filter((price) => price.currency === "USD"),
     }));
-    const tenants = declareTenants(inventory, Promise.resolve(single));
+    const tenants = declareTenants(inventory, { plans: Promise.resolve(single) });
     await Promise.all(
       tenants.flatMap((tenant) => [
         settled(tenant.subscription.id),
-        ...Object.values(tenant.domains).map((domain) => settled(domain.id)),
+        ...Object.values(tenant.domains).map((entry) => settled(entry.domain.id)),
         ...Object.values(tenant.invitations).map((invitation) => settled(invitation.id)),
         ...Object.values(tenant.webhooks).map((webhook) => settled(webhook.id)),
       ]),
@@ -203,33 +204,101 @@ describe("declareTenants on the example's tenants.yaml", () => {
   });
 });
 
-describe("priceIdFor", () => {
+describe("checkPlans", () => {
   const inventory = parseInventory(
     "tenants:\n  - { name: Acme, group: Main, plan: Business, frequency: yearly }\n  - { name: Initech, group: Main, plan: Gold }\n",
   );
-  const [acme, initech] = inventory.tenants;
-  if (!acme || !initech) throw new Error("the fixture has two tenants");
 
-  it("picks the price of the tenant's plan, frequency and currency", () => {
-    expect(priceIdFor(inventory, { ...acme, currency: "EUR" }, catalogue)).toBe("price_business_y_eur");
-  });
-
-  it("names the tenant when its plan has more than one price for the frequency", () => {
-    expect(() => priceIdFor(inventory, acme, catalogue)).toThrow(
-      'tenants.yaml: tenant "Acme" (tenants[0]) plan: Plan "Business" has 2 yearly prices (USD, EUR); name the currency',
-    );
-  });
-
-  it("names the tenant when the catalogue has no such plan", () => {
+  it("names the file, the tenant and its plan for every plan the catalogue cannot price, at once", () => {
     let error: unknown;
     try {
-      priceIdFor(inventory, initech, catalogue);
+      checkPlans(inventory, catalogue);
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(InventoryError);
-    expect((error as Error).message).toBe(
+    expect((error as InventoryError).problems).toEqual([
+      'tenants.yaml: tenant "Acme" (tenants[0]) plan: Plan "Business" has 2 yearly prices (USD, EUR); name the currency',
       'tenants.yaml: tenant "Initech" (tenants[1]) plan: No plan named "Gold" in the partner\'s catalogue; available: "Starter" (monthly USD, yearly USD); "Business" (monthly USD, yearly USD, yearly EUR)',
+    ]);
+  });
+
+  it("accepts an inventory whose plans all have one price", () => {
+    const priced = parseInventory(
+      "tenants:\n  - { name: Acme, group: Main, plan: Business, currency: EUR, frequency: yearly }\n",
     );
+    expect(() => checkPlans(priced, catalogue)).not.toThrow();
+  });
+});
+
+/** Stands for a DNS provider's record resource. */
+class DnsRecord extends pulumi.CustomResource {
+  constructor(name: string, props: { value: pulumi.Input<string> }, opts?: pulumi.CustomResourceOptions) {
+    super("dns:index:Record", name, props, opts);
+  }
+}
+
+describe("a Tenant moving in and publishing its records", () => {
+  const records: string[] = [];
+  let tenant: Tenant;
+  beforeAll(async () => {
+    tenant = new Tenant("initech", {
+      name: "Initech",
+      group: "Main",
+      plan: { name: "Starter" },
+      domains: [{ name: "initech.example" }],
+      webhooks: [{ name: "events", url: "https://hooks.initech.example/", events: ["domain.created"] }],
+      existingIds: { organization: "org_7", domains: { "initech.example": "org_7/initech.example" } },
+      plans: Promise.resolve(catalogue),
+      publishRecord: (record, domain, opts) => {
+        records.push(domain.urn ? "declared" : "missing");
+        return new DnsRecord("dns/initech.example", { value: record.value }, opts);
+      },
+    });
+    await Promise.all([settled(tenant.ids), settled(tenant.records)]);
+  });
+
+  it("adopts the objects it is given ids of, and creates the rest", () => {
+    expect(inputsOf("Organization", "initech")).toMatchObject({ name: "Initech", importId: "org_7" });
+    expect(inputsOf("Domain", "initech.example")).toMatchObject({ importId: "org_7/initech.example" });
+    expect(inputsOf("DomainGroup", "initech/group")).not.toHaveProperty("importId");
+  });
+
+  it("hands each domain's record to the DNS hook, whose resource gets the record's value", () => {
+    expect(records).toEqual(["declared"]);
+    const dns = declared.find((args) => args.type === "dns:index:Record");
+    expect(dns?.inputs).toEqual({ value: "v=DMARC1; p=none" });
+  });
+
+  it("outputs every object's id in the shape it adopts them from", async () => {
+    expect(await settled(tenant.ids)).toEqual({
+      organization: "org-initech",
+      group: "org-initech/group-initech/group",
+      subscription: "org-initech/sub_1",
+      domains: { "initech.example": "org-initech/initech.example" },
+      admins: {},
+      webhooks: { events: "initech/webhook/events-id" },
+    });
+  });
+
+  it("waits for the service to verify a domain that asks for it, after its published record", async () => {
+    const umbrella = new Tenant("umbrella", {
+      name: "Umbrella",
+      group: "Main",
+      plan: { name: "Starter" },
+      domains: [{ name: "umbrella.example", verify: true }, { name: "quiet.umbrella.example" }],
+      plans: Promise.resolve(catalogue),
+      publishRecord: (record, _domain, opts) => new DnsRecord("dns/umbrella.example", { value: record.value }, opts),
+    });
+    const verification = umbrella.domains["umbrella.example"]?.verification;
+    expect(verification).toBeDefined();
+    expect(umbrella.domains["quiet.umbrella.example"]?.verification).toBeUndefined();
+    if (verification) await settled(verification.urn);
+    const verifications = declared.filter((args) => args.type === `${DMARC}:DomainVerification`);
+    expect(verifications.map((args) => args.name)).toEqual(["umbrella.example/verification"]);
+    expect(verifications[0]?.inputs).toMatchObject({
+      domainId: "org-umbrella/umbrella.example",
+      recordValue: "v=DMARC1; p=none",
+    });
   });
 });

@@ -1,0 +1,231 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
+import { DEFAULT_SHARD_SIZE, type FleetReport, runFleet } from "pulumi-dmarc-partner/fleet";
+import { stringify } from "yaml";
+import type { BenchEmulator } from "./emulator";
+import { type FleetSpec, fleetSpec, resourceCount, tenantsOf } from "./fleet";
+import type { PhaseResult } from "./report";
+import { lineChart } from "./svg";
+
+// `npm run bench -- --fleet --sweep`: the same generated tenants deployed by
+// the fleet runner (shard stacks side by side), by one single stack (up to
+// SINGLE_STACK_LIMIT tenants: beyond, it takes hours), and by the client
+// directly, per fleet size; wall time per tenant of each, in one chart.
+
+/** One stack of more tenants than this takes too long to be worth measuring (283 s at 200). */
+export const SINGLE_STACK_LIMIT = 200;
+const PROJECT_NAME = "dmarc-bench-fleet";
+const RSS_SAMPLE_MS = 250;
+
+export interface FleetSweepHooks {
+  projectRoot: string;
+  emulator: BenchEmulator;
+  outDir: string;
+  domains: number;
+  shardSize: number | undefined;
+  concurrency: number | undefined;
+  pace: number | undefined;
+  say(message: string): void;
+  /** Times one action as a phase of the bench (requests, processes, bounds). */
+  measure(
+    spec: FleetSpec,
+    phase: "up" | "destroy",
+    action: () => Promise<Record<string, number> | null>,
+  ): Promise<PhaseResult>;
+  /** `up` and `destroy` of one single stack. */
+  single(spec: FleetSpec): Promise<PhaseResult[]>;
+  /** `up` and `destroy` through the client alone. */
+  baseline(spec: FleetSpec): Promise<PhaseResult[]>;
+}
+
+export interface FleetSweepRow {
+  tenants: number;
+  resources: number;
+  shards: number;
+  fleetUp: PhaseResult;
+  fleetDestroy: PhaseResult;
+  singleUp: PhaseResult | null;
+  baselineUp: PhaseResult;
+  /** Largest resident set of the runner process (it also runs the shards' programs), MiB. */
+  runnerPeakMiB: number;
+}
+
+function projectFolder(projectRoot: string): string {
+  const folder = join(projectRoot, ".cache", "projects", PROJECT_NAME);
+  mkdirSync(folder, { recursive: true });
+  const modules = join(folder, "node_modules");
+  if (!existsSync(modules)) symlinkSync(join(projectRoot, "node_modules"), modules, "dir");
+  return folder;
+}
+
+/** The bench's tenants as an inventory: organisation, group, webhook, subscription and domains each, as the single stack has. */
+function inventoryOf(spec: FleetSpec): Inventory {
+  const tenants = tenantsOf(spec).map((tenant) => ({
+    name: tenant.orgName,
+    key: tenant.key,
+    group: tenant.groupName,
+    plan: spec.plan,
+    domains: tenant.domains.map((name) => ({ name })),
+    webhooks: [{ name: tenant.webhookName, url: tenant.webhookUrl, events: ["domain.verified"] }],
+  }));
+  return parseInventory(stringify({ tenants }), "bench");
+}
+
+function changesOf(report: FleetReport): Record<string, number> {
+  if (!report.ok) {
+    const failed = report.results.filter((result) => result.status === "failed");
+    throw new Error(
+      `fleet ${report.command} failed in ${failed.map((result) => `${result.shard}: ${result.error}`).join("; ")}`,
+    );
+  }
+  const total: Record<string, number> = {};
+  for (const result of report.results) {
+    for (const [kind, count] of Object.entries(result.changes)) total[kind] = (total[kind] ?? 0) + count;
+  }
+  return total;
+}
+
+/** Peak RSS of this process while `action` runs. */
+async function withPeakRss<T>(action: () => Promise<T>): Promise<{ value: T; peakMiB: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, RSS_SAMPLE_MS);
+  try {
+    const value = await action();
+    return { value, peakMiB: Math.round(Math.max(peak, process.memoryUsage().rss) / 1024 / 1024) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetSweepRow> {
+  const { emulator } = hooks;
+  const projectDir = projectFolder(hooks.projectRoot);
+  const fleet = `bench-${spec.tenants}-${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
+  const options = {
+    fleet,
+    projectName: PROJECT_NAME,
+    projectDir,
+    stateDir: join(projectDir, ".dmarc-fleet"),
+    config: {
+      "dmarc:baseUrl": { value: emulator.url },
+      "dmarc:clientId": { value: emulator.partner.clientId },
+      "dmarc:clientSecret": { value: emulator.partner.clientSecret, secret: true },
+      "dmarc:partnerId": { value: emulator.partner.id },
+      ...(hooks.pace === undefined ? {} : { "dmarc:requestsPerSecond": { value: String(hooks.pace) } }),
+    },
+    env: {},
+    inventory: inventoryOf(spec),
+    shardSize: hooks.shardSize ?? DEFAULT_SHARD_SIZE,
+    concurrency: hooks.concurrency ?? availableParallelism(),
+  };
+  let shards = 0;
+  const up = await withPeakRss(() =>
+    hooks.measure(spec, "up", async () => {
+      const report = await runFleet("up", options);
+      shards = report.shards.length;
+      return changesOf(report);
+    }),
+  );
+  const fleetDestroy = await hooks.measure(spec, "destroy", async () =>
+    changesOf(await runFleet("destroy", { ...options, inventory: inventoryOf({ ...spec, tenants: 0 }) })),
+  );
+  const singleUp = spec.tenants <= SINGLE_STACK_LIMIT ? ((await hooks.single(spec))[0] ?? null) : null;
+  const [baselineUp] = await hooks.baseline(spec);
+  if (!baselineUp) throw new Error("the baseline returned no result");
+  return {
+    tenants: spec.tenants,
+    resources: resourceCount(spec),
+    shards,
+    fleetUp: up.value,
+    fleetDestroy,
+    singleUp,
+    baselineUp,
+    runnerPeakMiB: up.peakMiB,
+  };
+}
+
+const perTenant = (phase: PhaseResult | null, tenants: number) => (phase ? phase.wallSeconds / tenants : null);
+const fixed = (value: number | null, digits = 2) => (value === null ? "-" : value.toFixed(digits));
+
+export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: number, concurrency: number): string {
+  const lines = [
+    `Fleet runner: shards of ${shardSize} tenants, ${concurrency} at once.`,
+    "",
+    "| tenants | resources | shards | fleet up s | fleet s/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
+    "| ------- | --------- | ------ | ---------- | -------------- | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | --------------- | --------------- | ----------------- |",
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${[
+        row.tenants,
+        row.resources,
+        row.shards,
+        fixed(row.fleetUp.wallSeconds),
+        fixed(perTenant(row.fleetUp, row.tenants), 3),
+        fixed(row.singleUp?.wallSeconds ?? null),
+        fixed(perTenant(row.singleUp, row.tenants), 3),
+        fixed(row.baselineUp.wallSeconds),
+        fixed(perTenant(row.baselineUp, row.tenants), 3),
+        `${(row.fleetUp.wallSeconds / row.baselineUp.wallSeconds).toFixed(1)}×`,
+        fixed(row.fleetUp.requestsPerSecond, 1),
+        row.fleetUp.rateLimited,
+        fixed(row.fleetDestroy.wallSeconds),
+        row.runnerPeakMiB,
+        Math.round(row.fleetUp.processes.engine.peakMemoryMiB),
+        Math.round(row.fleetUp.processes.provider.peakMemoryMiB),
+      ].join(" | ")} |`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+export function fleetSweepChart(rows: readonly FleetSweepRow[]): string {
+  const series = (label: string, color: string, pick: (row: FleetSweepRow) => PhaseResult | null) => ({
+    label,
+    color,
+    points: rows.flatMap((row) => {
+      const y = perTenant(pick(row), row.tenants);
+      return y === null ? [] : [{ x: row.tenants, y }];
+    }),
+  });
+  return lineChart({
+    title: "pulumi up: wall time per tenant against fleet size",
+    xLabel: "tenants (N)",
+    yLabel: "seconds per tenant",
+    series: [
+      series("fleet runner (shard stacks side by side)", "#1f77b4", (row) => row.fleetUp),
+      series("one single stack", "#d62728", (row) => row.singleUp),
+      series("baseline (client, no Pulumi)", "#2ca02c", (row) => row.baselineUp),
+    ],
+  });
+}
+
+/** Runs the sweep and writes fleet-sweep.{json,md,svg} to the output folder; returns the markdown. */
+export async function fleetSweep(
+  hooks: FleetSweepHooks,
+  sizes: readonly number[],
+  plans: Parameters<typeof fleetSpec>[0],
+): Promise<string> {
+  const rows: FleetSweepRow[] = [];
+  for (const tenants of sizes) {
+    const spec = fleetSpec(plans, tenants, hooks.domains);
+    hooks.say(`fleet sweep: ${tenants} tenants (${resourceCount(spec)} resources)`);
+    rows.push(await fleetRow(hooks, spec));
+  }
+  const shardSize = hooks.shardSize ?? DEFAULT_SHARD_SIZE;
+  const concurrency = hooks.concurrency ?? availableParallelism();
+  const markdown = fleetSweepMarkdown(rows, shardSize, concurrency);
+  writeFileSync(
+    join(hooks.outDir, "fleet-sweep.json"),
+    `${JSON.stringify({ shardSize, concurrency, rows }, null, 2)}\n`,
+  );
+  writeFileSync(join(hooks.outDir, "fleet-sweep.svg"), fleetSweepChart(rows));
+  writeFileSync(join(hooks.outDir, "fleet-sweep.md"), markdown);
+  hooks.say(`wrote fleet-sweep.md, fleet-sweep.json and fleet-sweep.svg to ${hooks.outDir}`);
+  return markdown;
+}

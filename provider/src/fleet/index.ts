@@ -1,0 +1,14 @@
+// The fleet runner for Automation API users: `import { runFleet } from "pulumi-dmarc-partner/fleet"`.
+export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
+export { main } from "./cli";
+export type { ShardResult, ShardStatus } from "./progress";
+export type { Interruption, RecoveryOutcome, RecoveryTarget, StackRecovery } from "./recovery";
+export {
+  FLEET_COMMANDS,
+  type FleetCommand,
+  type FleetOptions,
+  type FleetReport,
+  runFleet,
+  type ShardOverview,
+} from "./runner";
+export type { FleetProject } from "./shard";

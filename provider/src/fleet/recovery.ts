@@ -1,0 +1,55 @@
+import type { Deployment } from "@pulumi/pulumi/automation";
+
+/**
+ * The fleet's one call into the recovery command (`dmarc-recover`): settles
+ * a shard stack an interrupted run left behind (its lock, its pending
+ * operations) so the next run neither fails on the lock nor duplicates a
+ * create. The runner decides when a shard needs it; the recovery decides how.
+ */
+export type StackRecovery = (target: RecoveryTarget) => Promise<RecoveryOutcome>;
+
+export interface RecoveryTarget {
+  stackName: string;
+  /** A folder with the shard's Pulumi.yaml (project and backend) and the project's node_modules. */
+  workDir: string;
+  /** Environment for the Pulumi CLI: backend, passphrase, PULUMI_HOME. */
+  env: Record<string, string>;
+  /** Why the runner thinks the stack needs it. */
+  reason: Interruption;
+}
+
+export interface RecoveryOutcome {
+  /** One line for the fleet's report, e.g. "adopted 3, dropped 1". */
+  summary: string;
+}
+
+export type Interruption =
+  | { kind: "pendingOperations"; operations: { type: string; urn: string }[] }
+  | { kind: "locked"; message: string };
+
+/** The pending operations a killed run left in the shard's state, or undefined when there are none. */
+export function pendingOperationsOf(deployment: Deployment): Interruption | undefined {
+  const pending = (deployment.deployment as { pending_operations?: { type: string; resource: { urn: string } }[] })
+    .pending_operations;
+  if (!pending || pending.length === 0) return undefined;
+  return {
+    kind: "pendingOperations",
+    operations: pending.map((operation) => ({ type: operation.type, urn: operation.resource.urn })),
+  };
+}
+
+/** A run refused because another run holds (or a dead one left) the stack's lock. */
+export function lockOf(error: unknown): Interruption | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  const line = message.split("\n").find((text) => /currently locked|lock file|locked by/i.test(text));
+  return line ? { kind: "locked", message: line.trim() } : undefined;
+}
+
+/** What to tell the user when no recovery is wired in. */
+export function recoveryHint(stackName: string, interruption: Interruption): string {
+  const what =
+    interruption.kind === "locked"
+      ? `is locked (${interruption.message})`
+      : `was interrupted with ${interruption.operations.length} pending operation(s)`;
+  return `stack ${stackName} ${what}: run \`npx dmarc-recover --stack ${stackName}\` in its work folder, then rerun the fleet`;
+}

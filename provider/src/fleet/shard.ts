@@ -1,0 +1,151 @@
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  type ConfigMap,
+  type Deployment,
+  LocalWorkspace,
+  type LocalWorkspaceOptions,
+  type PulumiFn,
+  type Stack,
+} from "@pulumi/pulumi/automation";
+import { type DeclareOptions, declareTenants } from "../inventory/declare";
+import type { Inventory } from "../inventory/inventory";
+import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
+import { type Interruption, pendingOperationsOf } from "./recovery";
+
+/** Everything every shard stack shares. */
+export interface FleetProject {
+  /** Pulumi project name of every shard stack. */
+  projectName: string;
+  /** The folder whose node_modules holds pulumi-dmarc-partner: the providers of every shard load it from there. */
+  projectDir: string;
+  /** Where the runner keeps per-shard work folders and logs. */
+  stateDir: string;
+  /** Backend URL; default the one the user is logged in to. */
+  backendUrl?: string;
+  /** Secrets provider of new shard stacks, as `pulumi stack init --secrets-provider` takes it; default the backend's. */
+  secretsProvider?: string;
+  /** Stack configuration applied to every shard (`dmarc:*` and any other). */
+  config: ConfigMap;
+  /** Extra environment for the Pulumi CLI. */
+  env: Record<string, string>;
+  inventory: Inventory;
+  /** DNS publishing and verification hooks for the tenants, for Automation API users. */
+  declare?: Omit<DeclareOptions, "plans">;
+}
+
+const STACK_TYPE = "pulumi:pulumi:Stack";
+
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+  return manifest.version;
+}
+
+/**
+ * What a shard's last successful `up` deployed, as one hash: its tenants'
+ * entries (not their place in the file, so inserting a tenant elsewhere does
+ * not touch this shard) and the package version.
+ */
+export function shardDigest(inventory: Inventory, keys: readonly string[]): string {
+  const entries = inventory.tenants
+    .filter((tenant) => keys.includes(tenant.key))
+    .map(({ label: _label, ...entry }) => entry)
+    .sort((a, b) => a.key.localeCompare(b.key));
+  return createHash("sha256")
+    .update(JSON.stringify({ version: packageVersion(), entries }))
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/**
+ * The Pulumi program of one shard: its tenants, and the digest once all of
+ * them are deployed. Outputs per tenant key: organisation id, subscription
+ * status, records to publish, webhook secrets (secret) and every object's id.
+ */
+export function shardProgram(project: FleetProject, keys: readonly string[], digest: string): PulumiFn {
+  return async () => {
+    if (keys.length === 0) return { tenants: {}, fleetDigest: digest };
+    const tenants = declareTenants(project.inventory, project.declare ?? {}, new Set(keys));
+    return {
+      tenants: Object.fromEntries(
+        tenants.map((tenant) => [
+          tenant.key,
+          {
+            organizationId: tenant.organizationId,
+            subscriptionStatus: tenant.subscriptionStatus,
+            records: tenant.records,
+            webhookSecrets: tenant.webhookSecrets,
+            ids: tenant.ids,
+          },
+        ]),
+      ),
+      fleetDigest: pulumi.all(tenants.map((tenant) => tenant.ids)).apply(() => digest),
+    };
+  };
+}
+
+/**
+ * A work folder of the shard's own (its Pulumi.yaml and config file), whose
+ * node_modules is the project's: the shard's provider process resolves the
+ * package from there, as it would in the project itself.
+ */
+export function workDirFor(project: FleetProject, stackName: string): string {
+  const folder = join(project.stateDir, "work", stackName);
+  mkdirSync(folder, { recursive: true });
+  const modules = join(folder, "node_modules");
+  if (!existsSync(modules)) symlinkSync(join(project.projectDir, "node_modules"), modules, "dir");
+  return folder;
+}
+
+export function workspaceOptions(project: FleetProject, stackName: string): LocalWorkspaceOptions {
+  return {
+    workDir: workDirFor(project, stackName),
+    envVars: project.env,
+    projectSettings: {
+      name: project.projectName,
+      runtime: "nodejs",
+      ...(project.backendUrl ? { backend: { url: project.backendUrl } } : {}),
+    },
+    ...(project.secretsProvider ? { secretsProvider: project.secretsProvider } : {}),
+  };
+}
+
+/** The shard's stack, created when missing, running `program`. */
+export async function shardStack(project: FleetProject, stackName: string, program: PulumiFn): Promise<Stack> {
+  return LocalWorkspace.createOrSelectStack(
+    { stackName, projectName: project.projectName, program },
+    workspaceOptions(project, stackName),
+  );
+}
+
+/** What the backend holds for one shard. */
+export interface ShardState {
+  name: string;
+  /** Keys of the Tenant components in its state. */
+  tenants: string[];
+  /** The digest its last `up` that deployed every tenant recorded. */
+  digest?: string;
+  interruption?: Interruption;
+}
+
+export function shardStateOf(name: string, deployment: Deployment): ShardState {
+  const resources =
+    (
+      deployment.deployment as {
+        resources?: { urn: string; type: string; parent?: string; outputs?: Record<string, unknown> }[];
+      }
+    ).resources ?? [];
+  const tenants = resources
+    .filter((resource) => resource.type === TENANT_TYPE || resource.type === EXAMPLE_TENANT_TYPE)
+    .map((resource) => resource.urn.slice(resource.urn.lastIndexOf("::") + 2));
+  const digest = resources.find((resource) => resource.type === STACK_TYPE)?.outputs?.fleetDigest;
+  const interruption = pendingOperationsOf(deployment);
+  return {
+    name,
+    tenants,
+    ...(typeof digest === "string" ? { digest } : {}),
+    ...(interruption ? { interruption } : {}),
+  };
+}

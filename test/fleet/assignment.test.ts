@@ -1,0 +1,95 @@
+import { assignShards } from "pulumi-dmarc-partner/fleet";
+import { describe, expect, it } from "vitest";
+import { RequestBudget } from "../../provider/src/fleet/budget";
+
+// Where tenants go: placed ones never move, new ones fill the lowest shard with room.
+
+const deployed = (entries: [number, string[]][]) => new Map(entries);
+const layout = (shards: ReturnType<typeof assignShards>) =>
+  shards.map(
+    (shard) =>
+      `${shard.name}: ${shard.tenants.join(" ")}${shard.leaving.length ? ` | leaving ${shard.leaving.join(" ")}` : ""}`,
+  );
+
+describe("assignShards", () => {
+  it("fills shards in file order on a fresh backend", () => {
+    expect(layout(assignShards("prod", deployed([]), ["a", "b", "c"], 2))).toEqual(["prod-001: a b", "prod-002: c"]);
+  });
+
+  it("keeps every placed tenant where it is, wherever the file lists it", () => {
+    const shards = assignShards(
+      "prod",
+      deployed([
+        [1, ["a", "b"]],
+        [2, ["c"]],
+      ]),
+      ["c", "new", "b", "a"],
+      2,
+    );
+    expect(layout(shards)).toEqual(["prod-001: b a", "prod-002: c new"]);
+  });
+
+  it("fills a slot a removed tenant frees, and marks the removed one as leaving", () => {
+    const shards = assignShards(
+      "prod",
+      deployed([
+        [1, ["a", "b"]],
+        [2, ["c", "d"]],
+      ]),
+      ["a", "c", "d", "e"],
+      2,
+    );
+    expect(layout(shards)).toEqual(["prod-001: a e | leaving b", "prod-002: c d"]);
+  });
+
+  it("opens a shard after the highest one when all are full", () => {
+    const shards = assignShards(
+      "prod",
+      deployed([
+        [1, ["a"]],
+        [3, ["c"]],
+      ]),
+      ["a", "c", "x", "y"],
+      1,
+    );
+    expect(layout(shards)).toEqual(["prod-001: a", "prod-003: c", "prod-004: x", "prod-005: y"]);
+  });
+
+  it("keeps a shard all of whose tenants left, to offboard them", () => {
+    const shards = assignShards(
+      "prod",
+      deployed([
+        [1, ["a"]],
+        [2, ["b"]],
+      ]),
+      ["b"],
+      1,
+    );
+    expect(layout(shards)).toEqual(["prod-001:  | leaving a", "prod-002: b"]);
+  });
+
+  it("refuses a shard size below one", () => {
+    expect(() => assignShards("prod", deployed([]), [], 0)).toThrow(
+      "shard size must be a whole number of at least 1, got 0",
+    );
+  });
+});
+
+describe("RequestBudget", () => {
+  it("splits the rate among shards starting together and hands a finished shard's part to the next", () => {
+    const budget = new RequestBudget(18);
+    const parts = [budget.take(4), budget.take(3), budget.take(2), budget.take(1)];
+    expect(parts).toEqual([4.5, 4.5, 4.5, 4.5]);
+    budget.release(parts[0]);
+    expect(budget.take(1)).toBe(4.5);
+  });
+
+  it("gives the tail's shards the whole rate between them", () => {
+    const budget = new RequestBudget(18);
+    expect([budget.take(2), budget.take(1)]).toEqual([9, 9]);
+  });
+
+  it("sets no rate when there is no limit", () => {
+    expect(new RequestBudget(undefined).take(3)).toBeUndefined();
+  });
+});

@@ -1,0 +1,131 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import { type RecoveryTarget, runFleet } from "pulumi-dmarc-partner/fleet";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { useEngine } from "../support/engine";
+import { fleetOptions, inventoryOf, tenant, uniqueFleetName } from "./support";
+
+// A shard a killed run left with pending operations is never run blindly (a
+// plain `up` would drop the pending creates and make duplicates): it is
+// reported with the recovery command, or handed to the recovery first.
+
+let emulator: EmulatorHandle;
+const fleet = uniqueFleetName("halted");
+const inventory = inventoryOf([tenant("romeo", { domains: [] })]);
+const shard = `${fleet}-001`;
+
+beforeAll(async () => {
+  await useEngine();
+  emulator = await startTestEmulator();
+});
+
+afterAll(async () => {
+  await runFleet("destroy", fleetOptions(emulator, fleet, inventoryOf([])));
+  await emulator?.emulator.close();
+});
+
+function shardWorkspace(options: ReturnType<typeof fleetOptions>) {
+  return LocalWorkspace.create({
+    workDir: options.projectDir,
+    projectSettings: { name: options.projectName, runtime: "nodejs" },
+  });
+}
+
+/**
+ * Marks the shard as a killed run leaves it: a create of its group pending in
+ * the checkpoint. Written into the file backend's checkpoint directly, as the
+ * engine does: `pulumi stack import` drops pending operations.
+ */
+function interrupt(options: ReturnType<typeof fleetOptions>): void {
+  const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
+  const file = join(backend, ".pulumi", "stacks", options.projectName, `${shard}.json`);
+  const stored = JSON.parse(readFileSync(file, "utf8")) as {
+    checkpoint: { latest: { resources: { type: string }[]; pending_operations?: unknown[] } };
+  };
+  const group = stored.checkpoint.latest.resources.find((resource) => resource.type.endsWith(":DomainGroup"));
+  stored.checkpoint.latest.pending_operations = [{ resource: group, type: "creating" }];
+  writeFileSync(file, JSON.stringify(stored));
+}
+
+/** The lock a run killed in the file backend leaves: a lock file of a process that is gone. */
+function leaveLock(options: ReturnType<typeof fleetOptions>): string {
+  const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
+  const folder = join(backend, ".pulumi", "locks", "organization", options.projectName, shard);
+  mkdirSync(folder, { recursive: true });
+  const lock = join(folder, "killed-run.json");
+  writeFileSync(
+    lock,
+    JSON.stringify({ pid: 2_147_483_646, username: "ci", hostname: "runner", timestamp: new Date().toISOString() }),
+  );
+  return lock;
+}
+
+describe("an interrupted shard", () => {
+  it("is reported with the recovery command, or recovered first and then run", async () => {
+    const options = fleetOptions(emulator, fleet, inventory);
+    expect((await runFleet("up", options)).ok).toBe(true);
+    interrupt(options);
+
+    const status = await runFleet("status", fleetOptions(emulator, fleet, inventory));
+    expect(status.shards[0]).toMatchObject({ name: shard, upToDate: false, interrupted: "1 pending operation(s)" });
+
+    const refused = await runFleet("up", fleetOptions(emulator, fleet, inventory));
+    expect(refused.ok).toBe(false);
+    expect(refused.results[0]?.error).toBe(
+      `stack ${shard} was interrupted with 1 pending operation(s): run \`npx dmarc-recover --stack ${shard}\` in its work folder, then rerun the fleet`,
+    );
+
+    const calls: RecoveryTarget[] = [];
+    const recovered = await runFleet(
+      "up",
+      fleetOptions(emulator, fleet, inventory, {
+        // Stands in for the recovery command: drops the pending create (an export and import does).
+        recover: async (target) => {
+          calls.push(target);
+          const workspace = await shardWorkspace(options);
+          await workspace.importStack(target.stackName, await workspace.exportStack(target.stackName));
+          return { summary: "dropped 1" };
+        },
+      }),
+    );
+    expect(recovered.ok).toBe(true);
+    expect(calls.map((call) => [call.stackName, call.reason.kind])).toEqual([[shard, "pendingOperations"]]);
+    expect(recovered.results[0]).toMatchObject({ shard, status: "done", recovered: "dropped 1" });
+  }, 600_000);
+
+  it("is handed to the recovery when its lock stops the run, and then run", async () => {
+    const renamed = inventoryOf([tenant("romeo", { name: "Romeo Renamed", domains: [] })]);
+    const lock = leaveLock(fleetOptions(emulator, fleet, renamed));
+
+    const refused = await runFleet("up", fleetOptions(emulator, fleet, renamed));
+    expect(refused.ok).toBe(false);
+    expect(refused.results[0]?.error).toMatch(
+      new RegExp(
+        `^stack ${shard} is locked \\(.*currently locked by 1 lock\\(s\\).*\\): run \`npx dmarc-recover --stack ${shard}\``,
+      ),
+    );
+
+    const kinds: string[] = [];
+    const recovered = await runFleet(
+      "up",
+      fleetOptions(emulator, fleet, renamed, {
+        // Stands in for the recovery command: removes the dead process's lock.
+        recover: async (target) => {
+          kinds.push(target.reason.kind);
+          rmSync(lock);
+          return { summary: "removed a lock left by a dead process" };
+        },
+      }),
+    );
+    expect(kinds).toEqual(["locked"]);
+    expect(recovered.results[0]).toMatchObject({
+      shard,
+      status: "done",
+      changes: { update: 1 },
+      recovered: "removed a lock left by a dead process",
+    });
+  }, 600_000);
+});

@@ -1,0 +1,77 @@
+import { execFile } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { freePort } from "../support/loopback";
+
+// A throwaway PostgreSQL server for the fleet's shared-backend test: Debian's
+// packages (installed with apt-get when missing), a temporary data directory,
+// a loopback port, trust authentication for one user, stopped and deleted afterwards.
+
+const run = promisify(execFile);
+const POSTGRES_ROOT = "/usr/lib/postgresql";
+const USER = "pulumi";
+
+export interface RunningPostgres {
+  /** A Pulumi backend URL for the server's `postgres` database. */
+  backendUrl: string;
+  /** Runs one SQL statement; the rows, one line each, columns separated by `|`. */
+  query(sql: string): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+function binDir(): string | undefined {
+  if (!existsSync(POSTGRES_ROOT)) return undefined;
+  const versions = readdirSync(POSTGRES_ROOT)
+    .filter((entry) => existsSync(join(POSTGRES_ROOT, entry, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? undefined : join(POSTGRES_ROOT, versions[0], "bin");
+}
+
+async function installedBinDir(): Promise<string> {
+  const found = binDir();
+  if (found) return found;
+  await run("apt-get", ["install", "-y", "--no-install-recommends", "postgresql"], {
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    timeout: 600_000,
+  });
+  const installed = binDir();
+  if (!installed) throw new Error(`apt-get installed postgresql, but no initdb is under ${POSTGRES_ROOT}`);
+  return installed;
+}
+
+/** PostgreSQL refuses to run as root: as root, the server runs as Debian's `postgres` user. */
+function asServerUser(command: string, args: string[]): [string, string[]] {
+  return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", command, ...args]] : [command, args];
+}
+
+export async function startPostgres(): Promise<RunningPostgres> {
+  const bin = await installedBinDir();
+  const dataDir = mkdtempSync(join(tmpdir(), "dmarc-fleet-pg-"));
+  if (process.getuid?.() === 0) {
+    const { stdout } = await run("id", ["-u", "postgres"]);
+    const { stdout: group } = await run("id", ["-g", "postgres"]);
+    chownSync(dataDir, Number(stdout.trim()), Number(group.trim()));
+  }
+  const port = await freePort();
+  const exec = (command: string, args: string[]) => {
+    const [file, argv] = asServerUser(join(bin, command), args);
+    return run(file, argv, { timeout: 120_000 });
+  };
+  await exec("initdb", ["-D", join(dataDir, "data"), "-U", USER, "-A", "trust", "--no-sync"]);
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dataDir} -c fsync=off`;
+  await exec("pg_ctl", ["-D", join(dataDir, "data"), "-o", options, "-l", join(dataDir, "server.log"), "-w", "start"]);
+  return {
+    backendUrl: `postgres://${USER}@127.0.0.1:${port}/postgres?sslmode=disable`,
+    async query(sql) {
+      const args = ["-h", "127.0.0.1", "-p", String(port), "-U", USER, "-d", "postgres", "-Atc", sql];
+      const { stdout } = await run(join(bin, "psql"), args, { timeout: 60_000 });
+      return stdout.split("\n").filter((line) => line !== "");
+    },
+    async stop() {
+      await exec("pg_ctl", ["-D", join(dataDir, "data"), "-m", "fast", "-w", "stop"]);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

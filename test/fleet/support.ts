@@ -1,0 +1,83 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
+import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
+import type { FleetOptions } from "pulumi-dmarc-partner/fleet";
+import { stringify } from "yaml";
+import { projectRoot } from "../../scripts/engine.mjs";
+import type { EmulatorHandle } from "../support/emulator";
+
+export type Entry = Record<string, unknown>;
+
+/** A tenant entry with one domain, named after its key. */
+export function tenant(key: string, extra: Entry = {}): Entry {
+  return {
+    name: `Tenant ${key}`,
+    key,
+    group: "Main",
+    plan: "Starter",
+    domains: [{ name: `${key}.example` }],
+    ...extra,
+  };
+}
+
+export function inventoryOf(tenants: Entry[]): Inventory {
+  return parseInventory(stringify({ tenants }), "tenants.yaml");
+}
+
+/** A project folder of its own under .cache/projects whose node_modules is the repository's, as a partner's project has the package installed. */
+export function fleetProjectFolder(name: string): string {
+  const folder = join(projectRoot, ".cache", "projects", name);
+  mkdirSync(folder, { recursive: true });
+  const modules = join(folder, "node_modules");
+  if (!existsSync(modules)) symlinkSync(join(projectRoot, "node_modules"), modules, "dir");
+  return folder;
+}
+
+export function uniqueFleetName(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
+}
+
+/** Runner options against the emulator, with progress captured instead of printed. */
+export function fleetOptions(
+  emulator: EmulatorHandle,
+  fleet: string,
+  inventory: Inventory,
+  extra: Partial<FleetOptions> = {},
+): FleetOptions & { progressText: () => string } {
+  const projectDir = fleetProjectFolder("dmarc-fleet-test");
+  const progress = new PassThrough();
+  let text = "";
+  progress.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  return {
+    fleet,
+    projectName: "dmarc-fleet-test",
+    projectDir,
+    stateDir: join(projectDir, ".dmarc-fleet", fleet),
+    config: { ...emulator.stackConfig, "dmarc:maxAttempts": { value: "2" } },
+    env: {},
+    inventory,
+    shardSize: 2,
+    concurrency: 2,
+    progress,
+    progressText: () => text,
+    ...extra,
+  };
+}
+
+export function serviceClient(emulator: EmulatorHandle): DmarcClient {
+  return createClient({
+    baseUrl: emulator.emulator.url,
+    clientId: emulator.partner.clientId,
+    clientSecret: emulator.partner.clientSecret,
+  });
+}
+
+/** The service's organisations by name, with their ids. */
+export async function organizationsByName(client: DmarcClient): Promise<Map<string, string>> {
+  return new Map((await client.listOrganizations()).map((organization) => [organization.name, organization.id]));
+}
