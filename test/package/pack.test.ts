@@ -33,11 +33,15 @@ function packedFiles(): string[] {
 describe("the published package", () => {
   const files = packedFiles();
 
-  it("holds the compiled code, its declarations, README, LICENSE and package.json, and nothing else", () => {
+  it("holds the compiled code, its declarations, its commands, README, LICENSE and package.json, and nothing else", () => {
+    const commands = Object.values((manifest.bin ?? {}) as Record<string, string>);
     const unexpected = files.filter(
-      (path) => !["package.json", "README.md", "LICENSE"].includes(path) && !/^dist\/.+\.(js|d\.ts)$/.test(path),
+      (path) =>
+        !["package.json", "README.md", "LICENSE", ...commands].includes(path) && !/^dist\/.+\.(js|d\.ts)$/.test(path),
     );
+    expect(commands.length).toBeGreaterThan(0);
     expect(unexpected).toEqual([]);
+    expect(files).toEqual(expect.arrayContaining(commands));
     expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE"]));
   });
 

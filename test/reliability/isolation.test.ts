@@ -51,7 +51,7 @@ describe("transport rules through the provider configuration", () => {
         (error: Error) => error.message,
       );
       expect(failure).toContain(
-        "baseUrl http://dmarc.example.com uses plain http:// to a host that is not this machine; the token would travel unencrypted",
+        "dmarc:baseUrl (environment variable DMARC_BASE_URL) uses plain http:// to a host that is not this machine (http://dmarc.example.com); the token would travel unencrypted",
       );
       expect(failure).not.toContain(alpha.clientSecret);
       expect((await handle.control<{ requests: number }>("GET", "/stats")).requests).toBe(requestsBefore);

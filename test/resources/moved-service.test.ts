@@ -63,5 +63,5 @@ describe("a service that moved to another address", () => {
     const destroyed = await stack.destroy({ runProgram: true });
     expect(destroyed.summary.resourceChanges?.delete).toBe(3);
     expect(await client.listOrganizations()).toEqual([]);
-  });
+  }, 300_000);
 });
