@@ -90,14 +90,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the `pulumi` CLI to completion in `cwd`, collecting its output. */
-export function pulumi(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+/** Runs a command to completion in `cwd`, collecting its output. */
+function collect(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("pulumi", [...args, "--non-interactive"], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -109,6 +105,11 @@ export function pulumi(args: string[], cwd: string, env: Record<string, string>)
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs the `pulumi` CLI to completion in `cwd`, collecting its output. */
+export function pulumi(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  return collect("pulumi", [...args, "--non-interactive"], cwd, env);
 }
 
 /** Like {@link pulumi}, failing with the command's output when it does not succeed. */
@@ -163,4 +164,9 @@ export function kill(pid: number): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
   }
+}
+
+/** Runs the package's `dmarc-recover` command, as `npx dmarc-recover` would, in the program folder. */
+export function dmarcRecover(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  return collect(process.execPath, [join(projectRoot, "provider", "bin", "dmarc-recover.js"), ...args], cwd, env);
 }
