@@ -1,6 +1,15 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { EmulatorPartner, StateSnapshot } from "dmarc-partner-emulator";
 import { projectRoot } from "../../scripts/engine.mjs";
@@ -142,6 +151,20 @@ export function descendants(pid: number): number[] {
     for (const child of parents.get(next) ?? []) {
       found.push(child);
       queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** Processes working in `folder` (Linux /proc): the plugins of a `pulumi` run on that project, orphaned or not. */
+export function processesIn(folder: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`) === folder && isRunning(Number(entry))) found.push(Number(entry));
+    } catch {
+      // exited meanwhile
     }
   }
   return found;

@@ -18,11 +18,19 @@ function textOf(error: unknown): string {
   return "";
 }
 
+export interface InterruptedStack {
+  /** The stack, for the command line; `<stack>` when not given. */
+  stackName?: string;
+  /** The project folder, when the command is not run from it. */
+  workDir?: string;
+}
+
 /** The command to run, when `error` (an Error or a command's output) shows an interrupted run; otherwise undefined. */
-export function describeInterruption(error: unknown, stackName?: string): string | undefined {
+export function describeInterruption(error: unknown, stack: InterruptedStack = {}): string | undefined {
   const text = textOf(error);
   const left = SIGNS.filter((sign) => sign.pattern.test(text)).map((sign) => sign.left);
   if (left.length === 0) return undefined;
-  const stack = stackName ?? "<stack>";
-  return `An interrupted pulumi run left ${stackName ? `stack ${stackName}` : "the stack"} with ${left.join(" and ")}. Once no pulumi run of it is alive, run \`npx dmarc-recover --stack ${stack}\`, then \`pulumi up\` (do not just rerun up: it would create again what the interrupted run created).`;
+  const which = stack.stackName ? `stack ${stack.stackName}` : "the stack";
+  const command = `npx dmarc-recover --stack ${stack.stackName ?? "<stack>"}${stack.workDir ? ` --cwd ${stack.workDir}` : ""}`;
+  return `An interrupted pulumi run left ${which} with ${left.join(" and ")}. Once no pulumi run of it is alive, run \`${command}\`, then \`pulumi up\` (do not just rerun up: it would create again what the interrupted run created).`;
 }

@@ -75,9 +75,10 @@ export function readLocks(lockFolders: readonly string[]): StackLock[] {
   return [];
 }
 
-/** Removes a lock file; one already removed (its run ended meanwhile) is fine. */
+/** Removes a lock file and the attributes file the backend keeps beside it; one already gone is fine. */
 export function removeLock(lock: StackLock): void {
   rmSync(lock.file, { force: true });
+  rmSync(`${lock.file}.attrs`, { force: true });
 }
 
 export function describeLock(lock: StackLock): string {

@@ -29,7 +29,13 @@ export type SettlementAction =
   /** A pending update, delete, read or import: `pulumi refresh` reads the object back. */
   | "refresh"
   /** Left as it is: recovery cannot tell what happened (the reason says why). */
-  | "unsettled";
+  | "unsettled"
+  /**
+   * A later run recorded the resource already (a plain `up` after the kill):
+   * the operation is dropped, and the object found is left on the service
+   * for a person to check, as the duplicate it probably is.
+   */
+  | "duplicate";
 
 export interface SettlementStep {
   urn: string;
@@ -60,6 +66,11 @@ function idsInState(state: Deployment): Set<string> {
   return new Set((state.deployment.resources ?? []).flatMap((resource) => (resource.id ? [resource.id] : [])));
 }
 
+/** The id under which a later run recorded the resource, when one did. */
+function recordedId(state: Deployment, urn: string): string | undefined {
+  return (state.deployment.resources ?? []).find((resource) => resource.urn === urn && !resource.delete)?.id;
+}
+
 function clientOf(services: LookupServices): DmarcClient {
   if (!services.client) throw new Error("recovery needs the service's settings to settle pending creates");
   return services.client;
@@ -69,6 +80,7 @@ async function settleCreate(
   operation: PendingOperation,
   services: LookupServices,
   known: Set<string>,
+  recorded: string | undefined,
 ): Promise<SettlementStep> {
   const { resource } = operation;
   const typeName = dmarcTypeName(resource.type);
@@ -94,7 +106,16 @@ async function settleCreate(
   }
   const id = await definition.lookUp({ client: clientOf(services), known }, parsed.data);
   if (id === undefined) return { ...step, action: "drop", reason: "the create never reached the service" };
+  if (known.has(id)) return { ...step, action: "drop", id, reason: "the state records this object already" };
   known.add(id);
+  if (recorded !== undefined) {
+    return {
+      ...step,
+      action: "duplicate",
+      id,
+      reason: `a later run recorded ${recorded} for it; ${id} is probably a duplicate the interrupted run made: check it and delete it`,
+    };
+  }
   if ((definition.secretOutputs ?? []).length > 0) {
     const secrets = (definition.secretOutputs ?? []).join(", ");
     return { ...step, action: "recreate", id, reason: `its ${secrets} came only with the lost answer` };
@@ -108,8 +129,9 @@ export async function planSettlement(state: Deployment, services: LookupServices
   const steps: SettlementStep[] = [];
   // In the order they began: an object a later create depends on is settled first.
   for (const operation of pendingOperations(state)) {
-    if (operation.type === "creating") steps.push(await settleCreate(operation, services, known));
-    else {
+    if (operation.type === "creating") {
+      steps.push(await settleCreate(operation, services, known, recordedId(state, operation.resource.urn)));
+    } else {
       const { resource } = operation;
       steps.push({
         urn: resource.urn,
@@ -172,10 +194,6 @@ export async function applySettlement(
     }
     if (step.action !== "adopt" || step.id === undefined) continue;
     const record = await adopted(operation.resource, step.id, services);
-    // A create that replaces an object: the one it replaces is now the one to delete, as the engine marks it.
-    for (const previous of resources) {
-      if (previous.urn === record.urn && !previous.delete) previous.delete = true;
-    }
     // Dependents of a pending create never started, so appending keeps the state's order valid.
     resources.push(record);
   }

@@ -11,7 +11,8 @@ export interface LeftoverProcess {
   command: string;
 }
 
-const PLUGIN = /(^|\/)pulumi-(resource|language)-[\w-]+(\s|$)/;
+// The plugins' executables, and the Node.js dynamic provider they start (which outlives its shell wrapper).
+const PLUGIN = /(^|\/)pulumi-(resource|language)-[\w-]+(\s|$)|@pulumi\/pulumi\/cmd\/dynamic-provider/;
 
 function read(path: string): string | undefined {
   try {

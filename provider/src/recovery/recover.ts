@@ -117,7 +117,7 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
   };
   report.steps = await planSettlement(state, services);
   report.refresh = report.steps.some((step) => step.action === "refresh");
-  const unsettled = report.steps.some((step) => step.action === "unsettled");
+  const unsettled = report.steps.some((step) => step.action === "unsettled" || step.action === "duplicate");
   if (report.deadLocks.length === 0 && !broken && report.steps.length === 0) return report;
   if (options.dryRun) return { ...report, outcome: "planned" };
 

@@ -15,6 +15,7 @@ const VERBS: Record<SettlementAction, { done: string; planned: string; after?: s
   drop: { done: "dropped", planned: "would drop", after: "the next pulumi up creates it" },
   refresh: { done: "refreshed", planned: "would refresh" },
   unsettled: { done: "left", planned: "would leave", after: "settle it by hand" },
+  duplicate: { done: "check", planned: "would ask to check" },
 };
 
 function stepLine(step: SettlementStep, planned: boolean): string {
@@ -37,7 +38,7 @@ export function formatReport(report: RecoveryReport): string[] {
       ),
       ...report.leftovers.map(
         (process) =>
-          `refused: pid ${process.pid} (${process.command}) of a killed run still works in the project folder; wait for it to exit (it finishes the calls it had sent) or stop it`,
+          `refused: pid ${process.pid} (${process.command}) of a killed run still works in the project folder; give it a few seconds to finish the calls it had sent, then stop it (kill ${process.pid})`,
       ),
       "Nothing changed. Run dmarc-recover again once that run has ended.",
     ];
