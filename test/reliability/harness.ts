@@ -170,6 +170,16 @@ export function processesIn(folder: string): number[] {
   return found;
 }
 
+/** A Pulumi plugin (`pulumi-resource-*`, `pulumi-language-*`) or the Node.js dynamic provider one starts. */
+export function isPlugin(pid: number): boolean {
+  try {
+    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+    return /pulumi-(resource|language)-|@pulumi\/pulumi\/cmd\/dynamic-provider/.test(command);
+  } catch {
+    return false;
+  }
+}
+
 /** Alive, not merely a zombie waiting for its new parent to reap it. */
 export function isRunning(pid: number): boolean {
   try {
