@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { closeClients } from "pulumi-dmarc-partner/client";
+import { describeInterruption } from "pulumi-dmarc-partner/recovery";
 import { afterAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
@@ -264,6 +265,12 @@ for (const { moment, variant, label } of cases) {
         );
         await handle.control("DELETE", "/faults");
         if (moment.cutCheckpoint) truncateSync(checkpoint, Math.floor(readFileSync(checkpoint).length / 2));
+        // What a user sees first: the next command fails, and the message tells what to run.
+        const blocked = await pulumi(["up", "--yes", "--skip-preview", "--stack", stack], folder, env);
+        expect(blocked.code).not.toBe(0);
+        expect(describeInterruption(blocked.stdout + blocked.stderr, { stackName: stack })).toContain(
+          `npx dmarc-recover --stack ${stack}`,
+        );
 
         // A dry run: a plan, and not one byte or call changed.
         const before = {
