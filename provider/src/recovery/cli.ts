@@ -2,6 +2,9 @@ import { parseArgs } from "node:util";
 import { closeClients } from "../client";
 import { EXIT_CODES, recoverStack } from "./recover";
 import { formatReport } from "./report";
+import { PulumiCommandFailed } from "./stack";
+
+const UPDATE_IN_PROGRESS = /Another update is currently in progress/;
 
 const USAGE = `Usage: dmarc-recover --stack <name> [--cwd <project folder>] [--dry-run] [--backup-dir <folder>] [--unlock-other-hosts]
 
@@ -50,6 +53,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     out.write(`${formatReport(report).join("\n")}\n`);
     return report.exitCode;
   } catch (error) {
+    if (error instanceof PulumiCommandFailed && UPDATE_IN_PROGRESS.test(error.output)) {
+      // Backends other than files keep the lock themselves: only their own cancel removes it.
+      process.stderr.write(
+        `refused: the backend reports an update of stack ${values.stack} in progress. If no run of it is alive any more, run \`pulumi cancel --yes --stack ${values.stack}\`, then dmarc-recover again.\n`,
+      );
+      return EXIT_CODES.refused;
+    }
     process.stderr.write(`dmarc-recover failed: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_CODES.failed;
   } finally {

@@ -91,7 +91,11 @@ async function settleCreate(
   }
   const { declared, importId } = declaredInputs(resource);
   if (importId !== undefined) {
-    return { ...step, action: "drop", reason: `an adoption of ${String(importId)}, which creates nothing` };
+    return {
+      ...step,
+      action: "drop",
+      reason: `an adoption of ${String(importId)}, which the next pulumi up makes again`,
+    };
   }
   if (holdsSecret(declared)) {
     return { ...step, action: "unsettled", reason: "its inputs are secret, and recovery never decrypts them" };
@@ -105,7 +109,8 @@ async function settleCreate(
     };
   }
   const id = await definition.lookUp({ client: clientOf(services), known }, parsed.data);
-  if (id === undefined) return { ...step, action: "drop", reason: "the create never reached the service" };
+  if (id === undefined)
+    return { ...step, action: "drop", reason: "the create never reached the service; the next pulumi up makes it" };
   if (known.has(id)) return { ...step, action: "drop", id, reason: "the state records this object already" };
   known.add(id);
   if (recorded !== undefined) {

@@ -12,7 +12,7 @@ const VERBS: Record<SettlementAction, { done: string; planned: string; after?: s
     planned: "would recreate",
     after: "deleted; the next pulumi up creates it with a new secret",
   },
-  drop: { done: "dropped", planned: "would drop", after: "the next pulumi up creates it" },
+  drop: { done: "dropped", planned: "would drop" },
   refresh: { done: "refreshed", planned: "would refresh" },
   unsettled: { done: "left", planned: "would leave", after: "settle it by hand" },
   duplicate: { done: "check", planned: "would ask to check" },
