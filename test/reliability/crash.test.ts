@@ -72,8 +72,12 @@ interface Moment {
   hold?: string[];
   /** The kill comes once the service's counters show this. */
   when: (counted: Stats) => boolean;
-  /** Then, at the next checkpoint write the backend starts (a temporary file appears beside the checkpoint). */
-  atCheckpointWrite?: boolean;
+  /**
+   * Then, at the next checkpoint write: when its temporary file appears
+   * beside the checkpoint, or when its attributes file (`<stack>.json.attrs`,
+   * written in place just before the rename) changes.
+   */
+  atCheckpointWrite?: "temporary file" | "attributes";
   /** Cut the checkpoint short after the kill, as a store without atomic writes is left. */
   cutCheckpoint?: boolean;
   representative?: boolean;
@@ -106,13 +110,19 @@ const moments: Moment[] = [
     name: "during a checkpoint write",
     phase: "up",
     when: (c) => count(c, "POST /v1/organizations") >= 5,
-    atCheckpointWrite: true,
+    atCheckpointWrite: "temporary file",
+  },
+  {
+    name: "during a checkpoint's attributes write",
+    phase: "up",
+    when: (c) => creates(c) >= 50,
+    atCheckpointWrite: "attributes",
   },
   {
     name: "during a checkpoint write, left cut short",
     phase: "up",
     when: (c) => creates(c) >= 30,
-    atCheckpointWrite: true,
+    atCheckpointWrite: "temporary file",
     cutCheckpoint: true,
   },
   {
@@ -164,9 +174,13 @@ async function killAt(
     let watcher: FSWatcher | undefined;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("no checkpoint write within 60 s")), 60_000);
-      // The backend writes a temporary file beside the checkpoint, then renames it over.
+      // The backend writes a temporary file beside the checkpoint, then its attributes, then renames it over.
+      const lands = (file: string) =>
+        moment.atCheckpointWrite === "attributes"
+          ? file === `${stack}.json.attrs`
+          : file.startsWith(`${stack}.json.`) && file.endsWith(".tmp") && !file.startsWith(`${stack}.json.bak`);
       watcher = watch(checkpointFolder, (_event, file) => {
-        if (file && file !== `${stack}.json` && !file.startsWith(`${stack}.json.bak`)) {
+        if (file && lands(file)) {
           clearTimeout(timer);
           resolve();
         }
@@ -328,7 +342,7 @@ for (const { moment, variant, label } of cases) {
           deletesBeforeKill: deletes(before.counted),
           createsBeforeKill: creates(before.counted),
           settled,
-          checkpointRestored: recovered.stdout.includes("restored "),
+          checkpointRepaired: /^(restored|repaired) /m.test(recovered.stdout),
           lockRemoved: recovered.stdout.includes("removed the lock"),
           processesLeftRunning: leftovers.length,
           refusedWhilePluginsRan: refusals > 0,

@@ -1,7 +1,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { dynamicProviderHost } from "../index";
-import { type BrokenCheckpoint, findBrokenCheckpoint, restoreCheckpoint } from "./checkpoint";
+import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "./checkpoint";
 import { type Deployment, pendingOperations } from "./deployment";
 import { fileBackendFolder, stackFiles } from "./fileBackend";
 import { readLocks, removeLock, type StackLock } from "./locks";
@@ -46,8 +46,8 @@ export interface RecoveryReport {
   leftovers: LeftoverProcess[];
   /** Locks left by dead runs: removed, or to be removed with a dry run. */
   deadLocks: StackLock[];
-  /** A checkpoint cut short and the backup it is (or would be) restored from. */
-  checkpoint?: Pick<BrokenCheckpoint, "file" | "backup">;
+  /** A checkpoint the backend cannot load, and how it is (or would be) repaired. */
+  checkpoint?: Omit<CheckpointRepair, "state">;
   steps: SettlementStep[];
   /** Whether `pulumi refresh` ran (or would run) for pending updates and deletes. */
   refresh: boolean;
@@ -62,11 +62,11 @@ function timestamp(): string {
 }
 
 /** Keeps the state recovery starts from (and a cut-off checkpoint) next to the project. */
-function keepStartingState(folder: string, stackName: string, state: Deployment, broken?: BrokenCheckpoint): string {
+function keepStartingState(folder: string, stackName: string, state: Deployment, broken?: CheckpointRepair): string {
   mkdirSync(folder, { recursive: true });
   const base = join(folder, `${stackName.replace(/[/\\]/g, "_")}-${timestamp()}`);
   writeFileSync(`${base}.json`, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  if (broken) copyFileSync(broken.file, `${base}.cut-off-checkpoint`);
+  if (broken?.broken === "content") copyFileSync(broken.file, `${base}.cut-off-checkpoint`);
   return `${base}.json`;
 }
 
@@ -105,9 +105,12 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
     return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "wait for that run to end" };
   }
 
-  const broken = files ? findBrokenCheckpoint(files.checkpoints) : undefined;
-  if (broken) report.checkpoint = { file: broken.file, backup: broken.backup };
-  const state = broken ? broken.previous : await stack.exportState();
+  const broken = files ? findCheckpointRepair(files.checkpoints) : undefined;
+  if (broken) {
+    const { state: _state, ...repair } = broken;
+    report.checkpoint = repair;
+  }
+  const state = broken ? broken.state : await stack.exportState();
 
   // The service is asked only about pending creates; the config (secrets decrypted) is read only then.
   const needsService = pendingOperations(state).some((operation) => operation.type === "creating");
@@ -128,7 +131,7 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
     broken,
   );
   for (const lock of report.deadLocks) removeLock(lock);
-  if (broken) restoreCheckpoint(broken);
+  if (broken) repairCheckpoint(broken);
   if (report.steps.some((step) => step.action !== "refresh" && step.action !== "unsettled")) {
     await stack.importState(await applySettlement(state, report.steps, services));
   }

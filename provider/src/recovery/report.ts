@@ -24,6 +24,13 @@ function stepLine(step: SettlementStep, planned: boolean): string {
   return `${(planned ? verb.planned : verb.done).padEnd(14)} ${what}: ${step.reason}${verb.after ? `; ${verb.after}` : ""}`;
 }
 
+function checkpointLine(repair: NonNullable<RecoveryReport["checkpoint"]>, planned: boolean): string {
+  if (repair.broken === "attributes") {
+    return `${planned ? "would repair" : "repaired"} ${repair.file}: the kill cut its attributes file (${repair.file}.attrs) short; ${planned ? "would remove" : "removed"} it, the checkpoint itself is whole`;
+  }
+  return `${planned ? "would restore" : "restored"} ${repair.file} from ${repair.backup}: the kill cut the checkpoint short`;
+}
+
 export function formatReport(report: RecoveryReport): string[] {
   const stack = `stack ${report.stackName}`;
   if (report.outcome === "refused") {
@@ -48,11 +55,7 @@ export function formatReport(report: RecoveryReport): string[] {
   }
   const planned = report.outcome === "planned";
   const lines = [
-    ...(report.checkpoint
-      ? [
-          `${planned ? "would restore" : "restored"} ${report.checkpoint.file} from ${report.checkpoint.backup} (the last checkpoint write was cut short)`,
-        ]
-      : []),
+    ...(report.checkpoint ? [checkpointLine(report.checkpoint, planned)] : []),
     ...report.deadLocks.map(
       (lock) => `${planned ? "would remove" : "removed"} the lock of ${describeLock(lock)}: that run is gone`,
     ),
