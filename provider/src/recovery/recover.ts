@@ -8,7 +8,7 @@ import { readLocks, removeLock, type StackLock } from "./locks";
 import { applySettlement, type LookupServices, planSettlement, type SettlementStep } from "./plan";
 import { type LeftoverProcess, leftoverPlugins } from "./processes";
 import { clientFromConfig } from "./settings";
-import { openStack } from "./stack";
+import { openStack, type StackAccess } from "./stack";
 
 /** Folder, relative to the project, where the state recovery started from is kept. */
 export const DEFAULT_BACKUP_FOLDER = ".dmarc-recover";
@@ -71,6 +71,20 @@ function keepStartingState(folder: string, stackName: string, state: Deployment,
 }
 
 /**
+ * The stack's config, secrets decrypted. While its checkpoint is broken the
+ * CLI cannot read it, and a dry run does not repair it: the provider settings
+ * then come from the DMARC_* environment alone.
+ */
+async function configFor(stack: StackAccess, checkpointBroken: boolean): Promise<Record<string, string>> {
+  if (!checkpointBroken) return stack.config();
+  try {
+    return await stack.config();
+  } catch {
+    return {};
+  }
+}
+
+/**
  * Brings a stack an interrupted `pulumi up` left behind (lock, cut-off
  * checkpoint, pending operations, objects created for lost answers) back to a
  * state a plain `pulumi up` finishes without duplicating anything.
@@ -111,11 +125,20 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
     report.checkpoint = repair;
   }
   const state = broken ? broken.state : await stack.exportState();
+  const keepStart = () =>
+    keepStartingState(resolve(workDir, options.backupDir ?? DEFAULT_BACKUP_FOLDER), options.stackName, state, broken);
+  if (broken && !options.dryRun) {
+    // The CLI cannot even read the stack's config before the repair; the repair only undoes the kill's damage.
+    report.startingState = keepStart();
+    repairCheckpoint(broken);
+  }
 
   // The service is asked only about pending creates; the config (secrets decrypted) is read only then.
   const needsService = pendingOperations(state).some((operation) => operation.type === "creating");
   const services: LookupServices = {
-    client: needsService ? clientFromConfig(await stack.config(), env) : undefined,
+    client: needsService
+      ? clientFromConfig(await configFor(stack, broken !== undefined && options.dryRun === true), env)
+      : undefined,
     definitionOf: (typeName) => dynamicProviderHost.definitionOf(typeName),
   };
   report.steps = await planSettlement(state, services);
@@ -124,14 +147,8 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
   if (report.deadLocks.length === 0 && !broken && report.steps.length === 0) return report;
   if (options.dryRun) return { ...report, outcome: "planned" };
 
-  report.startingState = keepStartingState(
-    resolve(workDir, options.backupDir ?? DEFAULT_BACKUP_FOLDER),
-    options.stackName,
-    state,
-    broken,
-  );
+  report.startingState ??= keepStart();
   for (const lock of report.deadLocks) removeLock(lock);
-  if (broken) repairCheckpoint(broken);
   if (report.steps.some((step) => step.action !== "refresh" && step.action !== "unsettled")) {
     await stack.importState(await applySettlement(state, report.steps, services));
   }
