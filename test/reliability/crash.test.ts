@@ -231,8 +231,9 @@ for (const { moment, variant, label } of cases) {
       const partnerId = handle.partner.id;
       const env = { ...(await useEngine()), ...handle.env };
       const backend = fileURLToPath(env.PULUMI_BACKEND_URL ?? "");
-      // A project folder per variant: the processes working in it are the run's own, whatever else runs.
-      const project = `reliability-crash-${variant.everything ? "group" : "alone"}`;
+      // A project folder of this test process and variant: the processes working in it are this run's own,
+      // and the test stops them all, whatever else runs on the machine.
+      const project = `reliability-crash-${variant.everything ? "group" : "alone"}-${process.pid}`;
       const folder = programFolder(project, source);
       const stack = uniqueStackName("crash");
       const checkpointFolder = join(backend, ".pulumi", "stacks", project);
