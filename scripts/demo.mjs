@@ -12,6 +12,7 @@ import { parseArgs } from "node:util";
 import { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "dmarc-partner-emulator";
 import { createWebhookReceiver, isEvent } from "pulumi-dmarc-partner/receiver";
+import { describeInterruption } from "pulumi-dmarc-partner/recovery";
 import { projectRoot } from "./engine.mjs";
 
 const USAGE = `usage: npm run demo [-- options]
@@ -58,6 +59,15 @@ function step(message) {
 function fail(message, hint) {
   console.error(`\n[demo] ${message}${hint ? `\n[demo] what to do: ${hint}` : ""}`);
   process.exitCode = 1;
+}
+
+/** What to run when an earlier demo was killed in the middle of `up` (its lock or pending operations are left). */
+function interruptionHint(error) {
+  const hint = describeInterruption(error, { stackName: STACK, workDir: projectRoot });
+  return (
+    hint &&
+    `${hint} The demo's stack lives in ${process.env.PULUMI_BACKEND_URL}: give the command that PULUMI_BACKEND_URL, and the PULUMI_CONFIG_PASSPHRASE scripts/engine.mjs sets.`
+  );
 }
 
 function show(value, secret) {
@@ -212,7 +222,8 @@ try {
   const engineFailed = error?.constructor?.name === "CommandError";
   fail(
     engineFailed ? "the Pulumi engine reported an error (its output is above)" : (error?.message ?? String(error)),
-    "read the Diagnostics above; fix the cause and rerun the same command",
+    // A lock or pending operations left by an earlier demo that was killed: recovery comes first.
+    interruptionHint(error) ?? "read the Diagnostics above; fix the cause and rerun the same command",
   );
 } finally {
   await stopAll();

@@ -113,21 +113,6 @@ export interface Operation {
 
 type Props = Record<string, unknown>;
 
-/**
- * What the baseline drives of a resource definition: the same lifecycle
- * functions the provider calls for Pulumi, with the same client.
- */
-interface Lifecycle {
-  typeName: string;
-  inputs: { parse(value: unknown): unknown };
-  // biome-ignore lint/suspicious/noExplicitAny: each definition takes its own input and property types
-  create(ctx: { client: DmarcClient }, inputs: any): Promise<{ id: string; outs: Props }>;
-  // biome-ignore lint/suspicious/noExplicitAny: as above
-  read(ctx: { client: DmarcClient }, id: string, props: any): Promise<Props | undefined>;
-  // biome-ignore lint/suspicious/noExplicitAny: as above
-  delete(ctx: { client: DmarcClient }, id: string, props: any): Promise<void>;
-}
-
 const { organization, domainGroup, domain, webhook, subscription } = dmarc.resourceDefinitions;
 
 /** Ids and properties the baseline's up hands to its refresh and destroy, as the state does for Pulumi. */
@@ -152,23 +137,23 @@ function resourceOperation(
   state: FleetState,
   key: string,
   after: readonly string[],
-  definition: Lifecycle,
+  definition: dmarc.AnyResourceDefinition,
   inputs: () => Props,
 ): Operation {
   const run = {
     up: async (client: DmarcClient) => {
-      const created = await definition.create({ client }, definition.inputs.parse(inputs()));
+      const created = await definition.create(dmarc.lifecycleContext(client), definition.inputs.parse(inputs()));
       state.record(key, created.id, created.outs);
     },
     refresh: async (client: DmarcClient) => {
       const { id, props } = state.get(key);
-      const found = await definition.read({ client }, id, props);
+      const found = await definition.read(dmarc.lifecycleContext(client), id, props);
       if (!found) throw new Error(`${definition.typeName} ${id} is gone`);
       state.record(key, id, found);
     },
     destroy: async (client: DmarcClient) => {
       const { id, props } = state.get(key);
-      await definition.delete({ client }, id, props);
+      await definition.delete(dmarc.lifecycleContext(client), id, props);
     },
   }[phase];
   return { key, after, run };
@@ -220,8 +205,12 @@ export function operations(phase: Phase, spec: FleetSpec, state: FleetState): Op
       },
     };
     const after = order[phase];
-    const operation = (key: string, waits: readonly string[] | undefined, definition: Lifecycle, inputs: () => Props) =>
-      resourceOperation(phase, state, key, waits ?? [], definition, inputs);
+    const operation = (
+      key: string,
+      waits: readonly string[] | undefined,
+      definition: dmarc.AnyResourceDefinition,
+      inputs: () => Props,
+    ) => resourceOperation(phase, state, key, waits ?? [], definition, inputs);
     ops.push(
       operation(org, after[org], organization, () => ({ name: tenant.orgName })),
       operation(group, after[group], domainGroup, () => ({ organizationId: organizationId(), name: tenant.groupName })),

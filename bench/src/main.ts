@@ -9,6 +9,7 @@ import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import type { Plan } from "pulumi-dmarc-partner/api";
 import { closeClients, createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
+import { describeInterruption } from "pulumi-dmarc-partner/recovery";
 import { runOperations } from "./baseline";
 import { type BenchEmulator, type EmulatorStats, launchEmulator } from "./emulator";
 import {
@@ -367,5 +368,7 @@ async function warmUp(context: Context, spec: FleetSpec): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`bench: ${(error as Error)?.stack ?? String(error)}\n`);
+  const interrupted = describeInterruption(error);
+  if (interrupted) process.stderr.write(`bench: ${interrupted}\n`);
   process.exit(1);
 });

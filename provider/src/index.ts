@@ -27,6 +27,7 @@ export { Organization, type OrganizationArgs } from "./resources/organization";
 export { Subscription, type SubscriptionArgs, type SubscriptionStatus } from "./resources/subscription";
 export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { CONFIG_NAMESPACE, SETTINGS } from "./runtime/config";
+export { type AnyResourceDefinition, type LifecycleContext, lifecycleContext } from "./runtime/lifecycle";
 export {
   type PublishRecord,
   TENANT_TYPE,

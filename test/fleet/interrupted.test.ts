@@ -1,8 +1,8 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LocalWorkspace } from "@pulumi/pulumi/automation";
-import { type RecoveryTarget, runFleet } from "pulumi-dmarc-partner/fleet";
+import { type RecoveryTarget, recoverShard, runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
@@ -26,13 +26,6 @@ afterAll(async () => {
   await runFleet("destroy", fleetOptions(emulator, fleet, inventoryOf([])));
   await emulator?.emulator.close();
 });
-
-function shardWorkspace(options: ReturnType<typeof fleetOptions>) {
-  return LocalWorkspace.create({
-    workDir: options.projectDir,
-    projectSettings: { name: options.projectName, runtime: "nodejs" },
-  });
-}
 
 /**
  * Marks the shard as a killed run leaves it: a create of its group pending in
@@ -58,7 +51,7 @@ function leaveLock(options: ReturnType<typeof fleetOptions>): string {
   const lock = join(folder, "killed-run.json");
   writeFileSync(
     lock,
-    JSON.stringify({ pid: 2_147_483_646, username: "ci", hostname: "runner", timestamp: new Date().toISOString() }),
+    JSON.stringify({ pid: 2_147_483_646, username: "ci", hostname: hostname(), timestamp: new Date().toISOString() }),
   );
   return lock;
 }
@@ -82,18 +75,16 @@ describe("an interrupted shard", () => {
     const recovered = await runFleet(
       "up",
       fleetOptions(emulator, fleet, inventory, {
-        // Stands in for the recovery command: drops the pending create (an export and import does).
+        // The recovery command itself: the pending create of a group that exists is adopted.
         recover: async (target) => {
           calls.push(target);
-          const workspace = await shardWorkspace(options);
-          await workspace.importStack(target.stackName, await workspace.exportStack(target.stackName));
-          return { summary: "dropped 1" };
+          return recoverShard(target);
         },
       }),
     );
     expect(recovered.ok).toBe(true);
     expect(calls.map((call) => [call.stackName, call.reason.kind])).toEqual([[shard, "pendingOperations"]]);
-    expect(recovered.results[0]).toMatchObject({ shard, status: "done", recovered: "dropped 1" });
+    expect(recovered.results[0]).toMatchObject({ shard, status: "done", recovered: "adopted 1" });
   }, 600_000);
 
   it("is handed to the recovery when its lock stops the run, and then run", async () => {
@@ -112,20 +103,20 @@ describe("an interrupted shard", () => {
     const recovered = await runFleet(
       "up",
       fleetOptions(emulator, fleet, renamed, {
-        // Stands in for the recovery command: removes the dead process's lock.
+        // The recovery command itself: the lock's process is gone, so the lock is removed.
         recover: async (target) => {
           kinds.push(target.reason.kind);
-          rmSync(lock);
-          return { summary: "removed a lock left by a dead process" };
+          return recoverShard(target);
         },
       }),
     );
     expect(kinds).toEqual(["locked"]);
+    expect(existsSync(lock)).toBe(false);
     expect(recovered.results[0]).toMatchObject({
       shard,
       status: "done",
       changes: { update: 1 },
-      recovered: "removed a lock left by a dead process",
+      recovered: "removed 1 lock(s) of a dead run",
     });
   }, 600_000);
 });

@@ -1,6 +1,15 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import type { EmulatorPartner, StateSnapshot } from "dmarc-partner-emulator";
 import { projectRoot } from "../../scripts/engine.mjs";
@@ -90,14 +99,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the `pulumi` CLI to completion in `cwd`, collecting its output. */
-export function pulumi(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+/** Runs a command to completion in `cwd`, collecting its output. */
+function collect(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("pulumi", [...args, "--non-interactive"], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -109,6 +114,11 @@ export function pulumi(args: string[], cwd: string, env: Record<string, string>)
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs the `pulumi` CLI to completion in `cwd`, collecting its output. */
+export function pulumi(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  return collect("pulumi", [...args, "--non-interactive"], cwd, env);
 }
 
 /** Like {@link pulumi}, failing with the command's output when it does not succeed. */
@@ -146,6 +156,30 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
+/** Processes working in `folder` (Linux /proc): the plugins of a `pulumi` run on that project, orphaned or not. */
+export function processesIn(folder: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`) === folder && isRunning(Number(entry))) found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+/** A Pulumi plugin (`pulumi-resource-*`, `pulumi-language-*`) or the Node.js dynamic provider one starts. */
+export function isPlugin(pid: number): boolean {
+  try {
+    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+    return /pulumi-(resource|language)-|@pulumi\/pulumi\/cmd\/dynamic-provider/.test(command);
+  } catch {
+    return false;
+  }
+}
+
 /** Alive, not merely a zombie waiting for its new parent to reap it. */
 export function isRunning(pid: number): boolean {
   try {
@@ -163,4 +197,9 @@ export function kill(pid: number): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
   }
+}
+
+/** Runs the package's `dmarc-recover` command, as `npx dmarc-recover` would, in the program folder. */
+export function dmarcRecover(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  return collect(process.execPath, [join(projectRoot, "provider", "bin", "dmarc-recover.js"), ...args], cwd, env);
 }

@@ -4,6 +4,7 @@ import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
 import { loadInventory } from "../inventory/inventory";
 import { DEFAULT_SHARD_SIZE } from "./assignment";
 import { summaryTable } from "./progress";
+import { recoverShard } from "./recovery";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, type FleetReport, runFleet } from "./runner";
 
 const USAGE = `Usage: dmarc-fleet <${FLEET_COMMANDS.join("|")}> [options]
@@ -84,6 +85,7 @@ export async function fleetOptionsFromArgs(
       projectName: project.name,
       projectDir: cwd,
       stateDir: resolve(cwd, ".dmarc-fleet"),
+      recover: recoverShard,
       config,
       env,
       inventory,

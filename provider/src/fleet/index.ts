@@ -2,7 +2,13 @@
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
 export { main } from "./cli";
 export type { ShardResult, ShardStatus } from "./progress";
-export type { Interruption, RecoveryOutcome, RecoveryTarget, StackRecovery } from "./recovery";
+export {
+  type Interruption,
+  type RecoveryOutcome,
+  type RecoveryTarget,
+  recoverShard,
+  type StackRecovery,
+} from "./recovery";
 export {
   FLEET_COMMANDS,
   type FleetCommand,

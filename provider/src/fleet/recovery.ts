@@ -1,4 +1,5 @@
 import type { Deployment } from "@pulumi/pulumi/automation";
+import { formatReport, type RecoveryReport, recoverStack, type SettlementAction } from "../recovery";
 
 /**
  * The fleet's one call into the recovery command (`dmarc-recover`): settles
@@ -53,3 +54,35 @@ export function recoveryHint(stackName: string, interruption: Interruption): str
       : `was interrupted with ${interruption.operations.length} pending operation(s)`;
   return `stack ${stackName} ${what}: run \`npx dmarc-recover --stack ${stackName}\` in its work folder, then rerun the fleet`;
 }
+
+const SETTLED_AS: Record<SettlementAction, string> = {
+  adopt: "adopted",
+  recreate: "recreated",
+  drop: "dropped",
+  refresh: "refreshed",
+  unsettled: "left unsettled",
+  duplicate: "found duplicated",
+};
+
+/** "removed 1 dead lock, adopted 2, dropped 1": what the recovery did, for the fleet's report. */
+function summaryOf(report: RecoveryReport): string {
+  const counts = new Map<string, number>();
+  for (const step of report.steps) counts.set(SETTLED_AS[step.action], (counts.get(SETTLED_AS[step.action]) ?? 0) + 1);
+  const parts = [
+    ...(report.deadLocks.length > 0 ? [`removed ${report.deadLocks.length} lock(s) of a dead run`] : []),
+    ...(report.checkpoint ? ["repaired the checkpoint"] : []),
+    ...[...counts].map(([action, count]) => `${action} ${count}`),
+  ];
+  return parts.length > 0 ? parts.join(", ") : "nothing to recover";
+}
+
+/**
+ * The recovery command (`dmarc-recover`) as the fleet's {@link StackRecovery}:
+ * a shard it cannot settle (a live run holds it, or operations are left for a
+ * person) fails with the command's own report.
+ */
+export const recoverShard: StackRecovery = async ({ stackName, workDir, env }) => {
+  const report = await recoverStack({ stackName, workDir, env });
+  if (report.exitCode !== 0) throw new Error(formatReport(report).join("\n"));
+  return { summary: summaryOf(report) };
+};

@@ -88,6 +88,11 @@ export class DynamicProviderHost {
     this.settings = readSettings({ get: (key) => request.config.get(`${CONFIG_NAMESPACE}:${key}`) });
   }
 
+  /** The definition of a resource type, for tools working on state outside the engine (recovery). */
+  definitionOf(typeName: string): AnyResourceDefinition | undefined {
+    return this.definitions.get(typeName);
+  }
+
   private definition(typeName: string): AnyResourceDefinition {
     const definition = this.definitions.get(typeName);
     if (!definition) throw new Error(`unknown DMARC resource type "${typeName}"`);

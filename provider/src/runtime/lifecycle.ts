@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { DmarcClient } from "../client";
 import type { ProviderSettings, SettingKey } from "./config";
-import type { EngineLog } from "./engineLog";
+import { type EngineLog, engineLogFor } from "./engineLog";
 
 /** What every lifecycle function gets: the shared client, the provider settings, and the engine's log. */
 export interface LifecycleContext {
@@ -83,6 +83,14 @@ export interface ResourceDefinition<
   ): Promise<PropsOf<I, O>>;
   /** Must succeed when the object is already gone. */
   delete(ctx: LifecycleContext, id: string, props: PropsOf<I, O>): Promise<void>;
+}
+
+/**
+ * The context for lifecycle functions run outside the engine (the recovery
+ * command, the benchmark's baseline): log lines are printed.
+ */
+export function lifecycleContext(client: DmarcClient, settings: ProviderSettings = {}): LifecycleContext {
+  return { client, settings, log: engineLogFor(undefined) };
 }
 
 /** Declares a resource; a function only so TypeScript infers the schemas' types for the lifecycle functions. */

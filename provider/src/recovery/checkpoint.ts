@@ -1,0 +1,66 @@
+import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
+import type { Deployment } from "./deployment";
+
+// A kill in the middle of a checkpoint write can leave the file backend
+// unable to load the stack (`failed to load checkpoint: EOF`). The backend
+// writes the new checkpoint to a temporary file, then its attributes to
+// `<stack>.json.attrs` (not atomically), then renames the temporary file over
+// the checkpoint: a kill between the two leaves the previous checkpoint whole
+// and its attributes file empty. Removing that file is the repair (the
+// backend reads a missing one as default attributes). On stores without
+// atomic writes the checkpoint itself can be cut short: the backend copies
+// the previous one to `<stack>.json.bak` before each write, and that copy is
+// restored. Either way the state is one step older, and that step is a
+// pending operation recovery settles like any other.
+
+interface CheckpointFile {
+  checkpoint?: { latest?: Deployment["deployment"] };
+  version?: number;
+}
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    const bytes = readFileSync(file);
+    return JSON.parse(file.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8")) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+function stateOf(checkpoint: CheckpointFile | undefined): Deployment | undefined {
+  const latest = checkpoint?.checkpoint?.latest;
+  return latest && { version: checkpoint?.version ?? 3, deployment: latest };
+}
+
+export interface CheckpointRepair {
+  file: string;
+  /** `attributes`: the attributes file is cut short; `content`: the checkpoint is, and its backup is restored. */
+  broken: "attributes" | "content";
+  /** The backup restored, for `content`. */
+  backup?: string;
+  /** The state the stack has once repaired, in the shape `pulumi stack export` gives. */
+  state: Deployment;
+}
+
+/** What stops the backend from loading the stack's checkpoint, and its repair; undefined when it loads. */
+export function findCheckpointRepair(candidates: readonly string[]): CheckpointRepair | undefined {
+  const file = candidates.flatMap((base) => [base, `${base}.gz`]).find((candidate) => existsSync(candidate));
+  if (file === undefined) return undefined;
+  const attributes = `${file}.attrs`;
+  const attributesBroken = existsSync(attributes) && readJson(attributes) === undefined;
+  const current = stateOf(readJson<CheckpointFile>(file));
+  if (current) return attributesBroken ? { file, broken: "attributes", state: current } : undefined;
+  const backup = `${file}.bak`;
+  const previous = stateOf(readJson<CheckpointFile>(backup));
+  if (!previous) {
+    throw new Error(`The checkpoint ${file} cannot be read and neither can ${backup}: restore the state by hand.`);
+  }
+  return { file, broken: "content", backup, state: previous };
+}
+
+export function repairCheckpoint(repair: CheckpointRepair): void {
+  if (repair.backup) copyFileSync(repair.backup, repair.file);
+  // The attributes describe the content written last (its checksum among them), not the one now in place.
+  rmSync(`${repair.file}.attrs`, { force: true });
+}

@@ -1,0 +1,38 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+// Where the file backend (`file://` URLs, `pulumi login --local`) keeps a
+// stack's checkpoint and locks, as Pulumi's `diy` backend lays them out:
+// `.pulumi/stacks/<project>/<stack>.json` and
+// `.pulumi/locks/organization/<project>/<stack>/<lock id>.json`, or without
+// the project part for stacks of the older, project-less layout.
+
+export interface StackFiles {
+  /** Candidate checkpoint files, the project-scoped layout first. */
+  checkpoints: string[];
+  /** Candidate lock folders, the project-scoped layout first. */
+  lockFolders: string[];
+}
+
+/** The backend's folder for a `file://` URL; undefined for every other backend. */
+export function fileBackendFolder(backendUrl: string | undefined): string | undefined {
+  if (!backendUrl?.startsWith("file://")) return undefined;
+  const rest = backendUrl.slice("file://".length).replace(/\?.*$/, "");
+  if (rest === "~" || rest.startsWith("~/")) return join(homedir(), rest.slice(1));
+  return fileURLToPath(`file://${rest}`);
+}
+
+export function stackFiles(folder: string, projectName: string, stackName: string): StackFiles {
+  const bookkeeping = join(folder, ".pulumi");
+  return {
+    checkpoints: [
+      join(bookkeeping, "stacks", projectName, `${stackName}.json`),
+      join(bookkeeping, "stacks", `${stackName}.json`),
+    ],
+    lockFolders: [
+      join(bookkeeping, "locks", "organization", projectName, stackName),
+      join(bookkeeping, "locks", stackName),
+    ],
+  };
+}

@@ -1,0 +1,36 @@
+// Tells, from a failed command's error or output, that an interrupted run
+// left the stack behind, and says what to run. For scripts and runners that
+// drive `pulumi` (the Automation API's errors carry the CLI's output).
+
+const SIGNS: readonly { pattern: RegExp; left: string }[] = [
+  { pattern: /the stack is currently locked by \d+ lock/, left: "its lock" },
+  { pattern: /Conflict: Another update is currently in progress/, left: "an update marked as running" },
+  { pattern: /failed to load checkpoint/, left: "a checkpoint cut short" },
+  {
+    pattern: /pending operations? from previous deployment|interrupted while (creating|updating|deleting)/,
+    left: "pending operations",
+  },
+];
+
+function textOf(error: unknown): string {
+  if (typeof error === "string") return error;
+  if (error instanceof Error) return `${error.message}\n${textOf(error.cause)}`;
+  return "";
+}
+
+export interface InterruptedStack {
+  /** The stack, for the command line; `<stack>` when not given. */
+  stackName?: string;
+  /** The project folder, when the command is not run from it. */
+  workDir?: string;
+}
+
+/** The command to run, when `error` (an Error or a command's output) shows an interrupted run; otherwise undefined. */
+export function describeInterruption(error: unknown, stack: InterruptedStack = {}): string | undefined {
+  const text = textOf(error);
+  const left = SIGNS.filter((sign) => sign.pattern.test(text)).map((sign) => sign.left);
+  if (left.length === 0) return undefined;
+  const which = stack.stackName ? `stack ${stack.stackName}` : "the stack";
+  const command = `npx dmarc-recover --stack ${stack.stackName ?? "<stack>"}${stack.workDir ? ` --cwd ${stack.workDir}` : ""}`;
+  return `An interrupted pulumi run left ${which} with ${left.join(" and ")}. Once no pulumi run of it is alive, run \`${command}\`, then \`pulumi up\` (do not just rerun up: it would create again what the interrupted run created).`;
+}

@@ -1,0 +1,212 @@
+import type { DmarcClient } from "../client";
+import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
+import {
+  type Deployment,
+  dmarcTypeName,
+  holdsSecret,
+  type PendingOperation,
+  pendingOperations,
+  resourceName,
+  type StateResource,
+} from "./deployment";
+
+// What recovery does with each pending operation an interrupted run left in
+// the state. Only a pending create can have made an object the state does not
+// know; it is looked up by the natural key its resource type declares
+// (`lookUp`), never by a second copy of that knowledge here.
+
+/** Keys the dynamic provider adds to a resource's inputs besides the declared ones. */
+const PROVIDER_KEY = "__provider";
+const IMPORT_KEY = "importId";
+
+export type SettlementAction =
+  /** The object exists: recorded under its id, as a completed create would have recorded it. */
+  | "adopt"
+  /** The object exists, but a secret output came only with the lost answer: deleted, the next `up` creates it. */
+  | "recreate"
+  /** The create never reached the service: the operation is dropped, the next `up` creates it. */
+  | "drop"
+  /** A pending update, delete, read or import: `pulumi refresh` reads the object back. */
+  | "refresh"
+  /** Left as it is: recovery cannot tell what happened (the reason says why). */
+  | "unsettled"
+  /**
+   * A later run recorded the resource already (a plain `up` after the kill):
+   * the operation is dropped, and the object found is left on the service
+   * for a person to check, as the duplicate it probably is.
+   */
+  | "duplicate";
+
+export interface SettlementStep {
+  urn: string;
+  /** `Organization`, `Webhook`...; the full type token for other packages' resources. */
+  typeName: string;
+  operation: string;
+  action: SettlementAction;
+  /** The service's id of the object found. */
+  id?: string;
+  reason: string;
+}
+
+export interface LookupServices {
+  /** Needed as soon as there is a pending create to look up. */
+  client: DmarcClient | undefined;
+  /** The package's definition of a resource type, or undefined for a type it does not have. */
+  definitionOf(typeName: string): AnyResourceDefinition | undefined;
+}
+
+type Inputs = Record<string, unknown>;
+
+function declaredInputs(resource: StateResource): { declared: Inputs; importId: unknown } {
+  const { [PROVIDER_KEY]: _provider, [IMPORT_KEY]: importId, ...declared } = resource.inputs ?? {};
+  return { declared, importId };
+}
+
+function idsInState(state: Deployment): Set<string> {
+  return new Set((state.deployment.resources ?? []).flatMap((resource) => (resource.id ? [resource.id] : [])));
+}
+
+/** The id under which a later run recorded the resource, when one did. */
+function recordedId(state: Deployment, urn: string): string | undefined {
+  return (state.deployment.resources ?? []).find((resource) => resource.urn === urn && !resource.delete)?.id;
+}
+
+function clientOf(services: LookupServices): DmarcClient {
+  if (!services.client) throw new Error("recovery needs the service's settings to settle pending creates");
+  return services.client;
+}
+
+async function settleCreate(
+  operation: PendingOperation,
+  services: LookupServices,
+  known: Set<string>,
+  recorded: string | undefined,
+): Promise<SettlementStep> {
+  const { resource } = operation;
+  const typeName = dmarcTypeName(resource.type);
+  const step = { urn: resource.urn, typeName: typeName ?? resource.type, operation: operation.type };
+  const definition = typeName === undefined ? undefined : services.definitionOf(typeName);
+  if (!definition) {
+    return { ...step, action: "unsettled", reason: "not a resource of this package: check it with its own provider" };
+  }
+  const { declared, importId } = declaredInputs(resource);
+  if (importId !== undefined) {
+    return {
+      ...step,
+      action: "drop",
+      reason: `an adoption of ${String(importId)}, which the next pulumi up makes again`,
+    };
+  }
+  if (holdsSecret(declared)) {
+    return { ...step, action: "unsettled", reason: "its inputs are secret, and recovery never decrypts them" };
+  }
+  const parsed = definition.inputs.safeParse(declared);
+  if (!parsed.success) {
+    return {
+      ...step,
+      action: "unsettled",
+      reason: `its recorded inputs do not parse: ${parsed.error.issues[0]?.message}`,
+    };
+  }
+  const id = await definition.lookUp({ ...lifecycleContext(clientOf(services)), known }, parsed.data);
+  if (id === undefined)
+    return { ...step, action: "drop", reason: "the create never reached the service; the next pulumi up makes it" };
+  if (known.has(id)) return { ...step, action: "drop", id, reason: "the state records this object already" };
+  known.add(id);
+  if (recorded !== undefined) {
+    return {
+      ...step,
+      action: "duplicate",
+      id,
+      reason: `a later run recorded ${recorded} for it; ${id} is probably a duplicate the interrupted run made: check it and delete it`,
+    };
+  }
+  if ((definition.secretOutputs ?? []).length > 0) {
+    const secrets = (definition.secretOutputs ?? []).join(", ");
+    return { ...step, action: "recreate", id, reason: `its ${secrets} came only with the lost answer` };
+  }
+  return { ...step, action: "adopt", id, reason: "the create was carried out" };
+}
+
+/** Decides, without changing anything, what becomes of each pending operation. Lookups only read. */
+export async function planSettlement(state: Deployment, services: LookupServices): Promise<SettlementStep[]> {
+  const known = idsInState(state);
+  const steps: SettlementStep[] = [];
+  // In the order they began: an object a later create depends on is settled first.
+  for (const operation of pendingOperations(state)) {
+    if (operation.type === "creating") {
+      steps.push(await settleCreate(operation, services, known, recordedId(state, operation.resource.urn)));
+    } else {
+      const { resource } = operation;
+      steps.push({
+        urn: resource.urn,
+        typeName: dmarcTypeName(resource.type) ?? resource.type,
+        operation: operation.type,
+        action: "refresh",
+        reason: `pending ${operation.type.replace(/ing$/, "e")}, read back by pulumi refresh`,
+      });
+    }
+  }
+  return steps;
+}
+
+/** Properties travel as JSON: no `undefined`. */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** The state as a completed create of the object would have left it. */
+async function adopted(resource: StateResource, id: string, services: LookupServices): Promise<StateResource> {
+  const definition = services.definitionOf(dmarcTypeName(resource.type) ?? "");
+  if (!definition) throw new Error(`${resource.urn}: no definition to adopt it with`);
+  const { declared } = declaredInputs(resource);
+  const inputs = definition.inputs.parse(declared);
+  const found = await definition.read(lifecycleContext(clientOf(services)), id, inputs);
+  if (!found) throw new Error(`${resourceName(resource.urn)}: ${id} was found, then could not be read back`);
+  const now = new Date().toISOString();
+  return {
+    ...resource,
+    id,
+    outputs: plain({ ...found, [PROVIDER_KEY]: resource.inputs?.[PROVIDER_KEY] }),
+    created: now,
+    modified: now,
+  };
+}
+
+/**
+ * Carries out the plan: deletes what is recreated, reads back what is
+ * adopted, and answers the state to import. Operations left unsettled stay
+ * pending; those for refresh stay too, refresh clears them.
+ */
+export async function applySettlement(
+  state: Deployment,
+  steps: readonly SettlementStep[],
+  services: LookupServices,
+): Promise<Deployment> {
+  const next = structuredClone(state);
+  const resources = next.deployment.resources ?? [];
+  const byUrn = new Map(steps.map((step) => [step.urn, step]));
+  const remaining: PendingOperation[] = [];
+  for (const operation of pendingOperations(next)) {
+    const step = operation.type === "creating" ? byUrn.get(operation.resource.urn) : undefined;
+    if (step === undefined || step.action === "unsettled" || step.action === "refresh") {
+      remaining.push(operation);
+      continue;
+    }
+    if (step.action === "recreate" && step.id !== undefined) {
+      const definition = services.definitionOf(step.typeName);
+      await definition?.delete(
+        lifecycleContext(clientOf(services)),
+        step.id,
+        declaredInputs(operation.resource).declared,
+      );
+    }
+    if (step.action !== "adopt" || step.id === undefined) continue;
+    const record = await adopted(operation.resource, step.id, services);
+    // Dependents of a pending create never started, so appending keeps the state's order valid.
+    resources.push(record);
+  }
+  next.deployment.resources = resources;
+  next.deployment.pending_operations = remaining;
+  return next;
+}

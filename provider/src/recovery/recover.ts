@@ -1,0 +1,164 @@
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { dynamicProviderHost } from "../index";
+import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "./checkpoint";
+import { type Deployment, pendingOperations } from "./deployment";
+import { fileBackendFolder, stackFiles } from "./fileBackend";
+import { readLocks, removeLock, type StackLock } from "./locks";
+import { applySettlement, type LookupServices, planSettlement, type SettlementStep } from "./plan";
+import { type LeftoverProcess, leftoverPlugins } from "./processes";
+import { clientFromConfig } from "./settings";
+import { openStack, type StackAccess } from "./stack";
+
+/** Folder, relative to the project, where the state recovery started from is kept. */
+export const DEFAULT_BACKUP_FOLDER = ".dmarc-recover";
+
+export interface RecoverOptions {
+  /** The stack, as `pulumi --stack` takes it. */
+  stackName: string;
+  /** The project folder (where Pulumi.yaml is); default: the current directory. */
+  workDir?: string;
+  /** Print the plan, change nothing. Default false. */
+  dryRun?: boolean;
+  /** Where the copy of the starting state goes; default `<workDir>/.dmarc-recover`. */
+  backupDir?: string;
+  /**
+   * Remove locks taken on other hosts too, whose process this command cannot
+   * check (a CI runner that is gone). Default false: such a lock is refused.
+   */
+  unlockOtherHosts?: boolean;
+  /** Extra environment for the `pulumi` CLI and the provider settings (DMARC_*). */
+  env?: Record<string, string>;
+}
+
+/** 0 done or nothing to do; 3 refused, a run is alive; 4 some operations are left for a person; 1 failure; 2 bad usage. */
+export const EXIT_CODES = { ok: 0, failed: 1, usage: 2, refused: 3, unsettled: 4 } as const;
+
+export type RecoveryOutcome = "healthy" | "planned" | "recovered" | "partial" | "refused";
+
+export interface RecoveryReport {
+  stackName: string;
+  outcome: RecoveryOutcome;
+  exitCode: number;
+  /** Locks of live runs (or of hosts not checked), when refused. */
+  liveLocks: StackLock[];
+  /** Plugins of a killed run still working in the project folder, when refused. */
+  leftovers: LeftoverProcess[];
+  /** Locks left by dead runs: removed, or to be removed with a dry run. */
+  deadLocks: StackLock[];
+  /** A checkpoint the backend cannot load, and how it is (or would be) repaired. */
+  checkpoint?: Omit<CheckpointRepair, "state">;
+  steps: SettlementStep[];
+  /** Whether `pulumi refresh` ran (or would run) for pending updates and deletes. */
+  refresh: boolean;
+  /** The copy of the starting state. */
+  startingState?: string;
+  /** What to run next. */
+  next: string;
+}
+
+function timestamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, "-");
+}
+
+/** Keeps the state recovery starts from (and a cut-off checkpoint) next to the project. */
+function keepStartingState(folder: string, stackName: string, state: Deployment, broken?: CheckpointRepair): string {
+  mkdirSync(folder, { recursive: true });
+  const base = join(folder, `${stackName.replace(/[/\\]/g, "_")}-${timestamp()}`);
+  writeFileSync(`${base}.json`, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  if (broken?.broken === "content") copyFileSync(broken.file, `${base}.cut-off-checkpoint`);
+  return `${base}.json`;
+}
+
+/**
+ * The stack's config, secrets decrypted. While its checkpoint is broken the
+ * CLI cannot read it, and a dry run does not repair it: the provider settings
+ * then come from the DMARC_* environment alone.
+ */
+async function configFor(stack: StackAccess, checkpointBroken: boolean): Promise<Record<string, string>> {
+  if (!checkpointBroken) return stack.config();
+  try {
+    return await stack.config();
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Brings a stack an interrupted `pulumi up` left behind (lock, cut-off
+ * checkpoint, pending operations, objects created for lost answers) back to a
+ * state a plain `pulumi up` finishes without duplicating anything.
+ */
+export async function recoverStack(options: RecoverOptions): Promise<RecoveryReport> {
+  const workDir = resolve(options.workDir ?? process.cwd());
+  const env = { ...process.env, ...options.env };
+  const stack = await openStack({ stackName: options.stackName, workDir, env: options.env });
+  const command = `pulumi up --stack ${options.stackName}`;
+  const report: RecoveryReport = {
+    stackName: options.stackName,
+    outcome: "healthy",
+    exitCode: EXIT_CODES.ok,
+    liveLocks: [],
+    leftovers: [],
+    deadLocks: [],
+    steps: [],
+    refresh: false,
+    next: command,
+  };
+
+  const folder = fileBackendFolder(stack.backendUrl);
+  const shortName = options.stackName.slice(options.stackName.lastIndexOf("/") + 1);
+  const files = folder === undefined ? undefined : stackFiles(folder, stack.projectName, shortName);
+  const locks = files ? readLocks(files.lockFolders) : [];
+  report.liveLocks = locks.filter(
+    (lock) => lock.holder === "alive" || (lock.holder === "unknown" && !options.unlockOtherHosts),
+  );
+  report.deadLocks = locks.filter((lock) => !report.liveLocks.includes(lock));
+  report.leftovers = leftoverPlugins(workDir);
+  if (report.liveLocks.length > 0 || report.leftovers.length > 0) {
+    return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "wait for that run to end" };
+  }
+
+  const broken = files ? findCheckpointRepair(files.checkpoints) : undefined;
+  if (broken) {
+    const { state: _state, ...repair } = broken;
+    report.checkpoint = repair;
+  }
+  const state = broken ? broken.state : await stack.exportState();
+  const keepStart = () =>
+    keepStartingState(resolve(workDir, options.backupDir ?? DEFAULT_BACKUP_FOLDER), options.stackName, state, broken);
+  if (broken && !options.dryRun) {
+    // The CLI cannot even read the stack's config before the repair; the repair only undoes the kill's damage.
+    report.startingState = keepStart();
+    repairCheckpoint(broken);
+  }
+
+  // The service is asked only about pending creates; the config (secrets decrypted) is read only then.
+  const needsService = pendingOperations(state).some((operation) => operation.type === "creating");
+  const services: LookupServices = {
+    client: needsService
+      ? clientFromConfig(await configFor(stack, broken !== undefined && options.dryRun === true), env)
+      : undefined,
+    definitionOf: (typeName) => dynamicProviderHost.definitionOf(typeName),
+  };
+  report.steps = await planSettlement(state, services);
+  report.refresh = report.steps.some((step) => step.action === "refresh");
+  const unsettled = report.steps.some((step) => step.action === "unsettled" || step.action === "duplicate");
+  if (report.deadLocks.length === 0 && !broken && report.steps.length === 0) return report;
+  if (options.dryRun) return { ...report, outcome: "planned" };
+
+  report.startingState ??= keepStart();
+  for (const lock of report.deadLocks) removeLock(lock);
+  if (report.steps.some((step) => step.action !== "refresh" && step.action !== "unsettled")) {
+    await stack.importState(await applySettlement(state, report.steps, services));
+  }
+  if (report.refresh) await stack.refresh();
+  return unsettled
+    ? {
+        ...report,
+        outcome: "partial",
+        exitCode: EXIT_CODES.unsettled,
+        next: "settle the operations left, then pulumi up",
+      }
+    : { ...report, outcome: "recovered" };
+}
