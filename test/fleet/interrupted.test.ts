@@ -75,7 +75,7 @@ describe("an interrupted shard", () => {
     const recovered = await runFleet(
       "up",
       fleetOptions(emulator, fleet, inventory, {
-        // The recovery command itself: the pending create of a group that exists is adopted.
+        // The recovery command itself: the pending create is of a group the state records already, so it is dropped.
         recover: async (target) => {
           calls.push(target);
           return recoverShard(target);
@@ -84,7 +84,7 @@ describe("an interrupted shard", () => {
     );
     expect(recovered.ok).toBe(true);
     expect(calls.map((call) => [call.stackName, call.reason.kind])).toEqual([[shard, "pendingOperations"]]);
-    expect(recovered.results[0]).toMatchObject({ shard, status: "done", recovered: "adopted 1" });
+    expect(recovered.results[0]).toMatchObject({ shard, status: "done", recovered: "dropped 1" });
   }, 600_000);
 
   it("is handed to the recovery when its lock stops the run, and then run", async () => {
