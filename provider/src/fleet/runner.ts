@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { LocalWorkspace, type OpMap, type Stack } from "@pulumi/pulumi/automation";
+import type { Plan } from "../api";
 import { createClient } from "../client";
 import { checkPlans } from "../inventory/declare";
 import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings } from "../runtime/config";
@@ -143,10 +144,17 @@ function totalRate(options: FleetOptions): number | undefined {
   return rate !== undefined && Number.isFinite(rate) && rate > 0 ? rate : undefined;
 }
 
-/** Refuses, before any shard runs, an inventory naming plans the partner's catalogue cannot price. */
-async function checkCatalogue(options: FleetOptions): Promise<void> {
-  if (options.inventory.tenants.length === 0) return;
-  checkPlans(options.inventory, await createClient(clientOptionsFrom(settingsOf(options))).listPlans());
+/**
+ * The partner's catalogue, read once for every shard, and checked: an
+ * inventory naming plans it cannot price is refused before any shard runs.
+ * Handed to the shards' programs, so they send no request outside their
+ * share of the fleet's request budget.
+ */
+async function checkedCatalogue(options: FleetOptions): Promise<Plan[] | undefined> {
+  if (options.inventory.tenants.length === 0) return undefined;
+  const plans = await createClient(clientOptionsFrom(settingsOf(options))).listPlans();
+  checkPlans(options.inventory, plans);
+  return plans;
 }
 
 interface RunContext {
@@ -154,6 +162,8 @@ interface RunContext {
   budget: RequestBudget;
   progress: ProgressSink;
   logDir: string;
+  /** The catalogue the shards' programs price their tenants from (preview and up). */
+  plans: Plan[] | undefined;
   /** Shards that will start right after this one, for the budget split. */
   startingWith: () => number;
 }
@@ -206,7 +216,7 @@ async function runShard(
   try {
     if (state?.interruption) recovered = await recoverFirst(context, shard.name, state.interruption);
     const digest = shardDigest(options.inventory, shard.tenants);
-    const stack = await shardStack(options, shard.name, shardProgram(options, shard.tenants, digest));
+    const stack = await shardStack(options, shard.name, shardProgram(options, shard.tenants, digest, context.plans));
     await stack.setAllConfig({
       ...options.config,
       ...(share === undefined ? {} : { [`${CONFIG_NAMESPACE}:requestsPerSecond`]: { value: share.toFixed(3) } }),
@@ -304,7 +314,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
     ok: results.every((result) => result.status !== "failed"),
   });
   if (command === "shards" || command === "status") return report([]);
-  if (command === "preview" || command === "up") await checkCatalogue(options);
+  const plans = command === "preview" || command === "up" ? await checkedCatalogue(options) : undefined;
 
   const { run, skipped } = selectShards(options, command, shards, overviews);
   const logDir = join(options.stateDir, "logs");
@@ -318,6 +328,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
     budget: new RequestBudget(totalRate(options)),
     progress,
     logDir,
+    plans,
     // The shards that start together, this one included: the free slots, or fewer when fewer wait.
     startingWith: () => Math.max(1, Math.min(concurrency - inFlight, waiting + 1)),
   };

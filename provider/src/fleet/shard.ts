@@ -10,6 +10,7 @@ import {
   type PulumiFn,
   type Stack,
 } from "@pulumi/pulumi/automation";
+import type { Plan } from "../api";
 import { type DeclareOptions, declareTenants } from "../inventory/declare";
 import type { Inventory } from "../inventory/inventory";
 import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
@@ -64,10 +65,16 @@ export function shardDigest(inventory: Inventory, keys: readonly string[]): stri
  * them are deployed. Outputs per tenant key: organisation id, subscription
  * status, records to publish, webhook secrets (secret) and every object's id.
  */
-export function shardProgram(project: FleetProject, keys: readonly string[], digest: string): PulumiFn {
+export function shardProgram(
+  project: FleetProject,
+  keys: readonly string[],
+  digest: string,
+  plans: readonly Plan[] | undefined,
+): PulumiFn {
   return async () => {
     if (keys.length === 0) return { tenants: {}, fleetDigest: digest };
-    const tenants = declareTenants(project.inventory, project.declare ?? {}, new Set(keys));
+    const declare = { ...project.declare, ...(plans ? { plans: [...plans] } : {}) };
+    const tenants = declareTenants(project.inventory, declare, new Set(keys));
     return {
       tenants: Object.fromEntries(
         tenants.map((tenant) => [
