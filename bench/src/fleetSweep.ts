@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
@@ -8,6 +8,7 @@ import { stringify } from "yaml";
 import type { BenchEmulator } from "./emulator";
 import { type FleetSpec, fleetSpec, resourceCount, tenantsOf } from "./fleet";
 import type { PhaseResult } from "./report";
+import { projectFolder } from "./stack";
 import { lineChart } from "./svg";
 
 // `npm run bench -- --fleet --sweep`: the same generated tenants deployed by
@@ -53,14 +54,6 @@ export interface FleetSweepRow {
   runnerPeakMiB: number;
 }
 
-function projectFolder(projectRoot: string): string {
-  const folder = join(projectRoot, ".cache", "projects", PROJECT_NAME);
-  mkdirSync(folder, { recursive: true });
-  const modules = join(folder, "node_modules");
-  if (!existsSync(modules)) symlinkSync(join(projectRoot, "node_modules"), modules, "dir");
-  return folder;
-}
-
 /** The bench's tenants as an inventory: organisation, group, webhook, subscription and domains each, as the single stack has. */
 function inventoryOf(spec: FleetSpec): Inventory {
   const tenants = tenantsOf(spec).map((tenant) => ({
@@ -104,7 +97,7 @@ async function withPeakRss<T>(action: () => Promise<T>): Promise<{ value: T; pea
 
 async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetSweepRow> {
   const { emulator } = hooks;
-  const projectDir = projectFolder(hooks.projectRoot);
+  const projectDir = projectFolder(hooks.projectRoot, PROJECT_NAME);
   const fleet = `bench-${spec.tenants}-${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
   const options = {
     fleet,

@@ -26,8 +26,8 @@ export interface StackSettings {
  * the dynamic provider process resolves `pulumi-dmarc-partner` from there, as
  * it would in a partner's project.
  */
-function projectFolder(projectRoot: string): string {
-  const folder = join(projectRoot, ".cache", "projects", PROJECT_NAME);
+export function projectFolder(projectRoot: string, projectName: string = PROJECT_NAME): string {
+  const folder = join(projectRoot, ".cache", "projects", projectName);
   mkdirSync(folder, { recursive: true });
   const modules = join(folder, "node_modules");
   if (!existsSync(modules)) symlinkSync(join(projectRoot, "node_modules"), modules, "dir");
