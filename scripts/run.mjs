@@ -91,11 +91,8 @@ switch (task) {
   }
   case "bench": {
     const env = await prepare({ engine: true });
-    // The fleet program runs in this process. Keeping the workspace link's path makes it load
-    // pulumi-dmarc-partner from node_modules, as in a partner's project, so the state holds
-    // what a partner's does (the small serialized provider), not what a linked checkout gives.
     const bench = join(projectRoot, "bench", "dist", "main.js");
-    process.exit(await run(process.execPath, ["--preserve-symlinks", bench, ...args], env));
+    process.exit(await run(process.execPath, [bench, ...args], env));
     break;
   }
   case "emulator": {

@@ -7,7 +7,7 @@ import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
-import { uniqueStackName, useEngine } from "../support/engine";
+import { recordedProviders, uniqueStackName, useEngine } from "../support/engine";
 
 const packageVersion = (
   JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8")) as { version: string }
@@ -208,6 +208,12 @@ describe(`the packed package in a partner's project on Node.js ${process.version
     const tenants = up.outputs.tenants?.value as TenantOutput[];
     expect(tenants.map((tenant) => tenant.record)).toEqual(["_dmarc", "_dmarc"]);
     expect(tenants.map((tenant) => tenant.subscriptionStatus)).toEqual(["active", "active"]);
+
+    // The installed package records the same short provider text as a linked checkout (test/resources/engine.test.ts).
+    const deployment = (await stack.exportStack()).deployment as { resources: Parameters<typeof recordedProviders>[0] };
+    for (const [type, text] of recordedProviders(deployment.resources)) {
+      expect(text, type).toMatch(/^exports\.handler=\(\)=>require\("pulumi-dmarc-partner\/providers\/[a-zA-Z]+"\);$/);
+    }
 
     const preview = await stack.preview();
     expect(preview.changeSummary).toEqual({ same: 9 });

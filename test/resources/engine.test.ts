@@ -6,7 +6,7 @@ import * as dmarc from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
-import { createTestStack, storedState } from "../support/engine";
+import { createTestStack, recordedProviders, storedState } from "../support/engine";
 
 // Acceptance tests through the real engine: create, read back, update,
 // refresh, import and destroy of a whole tenant against the emulator.
@@ -191,6 +191,20 @@ describe("a full tenant through the engine", () => {
     expect(up.summary.resourceChanges?.create).toBe(1);
     expect(await client.getDomain(organizationId, "acme-parked.example")).toBeDefined();
   }, 180_000);
+
+  it("records in every resource a provider text that loads its type's module by package name", async () => {
+    const stored = JSON.parse(await storedState(stack)) as {
+      checkpoint: { latest: { resources: Parameters<typeof recordedProviders>[0] } };
+    };
+    const providers = recordedProviders(stored.checkpoint.latest.resources);
+    expect([...providers.keys()].sort()).toEqual(
+      ["Domain", "DomainGroup", "Invitation", "Organization", "Subscription", "Webhook"].sort(),
+    );
+    for (const [type, text] of providers) {
+      const module = type.charAt(0).toLowerCase() + type.slice(1);
+      expect(text).toBe(`exports.handler=()=>require("pulumi-dmarc-partner/providers/${module}");`);
+    }
+  }, 60_000);
 
   it("keeps credentials and the webhook secret out of the stored state", async () => {
     const stored = await storedState(stack);

@@ -63,3 +63,26 @@ export async function storedState(stack: Stack): Promise<string> {
   const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
   return readFileSync(join(backend, ".pulumi", "stacks", projectName, `${stack.name}.json`), "utf8");
 }
+
+interface RecordedResource {
+  type: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+}
+
+/**
+ * The `__provider` each of our resources recorded, by type, where inputs and
+ * outputs hold the same text: what a later engine run loads to reach the
+ * package. Fails when the two differ.
+ */
+export function recordedProviders(resources: readonly RecordedResource[]): Map<string, string> {
+  const byType = new Map<string, string>();
+  for (const resource of resources.filter((entry) => entry.type.startsWith("pulumi-nodejs:dynamic/dmarc:"))) {
+    const { inputs, outputs } = resource;
+    if (inputs?.__provider !== outputs?.__provider) {
+      throw new Error(`${resource.type}: inputs and outputs record different providers`);
+    }
+    byType.set(resource.type.slice(resource.type.lastIndexOf(":") + 1), String(inputs?.__provider));
+  }
+  return byType;
+}

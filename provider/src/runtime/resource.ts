@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import type { ObjectSchema, ResourceDefinition } from "./lifecycle";
-import { providerModuleOf } from "./shim";
+import { providerSource } from "./shim";
 
 /** Module part of every type token: `pulumi-nodejs:dynamic/dmarc:<Type>`, so previews and policies can tell our resources apart. */
 export const TYPE_MODULE = "dmarc";
@@ -56,11 +56,14 @@ export type ResourceClass<
   name: string,
   args: ArgsOf<I, S, U>,
   opts?: pulumi.CustomResourceOptions,
-) => pulumi.dynamic.Resource & OutputsOf<I, O, D>;
+) => pulumi.CustomResource & OutputsOf<I, O, D>;
 
 /**
- * The resource class of a definition: the tiny serialized shim, the type
- * token, the outputs it records (listed so the SDK exposes them as
+ * The resource class of a definition: a dynamic resource (the type token
+ * `pulumi-nodejs:dynamic/...` and a `__provider` module, which is all
+ * `pulumi.dynamic.Resource` adds to a custom resource) whose `__provider` is
+ * the short text of {@link providerSource} rather than Pulumi's serialized
+ * closure; the outputs it records (listed so the SDK exposes them as
  * properties), the secret ones, and those derived from the id.
  */
 export function resourceClass<
@@ -74,17 +77,17 @@ export function resourceClass<
   const unknownOutputs = Object.fromEntries(Object.keys(definition.outputs.shape).map((key) => [key, undefined]));
   const derived = Object.entries(idOutputs ?? {}) as [string, (id: string) => string][];
 
-  class DmarcResource extends pulumi.dynamic.Resource {
+  const typeToken = `pulumi-nodejs:dynamic/${TYPE_MODULE}:${typeName}`;
+  const __provider = providerSource(typeName);
+
+  class DmarcResource extends pulumi.CustomResource {
     constructor(name: string, args: ArgsOf<I, S, U>, opts?: pulumi.CustomResourceOptions) {
-      const urn =
-        urnInput === undefined
-          ? {}
-          : { [urnInput]: pulumi.createUrn(name, `pulumi-nodejs:dynamic/${TYPE_MODULE}:${typeName}`, opts?.parent) };
+      const urn = urnInput === undefined ? {} : { [urnInput]: pulumi.createUrn(name, typeToken, opts?.parent) };
       const options =
         secretOutputs.length === 0
           ? opts
           : { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs] };
-      super(providerModuleOf(typeName), name, { ...args, ...urn, ...unknownOutputs }, options, TYPE_MODULE, typeName);
+      super(typeToken, name, { ...args, ...urn, ...unknownOutputs, __provider }, options);
       const self = this as unknown as Record<string, pulumi.Output<string>>;
       for (const [key, fromId] of derived) self[key] = this.id.apply(fromId);
     }

@@ -1,23 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 
 /**
- * The provider object Pulumi serializes into every resource's state as
- * `__provider`. It holds no code of ours: at call time it loads the installed
+ * The provider object each `pulumi-dmarc-partner/providers/<type>` module
+ * exports. It holds no code of ours: at call time it loads the installed
  * package by name and hands over to its host, so upgrading the package
  * changes behaviour without touching the state.
- *
- * Each type's object is the whole `module.exports` of its own module,
- * `pulumi-dmarc-partner/providers/<type>` (see providers/). Where the package
- * is installed under node_modules, Pulumi's closure serializer then records a
- * plain `require("pulumi-dmarc-partner/providers/<type>")` of about 250 bytes
- * instead of these functions; from a linked checkout it serializes the
- * functions themselves, which works the same and is larger.
- * When Pulumi cannot find the package's manifest from where it is installed
- * itself (a layout such as pnpm's), it records the file path instead,
- * `pulumi-dmarc-partner/dist/providers/<type>.js`: the exports map serves that
- * path too, so both forms load, and must keep doing so for recorded states.
- * The package is resolved from the provider process's working directory (the
- * Pulumi project), where a partner's `npm install` put it.
  */
 export function dynamicProviderFor(typeName: string): pulumi.dynamic.ResourceProvider {
   return {
@@ -31,8 +18,23 @@ export function dynamicProviderFor(typeName: string): pulumi.dynamic.ResourcePro
   };
 }
 
-/** The serialized provider of a type: its module's exports, loaded once, so Pulumi serializes it once per type. */
-export function providerModuleOf(typeName: string): pulumi.dynamic.ResourceProvider {
+/**
+ * The `__provider` text every resource of a type records, written here rather
+ * than by Pulumi's closure serializer: a module whose `handler` loads the
+ * type's provider module by package name (about 70 bytes, stored in inputs
+ * and outputs). The serializer would wrap the same `require` in some 280
+ * bytes of boilerplate where the package is installed, and serialize every
+ * function of the shim from a linked checkout. The dynamic provider process
+ * resolves the package from its working directory (the Pulumi project),
+ * where a partner's `npm install` put it.
+ *
+ * States recorded earlier hold other forms: 0.1.0 the serialized shim,
+ * development builds before 0.2.0 the serializer's `require` of
+ * `providers/<type>` or, where Pulumi could not find the package's manifest
+ * (pnpm's layout), of `dist/providers/<type>.js`. The exports map keeps
+ * serving both paths.
+ */
+export function providerSource(typeName: string): string {
   const moduleName = typeName.charAt(0).toLowerCase() + typeName.slice(1);
-  return require(`../providers/${moduleName}`);
+  return `exports.handler=()=>require("pulumi-dmarc-partner/providers/${moduleName}");`;
 }
