@@ -214,6 +214,12 @@ describe(`the packed package in a partner's project on Node.js ${process.version
     for (const [type, text] of recordedProviders(deployment.resources)) {
       expect(text, type).toMatch(/^exports\.handler=\(\)=>require\("pulumi-dmarc-partner\/providers\/[a-zA-Z]+"\);$/);
     }
+    // Each resource records the program's line that declared it, mapped back to the TypeScript source.
+    const positions = (deployment.resources as { type: string; sourcePosition?: string }[])
+      .filter((resource) => resource.type.includes(":dynamic/dmarc:"))
+      .map((resource) => resource.sourcePosition);
+    expect(positions).toHaveLength(8);
+    for (const position of positions) expect(position).toMatch(/^project:\/\/\/index\.ts#\d+,\d+$/);
 
     const preview = await stack.preview();
     expect(preview.changeSummary).toEqual({ same: 9 });

@@ -206,6 +206,20 @@ describe("a full tenant through the engine", () => {
     }
   }, 60_000);
 
+  it("records where the program declared each resource, without the SDK's and the package's own frames", async () => {
+    const stored = JSON.parse(await storedState(stack)) as {
+      checkpoint: { latest: { resources: { type: string; sourcePosition?: string; stackTrace?: object[] }[] } };
+    };
+    const ours = stored.checkpoint.latest.resources.filter((resource) => resource.type.includes(":dynamic/dmarc:"));
+    expect(new Set(ours.map((resource) => resource.type)).size).toBe(6);
+    for (const { type, sourcePosition, stackTrace = [] } of ours) {
+      expect(sourcePosition, type).toMatch(/\/test\/resources\/engine\.test\.ts#\d+,\d+$/);
+      expect(stackTrace.length, type).toBeGreaterThan(0);
+      expect(stackTrace.length, type).toBeLessThanOrEqual(4);
+      expect(JSON.stringify(stackTrace), type).not.toMatch(/@pulumi\/pulumi|node:|\/runtime\//);
+    }
+  }, 60_000);
+
   it("keeps credentials and the webhook secret out of the stored state", async () => {
     const stored = await storedState(stack);
     const outputs = await stack.outputs();

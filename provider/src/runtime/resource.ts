@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
+import { recordProgramFrames } from "./declaration";
 import type { ObjectSchema, ResourceDefinition } from "./lifecycle";
 import { providerSource } from "./shim";
 
@@ -87,7 +88,12 @@ export function resourceClass<
         secretOutputs.length === 0
           ? opts
           : { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs] };
-      super(typeToken, name, { ...args, ...urn, ...unknownOutputs, __provider }, options);
+      const restoreStackTrace = recordProgramFrames();
+      try {
+        super(typeToken, name, { ...args, ...urn, ...unknownOutputs, __provider }, options);
+      } finally {
+        restoreStackTrace();
+      }
       const self = this as unknown as Record<string, pulumi.Output<string>>;
       for (const [key, fromId] of derived) self[key] = this.id.apply(fromId);
     }
