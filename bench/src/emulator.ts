@@ -9,6 +9,14 @@ export interface EmulatorStats {
   byStatus: Record<string, number>;
   rateLimited: number;
   dropped: number;
+  window: RequestWindow;
+}
+
+/** When the API requests since the window opened arrived and were answered (epoch ms). */
+export interface RequestWindow {
+  openedAt: number;
+  firstRequestAt: number | null;
+  lastAnsweredAt: number | null;
 }
 
 export interface BenchEmulator {
@@ -17,6 +25,8 @@ export interface BenchEmulator {
   /** Process id of the emulator, so the sampler can tell it from the engine's processes. */
   pid: number;
   stats(): Promise<EmulatorStats>;
+  /** Starts timing the API requests from now on. */
+  openWindow(): Promise<RequestWindow>;
   /** Replaces every fault with one that adds `latencyMs` to each API request and, optionally, a rate limit. */
   shapeTraffic(latencyMs: number, rateLimit: number | undefined): Promise<void>;
   close(): Promise<void>;
@@ -63,6 +73,7 @@ export async function launchEmulator(): Promise<BenchEmulator> {
     partner: ready.partner,
     pid: child.pid ?? 0,
     stats: async () => JSON.parse(await control("GET", "/stats")) as EmulatorStats,
+    openWindow: async () => JSON.parse(await control("POST", "/stats/window")) as RequestWindow,
     async shapeTraffic(latencyMs, rateLimit) {
       await control("DELETE", "/faults");
       if (latencyMs === 0 && rateLimit === undefined) return;

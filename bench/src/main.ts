@@ -11,7 +11,7 @@ import type { Plan } from "pulumi-dmarc-partner/api";
 import { closeClients, createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { describeInterruption } from "pulumi-dmarc-partner/recovery";
 import { runOperations } from "./baseline";
-import { type BenchEmulator, type EmulatorStats, launchEmulator } from "./emulator";
+import { type BenchEmulator, type EmulatorStats, launchEmulator, type RequestWindow } from "./emulator";
 import {
   boundsOf,
   type FleetSpec,
@@ -29,6 +29,7 @@ import {
   benchMarkdown,
   type Machine,
   type PhaseResult,
+  type RequestTiming,
   ratios,
   type Settings,
   type SweepReport,
@@ -65,6 +66,24 @@ interface Context {
   stackSettings: StackSettings;
 }
 
+function requestTiming(
+  window: RequestWindow,
+  beganAt: number,
+  endedAt: number,
+  requests: number,
+  rateLimit: number | undefined,
+): RequestTiming | null {
+  const { firstRequestAt, lastAnsweredAt } = window;
+  if (firstRequestAt === null || lastAnsweredAt === null || requests === 0) return null;
+  const requestSpanSeconds = (lastAnsweredAt - firstRequestAt) / 1000;
+  return {
+    beforeFirstRequestSeconds: Math.max(0, firstRequestAt - beganAt) / 1000,
+    requestSpanSeconds,
+    afterLastAnswerSeconds: Math.max(0, endedAt - lastAnsweredAt) / 1000,
+    spanToRate: rateLimit ? requestSpanSeconds / (requests / rateLimit) : null,
+  };
+}
+
 /** Times one phase and gathers what the emulator and /proc saw while it ran. */
 async function measure(
   context: Context,
@@ -86,6 +105,8 @@ async function measure(
       () => undefined,
     );
   }, HEARTBEAT_MS);
+  await emulator.openWindow();
+  const beganAt = Date.now();
   const begin = performance.now();
   let changes: Record<string, number> | null;
   try {
@@ -94,6 +115,7 @@ async function measure(
     clearInterval(heartbeat);
   }
   const wallSeconds = (performance.now() - begin) / 1000;
+  const endedAt = Date.now();
   const processes = sampler.stop();
   const cpu = process.cpuUsage(cpuBefore);
   const after = await emulator.stats();
@@ -107,6 +129,7 @@ async function measure(
     requestsByRoute: diffCounts(after.byRoute, before.byRoute),
     requestsPerTenant: requests / spec.tenants,
     wallToRate: options.rateLimit ? wallSeconds / (requests / options.rateLimit) : null,
+    requestTiming: requestTiming(after.window, beganAt, endedAt, requests, options.rateLimit),
     rateLimited: after.rateLimited - before.rateLimited,
     requestsPerSecond: requests / wallSeconds,
     resourcesPerSecond: resources / wallSeconds,

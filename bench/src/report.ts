@@ -42,6 +42,13 @@ export interface PhaseResult {
   requestsPerTenant: number;
   /** Wall time ÷ (requests ÷ rate): 1 is the rate limit's pace; null when not rate-limited. */
   wallToRate: number | null;
+  /**
+   * The phase's wall time in three parts, as the emulator saw its requests:
+   * before the first arrived (processes starting, the program running), from
+   * the first arrival to the last answer, and after it (the last checkpoint,
+   * processes ending). Null when the phase sent no request.
+   */
+  requestTiming: RequestTiming | null;
   /** Requests answered 429 by the emulator's rate limit. */
   rateLimited: number;
   requestsPerSecond: number;
@@ -170,11 +177,30 @@ const PHASE_HEADER = [
   "load",
 ];
 
+export interface RequestTiming {
+  beforeFirstRequestSeconds: number;
+  requestSpanSeconds: number;
+  afterLastAnswerSeconds: number;
+  /** requestSpanSeconds ÷ (requests ÷ rate): how close to the limit's pace the requests themselves ran; null when not rate-limited. */
+  spanToRate: number | null;
+}
+
 /** Requests per tenant, and time against the rate limit's pace, Pulumi's next to the baseline's. */
 function perTenantTable(report: BenchReport): string {
   const limited = report.settings.rateLimit !== null;
   const header = ["phase", "requests per tenant", "baseline requests per tenant"];
-  if (limited) header.push("wall ÷ (requests ÷ rate)", "baseline wall ÷ (requests ÷ rate)", "429s", "baseline 429s");
+  if (limited) {
+    header.push(
+      "wall ÷ (requests ÷ rate)",
+      "baseline wall ÷ (requests ÷ rate)",
+      "s before first request",
+      "s from first request to last answer",
+      "s after last answer",
+      "request span ÷ (requests ÷ rate)",
+      "429s",
+      "baseline 429s",
+    );
+  }
   const rows = report.phases.map((result) => {
     const baseline = report.baseline.find((candidate) => candidate.phase === result.phase);
     const row = [
@@ -186,6 +212,10 @@ function perTenantTable(report: BenchReport): string {
       row.push(
         ratioText(result.wallToRate),
         ratioText(baseline?.wallToRate ?? null),
+        result.requestTiming ? fixed(result.requestTiming.beforeFirstRequestSeconds, 2) : "n/a",
+        result.requestTiming ? fixed(result.requestTiming.requestSpanSeconds, 2) : "n/a",
+        result.requestTiming ? fixed(result.requestTiming.afterLastAnswerSeconds, 2) : "n/a",
+        ratioText(result.requestTiming?.spanToRate ?? null),
         String(result.rateLimited),
         baseline ? String(baseline.rateLimited) : "n/a",
       );

@@ -148,6 +148,24 @@ describe("npm run bench at 2 tenants × 1 domain without latency", () => {
     expect(pulumi.up?.requestsPerTenant).toBe(7.5);
     // Not rate-limited: no time against the rate.
     expect(pulumi.up?.wallToRate).toBeNull();
+    expect(pulumi.up?.requestTiming?.spanToRate).toBeNull();
+  });
+
+  it("splits each phase's wall time at its first request and its last answer", () => {
+    for (const result of [...report.phases, ...report.baseline]) {
+      const timing = result.requestTiming;
+      if (!timing) throw new Error(`${result.runner} ${result.phase}: no request timing`);
+      const parts = [timing.beforeFirstRequestSeconds, timing.requestSpanSeconds, timing.afterLastAnswerSeconds];
+      for (const part of parts) expect(part).toBeGreaterThanOrEqual(0);
+      const sum = parts.reduce((total, part) => total + part, 0);
+      // Two clocks (the bench's and the emulator's, on one machine) read milliseconds apart.
+      expect(Math.abs(sum - result.wallSeconds), `${result.runner} ${result.phase}`).toBeLessThan(0.05);
+    }
+    // Pulumi's processes start before its first request; the baseline's client sends at once.
+    const up = byPhase(report.phases).up?.requestTiming;
+    expect(up?.beforeFirstRequestSeconds).toBeGreaterThan(
+      byPhase(report.baseline).up?.requestTiming?.beforeFirstRequestSeconds ?? 0,
+    );
   });
 
   it("measures the state, the engine and the provider process", () => {

@@ -34,6 +34,7 @@ async function stats() {
       byStatus: Record<string, number>;
       rateLimited: number;
       dropped: number;
+      window: { openedAt: number; firstRequestAt: number | null; lastAnsweredAt: number | null };
     }>(t.emulator, "GET", "/stats")
   ).body;
 }
@@ -111,7 +112,27 @@ describe("stats, reset and state", () => {
       byStatus: { "201": 1, "200": 1, "404": 1 },
       rateLimited: 0,
       dropped: 0,
+      window: expect.any(Object),
     });
+  });
+
+  it("times the API requests of a window: the first arrival and the last answer since it opened", async () => {
+    await createOrganization();
+    const opened = (await control<{ openedAt: number; firstRequestAt: null }>(t.emulator, "POST", "/stats/window"))
+      .body;
+    expect(opened.firstRequestAt).toBeNull();
+    await control(t.emulator, "GET", "/state");
+    expect((await stats()).window).toEqual({ openedAt: opened.openedAt, firstRequestAt: null, lastAnsweredAt: null });
+
+    const before = Date.now();
+    await createOrganization();
+    await createOrganization();
+    const after = Date.now();
+    const { window, requests } = await stats();
+    expect(requests).toBe(3);
+    expect(window.firstRequestAt).toBeGreaterThanOrEqual(before);
+    expect(window.lastAnsweredAt).toBeGreaterThanOrEqual(window.firstRequestAt ?? Number.POSITIVE_INFINITY);
+    expect(window.lastAnsweredAt).toBeLessThanOrEqual(after);
   });
 
   it("forgets objects on reset while partners and issued tokens stay", async () => {

@@ -74,6 +74,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Context, { apiRoutes }:
 
   app.get("/_emulator/stats", async () => stats.snapshot());
 
+  app.post("/_emulator/stats/window", async () => stats.openWindow());
+
   const simulatedZone = () => {
     if (!zone) {
       throw conflict(
