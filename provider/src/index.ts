@@ -1,12 +1,10 @@
 // The public face of the package: what partners import.
 import { domain } from "./resources/domain";
 import { domainGroup } from "./resources/domainGroup";
-import { domainVerification } from "./resources/domainVerification";
 import { invitation } from "./resources/invitation";
 import { organization } from "./resources/organization";
 import { subscription } from "./resources/subscription";
 import { webhook } from "./resources/webhook";
-import { DynamicProviderHost } from "./runtime/host";
 
 export * as api from "./api";
 export { createMagicLink, type MagicLinkArgs } from "./functions/magicLink";
@@ -46,15 +44,8 @@ export {
 export const resourceDefinitions = { organization, domainGroup, domain, webhook, subscription, invitation };
 
 /**
- * Called by the serialized provider of every resource, in the provider
- * process. Not part of the API partners use directly.
+ * Called by the provider of every resource in the provider process (and by
+ * the serialized provider that states written by 0.1.0 hold). Not part of the
+ * API partners use directly.
  */
-export const dynamicProviderHost = new DynamicProviderHost([
-  organization,
-  domainGroup,
-  domain,
-  domainVerification,
-  webhook,
-  subscription,
-  invitation,
-]);
+export { dynamicProviderHost } from "./providerHost";

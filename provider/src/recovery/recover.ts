@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { dynamicProviderHost } from "../index";
+import { dynamicProviderHost } from "../providerHost";
 import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "./checkpoint";
 import { type Deployment, pendingOperations } from "./deployment";
 import { fileBackendFolder, stackFiles } from "./fileBackend";

@@ -1,20 +1,24 @@
 import type * as pulumi from "@pulumi/pulumi";
+import type { DynamicProviderHost } from "./host";
+
+/** Loaded on the first call: the resource classes load this module in the program too, where no host is needed. */
+function host(): DynamicProviderHost {
+  return (require("../providerHost") as typeof import("../providerHost")).dynamicProviderHost;
+}
 
 /**
  * The provider object each `pulumi-dmarc-partner/providers/<type>` module
- * exports. It holds no code of ours: at call time it loads the installed
- * package by name and hands over to its host, so upgrading the package
- * changes behaviour without touching the state.
+ * exports: it hands every call over to the package's one host.
  */
 export function dynamicProviderFor(typeName: string): pulumi.dynamic.ResourceProvider {
   return {
-    configure: (request) => require("pulumi-dmarc-partner").dynamicProviderHost.configure(request),
-    check: (olds, news) => require("pulumi-dmarc-partner").dynamicProviderHost.check(typeName, olds, news),
-    diff: (id, olds, news) => require("pulumi-dmarc-partner").dynamicProviderHost.diff(typeName, id, olds, news),
-    create: (inputs) => require("pulumi-dmarc-partner").dynamicProviderHost.create(typeName, inputs),
-    read: (id, props) => require("pulumi-dmarc-partner").dynamicProviderHost.read(typeName, id, props),
-    update: (id, olds, news) => require("pulumi-dmarc-partner").dynamicProviderHost.update(typeName, id, olds, news),
-    delete: (id, props) => require("pulumi-dmarc-partner").dynamicProviderHost.delete(typeName, id, props),
+    configure: (request) => host().configure(request),
+    check: (olds, news) => host().check(typeName, olds, news),
+    diff: (id, olds, news) => host().diff(typeName, id, olds, news),
+    create: (inputs) => host().create(typeName, inputs),
+    read: (id, props) => host().read(typeName, id, props),
+    update: (id, olds, news) => host().update(typeName, id, olds, news),
+    delete: (id, props) => host().delete(typeName, id, props),
   };
 }
 
