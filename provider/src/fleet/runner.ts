@@ -2,14 +2,14 @@ import { createWriteStream, mkdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
-import { LocalWorkspace, type OpMap, type Stack } from "@pulumi/pulumi/automation";
+import { type EngineEvent, LocalWorkspace, type OpMap, type Stack } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
 import { createClient } from "../client";
 import { checkPlans } from "../inventory/declare";
 import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings } from "../runtime/config";
 import { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardNumber } from "./assignment";
 import { RequestBudget } from "./budget";
-import { type ProgressSink, progressSink, type ShardResult } from "./progress";
+import { type ProgressSink, progressSink, type ShardResult, type ShardTiming } from "./progress";
 import { type Interruption, lockOf, recoveryHint, type StackRecovery } from "./recovery";
 import {
   type FleetProject,
@@ -52,6 +52,14 @@ export interface ShardOverview {
   interrupted?: string;
 }
 
+/** The runner's own work before any shard runs, in seconds. */
+export interface FleetTiming {
+  /** Listing the fleet's shard stacks in the backend and exporting each one's state. */
+  scanSeconds: number;
+  /** Reading and checking the partner's catalogue (preview and up), 0 otherwise. */
+  catalogueSeconds: number;
+}
+
 export interface FleetReport {
   command: FleetCommand;
   fleet: string;
@@ -60,6 +68,7 @@ export interface FleetReport {
   /** One per shard the command ran (or skipped), for the operations. */
   results: ShardResult[];
   ok: boolean;
+  timing: FleetTiming;
 }
 
 /** A settled pool: at most `limit` calls of `run` in flight, every item's result in order. */
@@ -181,12 +190,60 @@ async function recoverFirst(context: RunContext, stackName: string, interruption
   return outcome.summary;
 }
 
+/** Consecutive parts of one shard's run, timed one after the other. */
+class ShardClock {
+  readonly timing: ShardTiming = {
+    recoverySeconds: 0,
+    stackSeconds: 0,
+    configSeconds: 0,
+    startupSeconds: 0,
+    stepsSeconds: 0,
+    finishSeconds: 0,
+    removeSeconds: 0,
+  };
+  private last = performance.now();
+
+  /** Adds the time from the end of the previous part until `at` (default now) to `part`. */
+  lap(part: keyof ShardTiming, at = performance.now()): void {
+    this.timing[part] += Math.max(0, at - this.last) / 1000;
+    this.last = Math.max(this.last, at);
+  }
+
+  /** Splits the operation that just ended at the engine events it saw. */
+  lapOperation(marks: OperationMarks): void {
+    this.lap("startupSeconds", marks.firstStepAt);
+    if (marks.firstStepAt !== undefined) this.lap("stepsSeconds", marks.summaryAt);
+    this.lap("finishSeconds");
+  }
+
+  rounded(): ShardTiming {
+    const entries = Object.entries(this.timing).map(([part, seconds]) => [part, Math.round(seconds * 1000) / 1000]);
+    return Object.fromEntries(entries) as unknown as ShardTiming;
+  }
+}
+
+/** When the engine reached its first step on a provider's resource and its summary, on `performance.now()`'s clock. */
+interface OperationMarks {
+  firstStepAt?: number;
+  summaryAt?: number;
+}
+
+function marking(marks: OperationMarks): (event: EngineEvent) => void {
+  return (event) => {
+    const step = event.resourcePreEvent?.metadata;
+    const custom = (step?.new ?? step?.old)?.custom === true && !step?.type.startsWith("pulumi:providers:");
+    if (custom && marks.firstStepAt === undefined) marks.firstStepAt = performance.now();
+    if (event.summaryEvent) marks.summaryAt = performance.now();
+  };
+}
+
 async function operate(
   stack: Stack,
   command: Exclude<FleetCommand, "status" | "shards">,
   onOutput: (text: string) => void,
+  marks: OperationMarks,
 ): Promise<Record<string, number>> {
-  const common = { onOutput, color: "never" as const };
+  const common = { onOutput, onEvent: marking(marks), color: "never" as const };
   switch (command) {
     case "preview":
       return counts((await stack.preview(common)).changeSummary);
@@ -212,27 +269,40 @@ async function runShard(
   const share = budget.take(context.startingWith());
   progress.started(shard.name, command);
   const output = createWriteStream(log);
+  const clock = new ShardClock();
+  let marks: OperationMarks | undefined;
   let recovered: string | undefined;
   try {
     if (state?.interruption) recovered = await recoverFirst(context, shard.name, state.interruption);
+    clock.lap("recoverySeconds");
     const digest = shardDigest(options.inventory, shard.tenants);
-    const stack = await shardStack(options, shard.name, shardProgram(options, shard.tenants, digest, context.plans));
+    const program = shardProgram(options, shard.tenants, digest, context.plans);
+    const stack = await shardStack(options, shard.name, program);
+    clock.lap("stackSeconds");
     await stack.setAllConfig({
       ...options.config,
       ...(share === undefined ? {} : { [`${CONFIG_NAMESPACE}:requestsPerSecond`]: { value: share.toFixed(3) } }),
     });
+    clock.lap("configSeconds");
     const write = (text: string) => output.write(text);
     let changes: Record<string, number>;
     try {
-      changes = await operate(stack, command, write);
+      marks = {};
+      changes = await operate(stack, command, write, marks);
     } catch (error) {
       const lock = lockOf(error);
       if (!lock) throw error;
+      marks = undefined;
       recovered = await recoverFirst(context, shard.name, lock);
-      changes = await operate(stack, command, write);
+      clock.lap("recoverySeconds");
+      marks = {};
+      changes = await operate(stack, command, write, marks);
     }
+    clock.lapOperation(marks);
+    marks = undefined;
     const emptied = command === "destroy" || (command === "up" && shard.tenants.length === 0);
     if (emptied) await stack.workspace.removeStack(shard.name);
+    clock.lap("removeSeconds");
     const result: ShardResult = {
       ...base,
       status: "done",
@@ -240,11 +310,13 @@ async function runShard(
       seconds: (Date.now() - startedAt) / 1000,
       ...(recovered ? { recovered } : {}),
       ...(emptied ? { removed: true } : {}),
+      timing: clock.rounded(),
     };
     progress.finished(result);
     return result;
   } catch (error) {
     output.write(`\n${error instanceof Error ? error.message : String(error)}\n`);
+    if (marks) clock.lapOperation(marks);
     const result: ShardResult = {
       ...base,
       status: "failed",
@@ -252,6 +324,7 @@ async function runShard(
       seconds: (Date.now() - startedAt) / 1000,
       error: firstErrorLine(error),
       ...(recovered ? { recovered } : {}),
+      timing: clock.rounded(),
     };
     progress.finished(result);
     return result;
@@ -299,7 +372,10 @@ function selectShards(
 export async function runFleet(command: FleetCommand, options: FleetOptions): Promise<FleetReport> {
   const concurrency = Math.max(1, options.concurrency ?? availableParallelism());
   const shardSize = options.shardSize ?? DEFAULT_SHARD_SIZE;
+  const timing: FleetTiming = { scanSeconds: 0, catalogueSeconds: 0 };
+  const scanStart = performance.now();
   const states = await scanFleet(options, concurrency);
+  timing.scanSeconds = (performance.now() - scanStart) / 1000;
   const deployed = new Map([...states].map(([number, state]) => [number, state.tenants]));
   const keys = options.inventory.tenants.map((tenant) => tenant.key);
   const shards = assignShards(options.fleet, deployed, keys, shardSize);
@@ -312,9 +388,12 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
     shards: [...overviews.values()].filter((overview) => !options.only || options.only.includes(overview.name)),
     results,
     ok: results.every((result) => result.status !== "failed"),
+    timing,
   });
   if (command === "shards" || command === "status") return report([]);
+  const catalogueStart = performance.now();
   const plans = command === "preview" || command === "up" ? await checkedCatalogue(options) : undefined;
+  timing.catalogueSeconds = (performance.now() - catalogueStart) / 1000;
 
   const { run, skipped } = selectShards(options, command, shards, overviews);
   const logDir = join(options.stateDir, "logs");
