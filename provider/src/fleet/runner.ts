@@ -2,7 +2,7 @@ import { createWriteStream, mkdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
-import { type EngineEvent, LocalWorkspace, type OpMap, type Stack } from "@pulumi/pulumi/automation";
+import { type EngineEvent, LocalWorkspace, type OpMap, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
 import { createClient } from "../client";
 import { checkPlans } from "../inventory/declare";
@@ -94,8 +94,12 @@ function stackNameOf(listed: string): string {
 }
 
 /** Every shard stack of the fleet in the backend, with what its state holds. */
-async function scanFleet(options: FleetOptions, concurrency: number): Promise<Map<number, ShardState>> {
-  const workspace = await LocalWorkspace.create(workspaceOptions(options, `${options.fleet}.scan`));
+async function scanFleet(
+  options: FleetOptions,
+  pulumi: PulumiCommand,
+  concurrency: number,
+): Promise<Map<number, ShardState>> {
+  const workspace = await LocalWorkspace.create(workspaceOptions(options, `${options.fleet}.scan`, pulumi));
   const numbered = (await workspace.listStacks())
     .map((summary) => stackNameOf(summary.name))
     .map((name) => ({ name, number: shardNumber(options.fleet, name) }))
@@ -168,6 +172,8 @@ async function checkedCatalogue(options: FleetOptions): Promise<Plan[] | undefin
 
 interface RunContext {
   options: FleetOptions;
+  /** The one CLI every workspace of the run uses, so none of them runs `pulumi version` again. */
+  pulumi: PulumiCommand;
   budget: RequestBudget;
   progress: ProgressSink;
   logDir: string;
@@ -277,7 +283,7 @@ async function runShard(
     clock.lap("recoverySeconds");
     const digest = shardDigest(options.inventory, shard.tenants);
     const program = shardProgram(options, shard.tenants, digest, context.plans);
-    const stack = await shardStack(options, shard.name, program);
+    const stack = await shardStack(options, shard.name, program, context.pulumi);
     clock.lap("stackSeconds");
     await stack.setAllConfig({
       ...options.config,
@@ -374,7 +380,11 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   const shardSize = options.shardSize ?? DEFAULT_SHARD_SIZE;
   const timing: FleetTiming = { scanSeconds: 0, catalogueSeconds: 0 };
   const scanStart = performance.now();
-  const states = await scanFleet(options, concurrency);
+  // As each workspace would: the CLI's version checked unless the environment given says not to.
+  const pulumi = await PulumiCommand.get({
+    skipVersionCheck: Boolean(options.env.PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK),
+  });
+  const states = await scanFleet(options, pulumi, concurrency);
   timing.scanSeconds = (performance.now() - scanStart) / 1000;
   const deployed = new Map([...states].map(([number, state]) => [number, state.tenants]));
   const keys = options.inventory.tenants.map((tenant) => tenant.key);
@@ -404,6 +414,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   let inFlight = 0;
   const context: RunContext = {
     options,
+    pulumi,
     budget: new RequestBudget(totalRate(options)),
     progress,
     logDir,

@@ -7,6 +7,7 @@ import {
   type Deployment,
   LocalWorkspace,
   type LocalWorkspaceOptions,
+  type PulumiCommand,
   type PulumiFn,
   type Stack,
 } from "@pulumi/pulumi/automation";
@@ -106,8 +107,14 @@ export function workDirFor(project: FleetProject, stackName: string): string {
   return folder;
 }
 
-export function workspaceOptions(project: FleetProject, stackName: string): LocalWorkspaceOptions {
+/** `pulumi`: the CLI already found and checked, so the workspace does not run `pulumi version` again. */
+export function workspaceOptions(
+  project: FleetProject,
+  stackName: string,
+  pulumi?: PulumiCommand,
+): LocalWorkspaceOptions {
   return {
+    ...(pulumi ? { pulumiCommand: pulumi } : {}),
     workDir: workDirFor(project, stackName),
     envVars: project.env,
     projectSettings: {
@@ -120,10 +127,15 @@ export function workspaceOptions(project: FleetProject, stackName: string): Loca
 }
 
 /** The shard's stack, created when missing, running `program`. */
-export async function shardStack(project: FleetProject, stackName: string, program: PulumiFn): Promise<Stack> {
+export async function shardStack(
+  project: FleetProject,
+  stackName: string,
+  program: PulumiFn,
+  pulumi?: PulumiCommand,
+): Promise<Stack> {
   return LocalWorkspace.createOrSelectStack(
     { stackName, projectName: project.projectName, program },
-    workspaceOptions(project, stackName),
+    workspaceOptions(project, stackName, pulumi),
   );
 }
 
