@@ -283,7 +283,7 @@ async function runShard(
     clock.lap("recoverySeconds");
     const digest = shardDigest(options.inventory, shard.tenants);
     const program = shardProgram(options, shard.tenants, digest, context.plans);
-    const stack = await shardStack(options, shard.name, program, context.pulumi);
+    const stack = await shardStack(options, shard.name, program, shard.exists, context.pulumi);
     clock.lap("stackSeconds");
     await stack.setAllConfig({
       ...options.config,

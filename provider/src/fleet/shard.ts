@@ -10,6 +10,8 @@ import {
   type PulumiCommand,
   type PulumiFn,
   type Stack,
+  StackAlreadyExistsError,
+  StackNotFoundError,
 } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
 import { type DeclareOptions, declareTenants } from "../inventory/declare";
@@ -126,17 +128,26 @@ export function workspaceOptions(
   };
 }
 
-/** The shard's stack, created when missing, running `program`. */
+/**
+ * The shard's stack running `program`: selected when the scan found it,
+ * else created straight away (`stack init`), which saves a new shard the
+ * `stack select` that would fail first. Should another runner have created
+ * or removed it since the scan, the other way is tried.
+ */
 export async function shardStack(
   project: FleetProject,
   stackName: string,
   program: PulumiFn,
+  exists: boolean,
   pulumi?: PulumiCommand,
 ): Promise<Stack> {
-  return LocalWorkspace.createOrSelectStack(
-    { stackName, projectName: project.projectName, program },
-    workspaceOptions(project, stackName, pulumi),
-  );
+  const args = { stackName, projectName: project.projectName, program };
+  const options = workspaceOptions(project, stackName, pulumi);
+  const select = () => LocalWorkspace.selectStack(args, options);
+  const create = () => LocalWorkspace.createStack(args, options);
+  if (exists)
+    return select().catch((error) => (error instanceof StackNotFoundError ? create() : Promise.reject(error)));
+  return create().catch((error) => (error instanceof StackAlreadyExistsError ? select() : Promise.reject(error)));
 }
 
 /** What the backend holds for one shard. */
