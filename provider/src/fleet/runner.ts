@@ -12,6 +12,7 @@ import { RequestBudget } from "./budget";
 import { type ProgressSink, progressSink, type ShardResult, type ShardTiming } from "./progress";
 import { type Interruption, lockOf, recoveryHint, type StackRecovery } from "./recovery";
 import {
+  applyConfig,
   type FleetProject,
   type ShardState,
   shardDigest,
@@ -313,7 +314,7 @@ async function runShard(
       await shardStack(options, shard.name, program, shard.exists, context.pulumi),
     );
     clock.lap("stackSeconds");
-    await stack.setAllConfig({
+    await applyConfig(stack, {
       ...options.config,
       ...(share === undefined ? {} : { [`${CONFIG_NAMESPACE}:requestsPerSecond`]: { value: share.toFixed(3) } }),
     });
