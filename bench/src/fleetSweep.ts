@@ -33,7 +33,7 @@ export interface FleetSweepHooks {
   /** Times one action as a phase of the bench (requests, processes, bounds). */
   measure(
     spec: FleetSpec,
-    phase: "up" | "destroy",
+    phase: "up" | "preview" | "destroy",
     action: () => Promise<Record<string, number> | null>,
   ): Promise<PhaseResult>;
   /** `up` and `destroy` of one single stack. */
@@ -42,6 +42,9 @@ export interface FleetSweepHooks {
   baseline(spec: FleetSpec): Promise<PhaseResult[]>;
 }
 
+/** `preview` is the no-change one over the deployed shards, as a pull request's check would run it. */
+type FleetPhase = "up" | "preview" | "destroy";
+
 /**
  * Where one fleet operation's time went. Shard-seconds are summed over the
  * shards, which run side by side: with c at once they add up to about c ×
@@ -49,7 +52,7 @@ export interface FleetSweepHooks {
  * each kind.
  */
 export interface FleetTimeBreakdown {
-  phase: "up" | "destroy";
+  phase: FleetPhase;
   wallSeconds: number;
   /** Shards the operation ran (not those it skipped). */
   shardsRun: number;
@@ -79,8 +82,10 @@ export interface FleetSweepRow {
   resources: number;
   shards: number;
   fleetUp: PhaseResult;
+  /** Every shard previewed again after `up`, with nothing to change. */
+  fleetPreview: PhaseResult;
   fleetDestroy: PhaseResult;
-  /** Where the fleet's `up` and `destroy` spent their time. */
+  /** Where the fleet's `up`, `preview` and `destroy` spent their time. */
   time: FleetTimeBreakdown[];
   singleUp: PhaseResult | null;
   baselineUp: PhaseResult;
@@ -118,7 +123,7 @@ function changesOf(report: FleetReport): Record<string, number> {
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
-export function timeBreakdown(phase: "up" | "destroy", report: FleetReport, result: PhaseResult): FleetTimeBreakdown {
+export function timeBreakdown(phase: FleetPhase, report: FleetReport, result: PhaseResult): FleetTimeBreakdown {
   const timings = report.results.flatMap((shard) => (shard.timing ? [shard.timing] : []));
   const part = (pick: (timing: (typeof timings)[number]) => number) => round(sum(timings.map(pick)));
   const engine = result.processes.engine.cpuSeconds;
@@ -182,12 +187,21 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
       return changesOf(upReport);
     }),
   );
+  let previewReport: FleetReport | undefined;
+  const fleetPreview = await hooks.measure(spec, "preview", async () => {
+    previewReport = await runFleet("preview", options);
+    const changes = changesOf(previewReport);
+    const changed = Object.keys(changes).filter((kind) => kind !== "same");
+    if (changed.length > 0)
+      throw new Error(`the fleet's no-change preview planned changes: ${JSON.stringify(changes)}`);
+    return changes;
+  });
   let destroyReport: FleetReport | undefined;
   const fleetDestroy = await hooks.measure(spec, "destroy", async () => {
     destroyReport = await runFleet("destroy", { ...options, inventory: inventoryOf({ ...spec, tenants: 0 }) });
     return changesOf(destroyReport);
   });
-  if (!upReport || !destroyReport) throw new Error("the fleet returned no report");
+  if (!upReport || !previewReport || !destroyReport) throw new Error("the fleet returned no report");
   const singleUp = spec.tenants <= SINGLE_STACK_LIMIT ? ((await hooks.single(spec))[0] ?? null) : null;
   const [baselineUp] = await hooks.baseline(spec);
   if (!baselineUp) throw new Error("the baseline returned no result");
@@ -196,8 +210,13 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
     resources: resourceCount(spec),
     shards: upReport.shards.length,
     fleetUp: up.value,
+    fleetPreview,
     fleetDestroy,
-    time: [timeBreakdown("up", upReport, up.value), timeBreakdown("destroy", destroyReport, fleetDestroy)],
+    time: [
+      timeBreakdown("up", upReport, up.value),
+      timeBreakdown("preview", previewReport, fleetPreview),
+      timeBreakdown("destroy", destroyReport, fleetDestroy),
+    ],
     singleUp,
     baselineUp,
     runnerPeakMiB: up.peakMiB,
