@@ -55,7 +55,7 @@ export interface ShardOverview {
 
 /** The runner's own work before any shard runs, in seconds. */
 export interface FleetTiming {
-  /** Listing the fleet's shard stacks in the backend and exporting each one's state. */
+  /** Finding the CLI (`pulumi version`), listing the fleet's shard stacks in the backend, exporting each one's state. */
   scanSeconds: number;
   /** Reading and checking the partner's catalogue (preview and up), 0 otherwise. */
   catalogueSeconds: number;
