@@ -33,7 +33,7 @@ export interface FleetSweepHooks {
   /** Times one action as a phase of the bench (requests, processes, bounds). */
   measure(
     spec: FleetSpec,
-    phase: "up" | "destroy",
+    phase: "up" | "preview" | "destroy",
     action: () => Promise<Record<string, number> | null>,
   ): Promise<PhaseResult>;
   /** `up` and `destroy` of one single stack. */
@@ -42,12 +42,51 @@ export interface FleetSweepHooks {
   baseline(spec: FleetSpec): Promise<PhaseResult[]>;
 }
 
+/** `preview` is the no-change one over the deployed shards, as a pull request's check would run it. */
+type FleetPhase = "up" | "preview" | "destroy";
+
+/**
+ * Where one fleet operation's time went. Shard-seconds are summed over the
+ * shards, which run side by side: with c at once they add up to about c ×
+ * the wall time they cover. CPU seconds are summed over the processes of
+ * each kind.
+ */
+export interface FleetTimeBreakdown {
+  phase: FleetPhase;
+  wallSeconds: number;
+  /** Shards the operation ran (not those it skipped). */
+  shardsRun: number;
+  /** The runner alone before any shard: listing and exporting the shard stacks, reading the catalogue. */
+  scanSeconds: number;
+  catalogueSeconds: number;
+  /** Recovery, stack select or create, config set. */
+  prepareShardSeconds: number;
+  /** The operation's start to the engine's first resource step. */
+  startupShardSeconds: number;
+  /** The first resource step to the engine's summary. */
+  stepsShardSeconds: number;
+  /** The engine's summary to the operation's return (outputs and history after `up`), plus removing emptied stacks. */
+  finishShardSeconds: number;
+  /** Every `pulumi` process (engines and short CLI calls) as sampled. */
+  engineCpuSeconds: number;
+  /** The dynamic-provider processes, as sampled. */
+  providerCpuSeconds: number;
+  /** The bench process: the runner and every shard's inline program. */
+  runnerCpuSeconds: number;
+  /** Ended child processes' CPU the sampling did not attribute: CLI calls too short to sample, language hosts, wrappers. */
+  otherCpuSeconds: number;
+}
+
 export interface FleetSweepRow {
   tenants: number;
   resources: number;
   shards: number;
   fleetUp: PhaseResult;
+  /** Every shard previewed again after `up`, with nothing to change. */
+  fleetPreview: PhaseResult;
   fleetDestroy: PhaseResult;
+  /** Where the fleet's `up`, `preview` and `destroy` spent their time. */
+  time: FleetTimeBreakdown[];
   singleUp: PhaseResult | null;
   baselineUp: PhaseResult;
   /** Largest resident set of the runner process (it also runs the shards' programs), MiB. */
@@ -79,6 +118,31 @@ function changesOf(report: FleetReport): Record<string, number> {
     for (const [kind, count] of Object.entries(result.changes)) total[kind] = (total[kind] ?? 0) + count;
   }
   return total;
+}
+
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export function timeBreakdown(phase: FleetPhase, report: FleetReport, result: PhaseResult): FleetTimeBreakdown {
+  const timings = report.results.flatMap((shard) => (shard.timing ? [shard.timing] : []));
+  const part = (pick: (timing: (typeof timings)[number]) => number) => round(sum(timings.map(pick)));
+  const engine = result.processes.engine.cpuSeconds;
+  const provider = result.processes.provider.cpuSeconds;
+  return {
+    phase,
+    wallSeconds: round(result.wallSeconds),
+    shardsRun: timings.length,
+    scanSeconds: round(report.timing.scanSeconds),
+    catalogueSeconds: round(report.timing.catalogueSeconds),
+    prepareShardSeconds: part((timing) => timing.recoverySeconds + timing.stackSeconds + timing.configSeconds),
+    startupShardSeconds: part((timing) => timing.startupSeconds),
+    stepsShardSeconds: part((timing) => timing.stepsSeconds),
+    finishShardSeconds: part((timing) => timing.finishSeconds + timing.removeSeconds),
+    engineCpuSeconds: engine,
+    providerCpuSeconds: provider,
+    runnerCpuSeconds: round(result.programCpuSeconds),
+    otherCpuSeconds: round(Math.max(0, result.endedChildrenCpuSeconds - engine - provider)),
+  };
 }
 
 /** Peak RSS of this process while `action` runs. */
@@ -116,26 +180,43 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
     shardSize: hooks.shardSize ?? DEFAULT_SHARD_SIZE,
     concurrency: hooks.concurrency ?? availableParallelism(),
   };
-  let shards = 0;
+  let upReport: FleetReport | undefined;
   const up = await withPeakRss(() =>
     hooks.measure(spec, "up", async () => {
-      const report = await runFleet("up", options);
-      shards = report.shards.length;
-      return changesOf(report);
+      upReport = await runFleet("up", options);
+      return changesOf(upReport);
     }),
   );
-  const fleetDestroy = await hooks.measure(spec, "destroy", async () =>
-    changesOf(await runFleet("destroy", { ...options, inventory: inventoryOf({ ...spec, tenants: 0 }) })),
-  );
+  let previewReport: FleetReport | undefined;
+  const fleetPreview = await hooks.measure(spec, "preview", async () => {
+    previewReport = await runFleet("preview", options);
+    const changes = changesOf(previewReport);
+    const changed = Object.keys(changes).filter((kind) => kind !== "same");
+    if (changed.length > 0)
+      throw new Error(`the fleet's no-change preview planned changes: ${JSON.stringify(changes)}`);
+    return changes;
+  });
+  let destroyReport: FleetReport | undefined;
+  const fleetDestroy = await hooks.measure(spec, "destroy", async () => {
+    destroyReport = await runFleet("destroy", { ...options, inventory: inventoryOf({ ...spec, tenants: 0 }) });
+    return changesOf(destroyReport);
+  });
+  if (!upReport || !previewReport || !destroyReport) throw new Error("the fleet returned no report");
   const singleUp = spec.tenants <= SINGLE_STACK_LIMIT ? ((await hooks.single(spec))[0] ?? null) : null;
   const [baselineUp] = await hooks.baseline(spec);
   if (!baselineUp) throw new Error("the baseline returned no result");
   return {
     tenants: spec.tenants,
     resources: resourceCount(spec),
-    shards,
+    shards: upReport.shards.length,
     fleetUp: up.value,
+    fleetPreview,
     fleetDestroy,
+    time: [
+      timeBreakdown("up", upReport, up.value),
+      timeBreakdown("preview", previewReport, fleetPreview),
+      timeBreakdown("destroy", destroyReport, fleetDestroy),
+    ],
     singleUp,
     baselineUp,
     runnerPeakMiB: up.peakMiB,
@@ -173,6 +254,39 @@ export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: nu
         Math.round(row.fleetUp.processes.provider.peakMemoryMiB),
       ].join(" | ")} |`,
     );
+  }
+  return `${lines.join("\n")}\n\n${timeMarkdown(rows)}`;
+}
+
+/** The "where the time goes" table: one line per size and operation. */
+export function timeMarkdown(rows: readonly FleetSweepRow[]): string {
+  const lines = [
+    "Where the time goes (shard-seconds summed over the shards; CPU seconds summed over the processes of each kind):",
+    "",
+    "| tenants | operation | shards run | wall s | scan s | catalogue s | prepare shard-s | start-up shard-s | steps shard-s | finish shard-s | engine CPU s | provider CPU s | runner CPU s | other CPU s |",
+    "| ------- | --------- | ---------- | ------ | ------ | ----------- | --------------- | ---------------- | ------------- | -------------- | ------------ | -------------- | ------------ | ----------- |",
+  ];
+  for (const row of rows) {
+    for (const time of row.time) {
+      lines.push(
+        `| ${[
+          row.tenants,
+          time.phase,
+          time.shardsRun,
+          fixed(time.wallSeconds),
+          fixed(time.scanSeconds),
+          fixed(time.catalogueSeconds),
+          fixed(time.prepareShardSeconds),
+          fixed(time.startupShardSeconds),
+          fixed(time.stepsShardSeconds),
+          fixed(time.finishShardSeconds),
+          fixed(time.engineCpuSeconds),
+          fixed(time.providerCpuSeconds),
+          fixed(time.runnerCpuSeconds),
+          fixed(time.otherCpuSeconds),
+        ].join(" | ")} |`,
+      );
+    }
   }
   return `${lines.join("\n")}\n`;
 }

@@ -37,7 +37,7 @@ import {
   sweepChart,
   sweepMarkdown,
 } from "./report";
-import { ProcessSampler } from "./sampler";
+import { endedChildrenCpuSeconds, ProcessSampler } from "./sampler";
 import { createFleetStack, discardStack, PROJECT_NAME, runPulumiPhase, type StackSettings } from "./stack";
 import { type StateFootprint, stateFootprint } from "./state";
 
@@ -97,6 +97,7 @@ async function measure(
   say(`${label}...`);
   const before: EmulatorStats = await emulator.stats();
   const cpuBefore = process.cpuUsage();
+  const childrenCpuBefore = endedChildrenCpuSeconds();
   sampler.start();
   const heartbeat = setInterval(() => {
     emulator.stats().then(
@@ -118,6 +119,7 @@ async function measure(
   const endedAt = Date.now();
   const processes = sampler.stop();
   const cpu = process.cpuUsage(cpuBefore);
+  const childrenCpu = endedChildrenCpuSeconds() - childrenCpuBefore;
   const after = await emulator.stats();
   const requests = after.requests - before.requests;
   const resources = resourceCount(spec);
@@ -136,6 +138,7 @@ async function measure(
     changes,
     programCpuSeconds: (cpu.user + cpu.system) / 1e6,
     processes,
+    endedChildrenCpuSeconds: Math.round(childrenCpu * 100) / 100,
     loadAverage: loadavg()[0] ?? 0,
     bounds: boundsOf(operations(phase, spec, new FleetState()), requests, {
       latencyMs: options.latencyMs,

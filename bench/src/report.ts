@@ -57,7 +57,13 @@ export interface PhaseResult {
   changes: Record<string, number> | null;
   /** CPU of the bench process: the inline Pulumi program, or the baseline's client. */
   programCpuSeconds: number;
+  /**
+   * Sampled every 200 ms, so a process shorter than that (a quick CLI call)
+   * may be missed and one that ends loses its last moments' CPU.
+   */
   processes: Record<Role, RoleUsage>;
+  /** CPU of every process the phase started and saw end (all of them, however short), counted whole. */
+  endedChildrenCpuSeconds: number;
   bounds: Bounds;
   /** 1-minute load average when the phase ended: other work on the machine skews its time. */
   loadAverage: number;

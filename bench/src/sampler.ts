@@ -75,6 +75,18 @@ function bytesWritten(pid: number): number {
   return match ? Number(match[1]) : 0;
 }
 
+/**
+ * CPU seconds of every descendant of this process that has ended and been
+ * waited for (cutime + cstime of /proc/self/stat): each one counted whole,
+ * however short it lived, which the sampling below cannot promise.
+ */
+export function endedChildrenCpuSeconds(): number {
+  const text = readText("/proc/self/stat") ?? "";
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  // Numbered from 3 (state) as in proc(5): cutime 16, cstime 17.
+  return (Number(fields[16 - 3] ?? 0) + Number(fields[17 - 3] ?? 0)) / TICKS_PER_SECOND;
+}
+
 function isDynamicProvider(pid: number): boolean {
   const argv = (readText(`/proc/${pid}/cmdline`) ?? "").split("\0");
   // Not the `node -e "require.resolve(...)"` the wrapper script runs first to find the script.

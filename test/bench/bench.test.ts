@@ -3,8 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import type { FleetReport } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { boundsOf, type FleetSpec, FleetState, operations, resourceCount } from "../../bench/src/fleet";
+import { type FleetSweepRow, timeBreakdown, timeMarkdown } from "../../bench/src/fleetSweep";
 import type { BenchReport, PhaseResult } from "../../bench/src/report";
 import { lineChart } from "../../bench/src/svg";
 import { projectRoot } from "../../scripts/engine.mjs";
@@ -48,6 +50,60 @@ describe("the fleet's call graph", () => {
     expect(bounds.boundSeconds).toBeCloseTo(32 / 8);
     expect(bounds.floorSeconds).toBeCloseTo(Math.max(32 / 8, (32 * 0.1) / 4));
     expect(resourceCount(fleet(3))).toBe(21);
+  });
+});
+
+describe("where the fleet's time goes", () => {
+  const usage = (cpuSeconds: number) => ({ processes: 1, peakMemoryMiB: 100, cpuSeconds, bytesWritten: 0 });
+  const measured = {
+    wallSeconds: 20,
+    programCpuSeconds: 4,
+    endedChildrenCpuSeconds: 30,
+    processes: { engine: usage(20), provider: usage(6), emulator: usage(1) },
+  } as unknown as PhaseResult;
+  const timing = (seconds: number) => ({
+    recoverySeconds: 0,
+    stackSeconds: seconds,
+    configSeconds: seconds,
+    startupSeconds: 2 * seconds,
+    stepsSeconds: 10 * seconds,
+    finishSeconds: seconds,
+    removeSeconds: 0,
+  });
+  const report = {
+    timing: { scanSeconds: 1, catalogueSeconds: 0.5 },
+    results: [
+      { shard: "f-001", status: "done", timing: timing(1) },
+      { shard: "f-002", status: "done", timing: timing(0.5) },
+      { shard: "f-003", status: "skipped" },
+    ],
+  } as unknown as FleetReport;
+
+  it("sums the shards' parts, leaves out skipped shards and attributes the children's CPU", () => {
+    expect(timeBreakdown("up", report, measured)).toEqual({
+      phase: "up",
+      wallSeconds: 20,
+      shardsRun: 2,
+      scanSeconds: 1,
+      catalogueSeconds: 0.5,
+      prepareShardSeconds: 3,
+      startupShardSeconds: 3,
+      stepsShardSeconds: 15,
+      finishShardSeconds: 1.5,
+      engineCpuSeconds: 20,
+      providerCpuSeconds: 6,
+      runnerCpuSeconds: 4,
+      otherCpuSeconds: 4,
+    });
+  });
+
+  it("prints one line per size and operation", () => {
+    const row = { tenants: 10, time: [timeBreakdown("up", report, measured)] } as unknown as FleetSweepRow;
+    const table = timeMarkdown([row]);
+    expect(table).toContain("| tenants | operation | shards run | wall s | scan s |");
+    expect(table).toContain(
+      "| 10 | up | 2 | 20.00 | 1.00 | 0.50 | 3.00 | 3.00 | 15.00 | 1.50 | 20.00 | 6.00 | 4.00 | 4.00 |",
+    );
   });
 });
 
@@ -175,6 +231,8 @@ describe("npm run bench at 2 tenants × 1 domain without latency", () => {
     const up = byPhase(report.phases).up;
     expect(up?.processes.engine.peakMemoryMiB).toBeGreaterThan(0);
     expect(up?.processes.provider.peakMemoryMiB).toBeGreaterThan(0);
+    // Every engine run has ended by the phase's end, so its CPU is counted whole.
+    expect(up?.endedChildrenCpuSeconds).toBeGreaterThan(0);
     expect(markdown).toContain("| phase | wall s | requests |");
     expect(markdown).toContain("| baseline destroy |");
     expect(markdown).toContain("| phase | requests per tenant | baseline requests per tenant |");

@@ -1,7 +1,7 @@
 // The fleet runner for Automation API users: `import { runFleet } from "pulumi-dmarc-partner/fleet"`.
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
 export { main } from "./cli";
-export type { ShardResult, ShardStatus } from "./progress";
+export type { ShardResult, ShardStatus, ShardTiming } from "./progress";
 export {
   type Interruption,
   type RecoveryOutcome,
@@ -14,6 +14,7 @@ export {
   type FleetCommand,
   type FleetOptions,
   type FleetReport,
+  type FleetTiming,
   runFleet,
   type ShardOverview,
 } from "./runner";

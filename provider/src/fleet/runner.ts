@@ -2,16 +2,17 @@ import { createWriteStream, mkdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
-import { LocalWorkspace, type OpMap, type Stack } from "@pulumi/pulumi/automation";
+import { type EngineEvent, LocalWorkspace, type OpMap, PulumiCommand, type Stack } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
 import { createClient } from "../client";
 import { checkPlans } from "../inventory/declare";
 import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings } from "../runtime/config";
 import { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardNumber } from "./assignment";
 import { RequestBudget } from "./budget";
-import { type ProgressSink, progressSink, type ShardResult } from "./progress";
+import { type ProgressSink, progressSink, type ShardResult, type ShardTiming } from "./progress";
 import { type Interruption, lockOf, recoveryHint, type StackRecovery } from "./recovery";
 import {
+  applyConfig,
   type FleetProject,
   type ShardState,
   shardDigest,
@@ -52,6 +53,14 @@ export interface ShardOverview {
   interrupted?: string;
 }
 
+/** The runner's own work before any shard runs, in seconds. */
+export interface FleetTiming {
+  /** Finding the CLI (`pulumi version`), listing the fleet's shard stacks in the backend, exporting each one's state. */
+  scanSeconds: number;
+  /** Reading and checking the partner's catalogue (preview and up), 0 otherwise. */
+  catalogueSeconds: number;
+}
+
 export interface FleetReport {
   command: FleetCommand;
   fleet: string;
@@ -60,6 +69,7 @@ export interface FleetReport {
   /** One per shard the command ran (or skipped), for the operations. */
   results: ShardResult[];
   ok: boolean;
+  timing: FleetTiming;
 }
 
 /** A settled pool: at most `limit` calls of `run` in flight, every item's result in order. */
@@ -85,8 +95,12 @@ function stackNameOf(listed: string): string {
 }
 
 /** Every shard stack of the fleet in the backend, with what its state holds. */
-async function scanFleet(options: FleetOptions, concurrency: number): Promise<Map<number, ShardState>> {
-  const workspace = await LocalWorkspace.create(workspaceOptions(options, `${options.fleet}.scan`));
+async function scanFleet(
+  options: FleetOptions,
+  pulumi: PulumiCommand,
+  concurrency: number,
+): Promise<Map<number, ShardState>> {
+  const workspace = await LocalWorkspace.create(workspaceOptions(options, `${options.fleet}.scan`, pulumi));
   const numbered = (await workspace.listStacks())
     .map((summary) => stackNameOf(summary.name))
     .map((name) => ({ name, number: shardNumber(options.fleet, name) }))
@@ -159,6 +173,8 @@ async function checkedCatalogue(options: FleetOptions): Promise<Plan[] | undefin
 
 interface RunContext {
   options: FleetOptions;
+  /** The one CLI every workspace of the run uses, so none of them runs `pulumi version` again. */
+  pulumi: PulumiCommand;
   budget: RequestBudget;
   progress: ProgressSink;
   logDir: string;
@@ -181,22 +197,96 @@ async function recoverFirst(context: RunContext, stackName: string, interruption
   return outcome.summary;
 }
 
+/** Consecutive parts of one shard's run, timed one after the other. */
+class ShardClock {
+  readonly timing: ShardTiming = {
+    recoverySeconds: 0,
+    stackSeconds: 0,
+    configSeconds: 0,
+    startupSeconds: 0,
+    stepsSeconds: 0,
+    finishSeconds: 0,
+    removeSeconds: 0,
+  };
+  private last = performance.now();
+
+  /** Adds the time from the end of the previous part until `at` (default now) to `part`. */
+  lap(part: keyof ShardTiming, at = performance.now()): void {
+    this.timing[part] += Math.max(0, at - this.last) / 1000;
+    this.last = Math.max(this.last, at);
+  }
+
+  /** Splits the operation that just ended at the engine events it saw. */
+  lapOperation(marks: OperationMarks): void {
+    this.lap("startupSeconds", marks.firstStepAt);
+    if (marks.firstStepAt !== undefined) this.lap("stepsSeconds", marks.summaryAt);
+    this.lap("finishSeconds");
+  }
+
+  rounded(): ShardTiming {
+    const entries = Object.entries(this.timing).map(([part, seconds]) => [part, Math.round(seconds * 1000) / 1000]);
+    return Object.fromEntries(entries) as unknown as ShardTiming;
+  }
+}
+
+/**
+ * What the engine's events said of one operation: when it reached its first
+ * step on a provider's resource and its summary, on `performance.now()`'s
+ * clock, and the summary's change counts.
+ */
+interface OperationMarks {
+  firstStepAt?: number;
+  summaryAt?: number;
+  changes?: OpMap;
+}
+
+function marking(marks: OperationMarks): (event: EngineEvent) => void {
+  return (event) => {
+    const step = event.resourcePreEvent?.metadata;
+    const custom = (step?.new ?? step?.old)?.custom === true && !step?.type.startsWith("pulumi:providers:");
+    if (custom && marks.firstStepAt === undefined) marks.firstStepAt = performance.now();
+    if (event.summaryEvent) {
+      marks.summaryAt = performance.now();
+      marks.changes = event.summaryEvent.resourceChanges;
+    }
+  };
+}
+
 async function operate(
   stack: Stack,
   command: Exclude<FleetCommand, "status" | "shards">,
   onOutput: (text: string) => void,
+  marks: OperationMarks,
 ): Promise<Record<string, number>> {
-  const common = { onOutput, color: "never" as const };
+  const common = { onOutput, onEvent: marking(marks), color: "never" as const };
   switch (command) {
     case "preview":
       return counts((await stack.preview(common)).changeSummary);
     case "up":
-      return counts((await stack.up(common)).summary.resourceChanges);
+      await stack.up(common);
+      break;
     case "refresh":
-      return counts((await stack.refresh(common)).summary.resourceChanges);
+      await stack.refresh(common);
+      break;
     case "destroy":
-      return counts((await stack.destroy(common)).summary.resourceChanges);
+      await stack.destroy(common);
+      break;
   }
+  // The engine's summary; the stack's history only should that event have gone missing.
+  return counts(marks.changes ?? (await stack.history(1))[0]?.resourceChanges);
+}
+
+/**
+ * The Automation API reads the stack again after an operation: its outputs
+ * (twice) and its last history entry after `up`, that entry after `refresh`
+ * and `destroy`. Each read is one more `pulumi` process (~0.3 s of CPU) and
+ * the fleet uses none of them, as the change counts come from the engine's
+ * summary event; so a shard's stack skips them.
+ */
+function withoutReadsAfterOperations(stack: Stack): Stack {
+  stack.outputs = async () => ({});
+  stack.info = async () => undefined;
+  return stack;
 }
 
 async function runShard(
@@ -212,27 +302,42 @@ async function runShard(
   const share = budget.take(context.startingWith());
   progress.started(shard.name, command);
   const output = createWriteStream(log);
+  const clock = new ShardClock();
+  let marks: OperationMarks | undefined;
   let recovered: string | undefined;
   try {
     if (state?.interruption) recovered = await recoverFirst(context, shard.name, state.interruption);
+    clock.lap("recoverySeconds");
     const digest = shardDigest(options.inventory, shard.tenants);
-    const stack = await shardStack(options, shard.name, shardProgram(options, shard.tenants, digest, context.plans));
-    await stack.setAllConfig({
+    const program = shardProgram(options, shard.tenants, digest, context.plans);
+    const stack = withoutReadsAfterOperations(
+      await shardStack(options, shard.name, program, shard.exists, context.pulumi),
+    );
+    clock.lap("stackSeconds");
+    await applyConfig(stack, {
       ...options.config,
       ...(share === undefined ? {} : { [`${CONFIG_NAMESPACE}:requestsPerSecond`]: { value: share.toFixed(3) } }),
     });
+    clock.lap("configSeconds");
     const write = (text: string) => output.write(text);
     let changes: Record<string, number>;
     try {
-      changes = await operate(stack, command, write);
+      marks = {};
+      changes = await operate(stack, command, write, marks);
     } catch (error) {
       const lock = lockOf(error);
       if (!lock) throw error;
+      marks = undefined;
       recovered = await recoverFirst(context, shard.name, lock);
-      changes = await operate(stack, command, write);
+      clock.lap("recoverySeconds");
+      marks = {};
+      changes = await operate(stack, command, write, marks);
     }
+    clock.lapOperation(marks);
+    marks = undefined;
     const emptied = command === "destroy" || (command === "up" && shard.tenants.length === 0);
     if (emptied) await stack.workspace.removeStack(shard.name);
+    clock.lap("removeSeconds");
     const result: ShardResult = {
       ...base,
       status: "done",
@@ -240,11 +345,13 @@ async function runShard(
       seconds: (Date.now() - startedAt) / 1000,
       ...(recovered ? { recovered } : {}),
       ...(emptied ? { removed: true } : {}),
+      timing: clock.rounded(),
     };
     progress.finished(result);
     return result;
   } catch (error) {
     output.write(`\n${error instanceof Error ? error.message : String(error)}\n`);
+    if (marks) clock.lapOperation(marks);
     const result: ShardResult = {
       ...base,
       status: "failed",
@@ -252,6 +359,7 @@ async function runShard(
       seconds: (Date.now() - startedAt) / 1000,
       error: firstErrorLine(error),
       ...(recovered ? { recovered } : {}),
+      timing: clock.rounded(),
     };
     progress.finished(result);
     return result;
@@ -299,7 +407,14 @@ function selectShards(
 export async function runFleet(command: FleetCommand, options: FleetOptions): Promise<FleetReport> {
   const concurrency = Math.max(1, options.concurrency ?? availableParallelism());
   const shardSize = options.shardSize ?? DEFAULT_SHARD_SIZE;
-  const states = await scanFleet(options, concurrency);
+  const timing: FleetTiming = { scanSeconds: 0, catalogueSeconds: 0 };
+  const scanStart = performance.now();
+  // As each workspace would: the CLI's version checked unless the environment given says not to.
+  const pulumi = await PulumiCommand.get({
+    skipVersionCheck: Boolean(options.env.PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK),
+  });
+  const states = await scanFleet(options, pulumi, concurrency);
+  timing.scanSeconds = (performance.now() - scanStart) / 1000;
   const deployed = new Map([...states].map(([number, state]) => [number, state.tenants]));
   const keys = options.inventory.tenants.map((tenant) => tenant.key);
   const shards = assignShards(options.fleet, deployed, keys, shardSize);
@@ -312,9 +427,12 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
     shards: [...overviews.values()].filter((overview) => !options.only || options.only.includes(overview.name)),
     results,
     ok: results.every((result) => result.status !== "failed"),
+    timing,
   });
   if (command === "shards" || command === "status") return report([]);
+  const catalogueStart = performance.now();
   const plans = command === "preview" || command === "up" ? await checkedCatalogue(options) : undefined;
+  timing.catalogueSeconds = (performance.now() - catalogueStart) / 1000;
 
   const { run, skipped } = selectShards(options, command, shards, overviews);
   const logDir = join(options.stateDir, "logs");
@@ -325,6 +443,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   let inFlight = 0;
   const context: RunContext = {
     options,
+    pulumi,
     budget: new RequestBudget(totalRate(options)),
     progress,
     logDir,

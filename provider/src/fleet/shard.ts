@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import {
@@ -7,8 +7,11 @@ import {
   type Deployment,
   LocalWorkspace,
   type LocalWorkspaceOptions,
+  type PulumiCommand,
   type PulumiFn,
   type Stack,
+  StackAlreadyExistsError,
+  StackNotFoundError,
 } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
 import { type DeclareOptions, declareTenants } from "../inventory/declare";
@@ -106,8 +109,14 @@ export function workDirFor(project: FleetProject, stackName: string): string {
   return folder;
 }
 
-export function workspaceOptions(project: FleetProject, stackName: string): LocalWorkspaceOptions {
+/** `pulumi`: the CLI already found and checked, so the workspace does not run `pulumi version` again. */
+export function workspaceOptions(
+  project: FleetProject,
+  stackName: string,
+  pulumi?: PulumiCommand,
+): LocalWorkspaceOptions {
   return {
+    ...(pulumi ? { pulumiCommand: pulumi } : {}),
     workDir: workDirFor(project, stackName),
     envVars: project.env,
     projectSettings: {
@@ -119,12 +128,77 @@ export function workspaceOptions(project: FleetProject, stackName: string): Loca
   };
 }
 
-/** The shard's stack, created when missing, running `program`. */
-export async function shardStack(project: FleetProject, stackName: string, program: PulumiFn): Promise<Stack> {
-  return LocalWorkspace.createOrSelectStack(
-    { stackName, projectName: project.projectName, program },
-    workspaceOptions(project, stackName),
-  );
+/**
+ * The shard's stack running `program`: selected when the scan found it,
+ * else created straight away (`stack init`), which saves a new shard the
+ * `stack select` that would fail first. Should another runner have created
+ * or removed it since the scan, the other way is tried.
+ */
+export async function shardStack(
+  project: FleetProject,
+  stackName: string,
+  program: PulumiFn,
+  exists: boolean,
+  pulumi?: PulumiCommand,
+): Promise<Stack> {
+  const args = { stackName, projectName: project.projectName, program };
+  const options = workspaceOptions(project, stackName, pulumi);
+  const select = () => LocalWorkspace.selectStack(args, options);
+  const create = () => LocalWorkspace.createStack(args, options);
+  if (exists)
+    return select().catch((error) => (error instanceof StackNotFoundError ? create() : Promise.reject(error)));
+  return create().catch((error) => (error instanceof StackAlreadyExistsError ? select() : Promise.reject(error)));
+}
+
+/** In a shard's work folder: what this folder last wrote to its stack's configuration. */
+const CONFIG_MARK = ".dmarc-fleet-config.json";
+
+interface ConfigMark {
+  /** The HMAC key of this folder's own, so that the mark holds no secret value, not even its plain hash. */
+  key: string;
+  digest: string;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function readMark(path: string): ConfigMark | undefined {
+  try {
+    const mark = JSON.parse(readText(path) ?? "") as Partial<ConfigMark>;
+    return typeof mark.key === "string" && typeof mark.digest === "string" ? (mark as ConfigMark) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes `config` to the shard's stack (`pulumi config set-all`, one more
+ * CLI process) unless this work folder's last write was the same
+ * configuration and the stack's settings file is still exactly what that
+ * write left: a rerun over existing shards then skips it. Returns whether it
+ * wrote.
+ */
+export async function applyConfig(stack: Stack, config: ConfigMap): Promise<boolean> {
+  const workDir = stack.workspace.workDir;
+  const markPath = join(workDir, CONFIG_MARK);
+  const settingsPath = join(workDir, `Pulumi.${stack.name}.yaml`);
+  const entries = JSON.stringify(Object.entries(config).sort(([a], [b]) => a.localeCompare(b)));
+  const digestOf = (key: string, settings: string | undefined) =>
+    createHmac("sha256", Buffer.from(key, "hex"))
+      .update(JSON.stringify([stack.name, entries, settings ?? null]))
+      .digest("hex");
+  const mark = readMark(markPath);
+  if (mark && mark.digest === digestOf(mark.key, readText(settingsPath))) return false;
+  await stack.setAllConfig(config);
+  const key = mark?.key ?? randomBytes(32).toString("hex");
+  const next: ConfigMark = { key, digest: digestOf(key, readText(settingsPath)) };
+  writeFileSync(markPath, `${JSON.stringify(next)}\n`, { mode: 0o600 });
+  return true;
 }
 
 /** What the backend holds for one shard. */
