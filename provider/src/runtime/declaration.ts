@@ -9,25 +9,24 @@ import * as pulumi from "@pulumi/pulumi";
  * `new Error().stack`. That is about 350 bytes a resource in a checkpoint the
  * engine rewrites after every step, most of it frames no reader needs, and
  * `sourcePosition`, the first frame, pointed at our resource class rather
- * than at the program. Our resources record the program's frames only: the
- * line that declared the resource first, then its callers, at most
- * {@link PROGRAM_FRAMES}.
+ * than at the program. Our resources record the partner's frames only: the
+ * line that declared the resource (or the Tenant holding it) first, then its
+ * callers, at most {@link PROGRAM_FRAMES}; none of this package's own, so a
+ * fleet's shard, whose program is ours, records none.
  */
 const PROGRAM_FRAMES = 4;
 
 /** Frames read from the stack: enough to get past the SDK's and ours to the program's. */
 const SCANNED_FRAMES = 32;
 
-/** The package's root: its `runtime` folder (built, or the sources a source map points to) is not the program. */
-const PACKAGE_ROOT = join(__dirname, "..", "..");
+/** The package's root: its files, built or (through a source map) their sources, are not the program. */
+const PACKAGE_ROOT = join(__dirname, "..", "..", sep);
 /** Pulumi's packages, their built files or (through their source maps) their sources. */
 const SDK_PATH = `${sep}node_modules${sep}@pulumi${sep}`;
-const RUNTIME_FOLDER = `${sep}runtime${sep}`;
 
 function isProgramFile(file: string): boolean {
   if (file.startsWith("node:") || file.includes(SDK_PATH)) return false;
-  const path = file.startsWith("file://") ? fileURLToPath(file) : file;
-  return !(path.startsWith(PACKAGE_ROOT) && path.slice(PACKAGE_ROOT.length).includes(RUNTIME_FOLDER));
+  return !(file.startsWith("file://") ? fileURLToPath(file) : file).startsWith(PACKAGE_ROOT);
 }
 
 /** A frame, `at <name> (<file>:<line>:<column>)`, or `at <file>:<line>:<column>` for an anonymous function. */
@@ -64,11 +63,11 @@ interface StackTracing {
 }
 
 /**
- * Makes the SDK record {@link programFrames} for the resource whose
- * constructor runs until the returned function is called. The SDK reads the
- * trace synchronously in `Resource`'s constructor, through its static
- * `stackTrace`; where a version of the SDK has no such method, nothing is
- * changed and it records its own trace.
+ * Makes the SDK record {@link programFrames} for the resource (custom or
+ * component) whose constructor runs until the returned function is called.
+ * The SDK reads the trace synchronously in `Resource`'s constructor, through
+ * its static `stackTrace`; where a version of the SDK has no such method,
+ * nothing is changed and it records its own trace.
  */
 export function recordProgramFrames(): () => void {
   const sdk = pulumi.Resource as unknown as StackTracing;

@@ -8,6 +8,7 @@ import { Invitation } from "../resources/invitation";
 import { Organization } from "../resources/organization";
 import { Subscription, type SubscriptionStatus } from "../resources/subscription";
 import { Webhook } from "../resources/webhook";
+import { recordProgramFrames } from "../runtime/declaration";
 
 /** The Pulumi type of the component grouping one tenant's resources. */
 export const TENANT_TYPE = "dmarc:index:Tenant";
@@ -166,7 +167,12 @@ export class Tenant extends pulumi.ComponentResource {
 
   /** @param key stem of every resource name; lower-case words joined by hyphens, no `/`. Keep it across renames. */
   constructor(key: string, args: TenantArgs, opts?: pulumi.ComponentResourceOptions) {
-    super(TENANT_TYPE, key, {}, { ...opts, aliases: [...(opts?.aliases ?? []), { type: EXAMPLE_TENANT_TYPE }] });
+    const restoreStackTrace = recordProgramFrames();
+    try {
+      super(TENANT_TYPE, key, {}, { ...opts, aliases: [...(opts?.aliases ?? []), { type: EXAMPLE_TENANT_TYPE }] });
+    } finally {
+      restoreStackTrace();
+    }
     this.key = key;
     const label = args.label ?? `tenant "${key}"`;
     checkArgs(key, args, label);
@@ -235,13 +241,10 @@ export class Tenant extends pulumi.ComponentResource {
       Object.fromEntries(Object.entries(this.webhooks).map(([hook, webhook]) => [hook, webhook.secret])),
     );
     this.ids = idsOf(this);
-    this.registerOutputs({
-      organizationId,
-      subscriptionStatus: this.subscriptionStatus,
-      records: this.records,
-      webhookSecrets: this.webhookSecrets,
-      ids: this.ids,
-    });
+    // The properties above are the component's outputs for programs. Recorded again as the
+    // component's state they would repeat what its resources hold, some 2 KB a tenant in a
+    // checkpoint the engine rewrites after every step; a fleet's shard exports them once.
+    this.registerOutputs({});
   }
 
   private declareDomain(
