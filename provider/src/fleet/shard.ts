@@ -16,6 +16,7 @@ import {
 import type { Plan } from "../api";
 import { type DeclareOptions, declareTenants } from "../inventory/declare";
 import type { Inventory } from "../inventory/inventory";
+import { readTextIfAny } from "../runtime/readText";
 import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
 import { type Interruption, pendingOperationsOf } from "./recovery";
 
@@ -159,17 +160,9 @@ interface ConfigMark {
   digest: string;
 }
 
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
 function readMark(path: string): ConfigMark | undefined {
   try {
-    const mark = JSON.parse(readText(path) ?? "") as Partial<ConfigMark>;
+    const mark = JSON.parse(readTextIfAny(path) ?? "") as Partial<ConfigMark>;
     return typeof mark.key === "string" && typeof mark.digest === "string" ? (mark as ConfigMark) : undefined;
   } catch {
     return undefined;
@@ -193,10 +186,10 @@ export async function applyConfig(stack: Stack, config: ConfigMap): Promise<bool
       .update(JSON.stringify([stack.name, entries, settings ?? null]))
       .digest("hex");
   const mark = readMark(markPath);
-  if (mark && mark.digest === digestOf(mark.key, readText(settingsPath))) return false;
+  if (mark && mark.digest === digestOf(mark.key, readTextIfAny(settingsPath))) return false;
   await stack.setAllConfig(config);
   const key = mark?.key ?? randomBytes(32).toString("hex");
-  const next: ConfigMark = { key, digest: digestOf(key, readText(settingsPath)) };
+  const next: ConfigMark = { key, digest: digestOf(key, readTextIfAny(settingsPath)) };
   writeFileSync(markPath, `${JSON.stringify(next)}\n`, { mode: 0o600 });
   return true;
 }

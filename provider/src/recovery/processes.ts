@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import { resolve } from "node:path";
+import { readTextIfAny } from "../runtime/readText";
 
 // When only the `pulumi` process is killed, its plugins live on: the program
 // and the dynamic provider finish the calls they had sent, creating objects
@@ -14,21 +15,13 @@ export interface LeftoverProcess {
 // The plugins' executables, and the Node.js dynamic provider they start (which outlives its shell wrapper).
 const PLUGIN = /(^|\/)pulumi-(resource|language)-[\w-]+(\s|$)|@pulumi\/pulumi\/cmd\/dynamic-provider/;
 
-function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
 function parentOf(pid: number): number | undefined {
-  const stat = read(`/proc/${pid}/stat`);
+  const stat = readTextIfAny(`/proc/${pid}/stat`);
   return stat === undefined ? undefined : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
 }
 
 function commandOf(pid: number | undefined): string {
-  return pid === undefined ? "" : (read(`/proc/${pid}/cmdline`) ?? "").split("\0").join(" ").trim();
+  return pid === undefined ? "" : (readTextIfAny(`/proc/${pid}/cmdline`) ?? "").split("\0").join(" ").trim();
 }
 
 /** Whether `pid` runs under a live `pulumi` CLI (then it belongs to a run that holds its lock). */
@@ -56,7 +49,7 @@ export function leftoverPlugins(workDir: string): LeftoverProcess[] {
     } catch {
       continue; // gone meanwhile, or another user's
     }
-    const state = read(`/proc/${pid}/stat`);
+    const state = readTextIfAny(`/proc/${pid}/stat`);
     const zombie = state !== undefined && state.slice(state.lastIndexOf(")") + 2, state.lastIndexOf(")") + 3) === "Z";
     if (cwd === folder && !zombie && !underLiveCli(pid)) found.push({ pid, command: command.slice(0, 120) });
   }
