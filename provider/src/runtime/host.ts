@@ -169,7 +169,7 @@ export class DynamicProviderHost {
       return { id: created.id, outs: plain(created.outs) };
     } catch (error) {
       if (!(error instanceof CreatedButUnfinished)) throw error;
-      // Recorded outputs carry the serialized provider like any others, or refresh and destroy could not load it.
+      // Recorded outputs carry the provider module (`__provider`) like any others, or refresh and destroy could not load it.
       throw new CreatedButUnfinished(
         error.id,
         { ...error.properties, [PROVIDER_KEY]: news[PROVIDER_KEY] },
