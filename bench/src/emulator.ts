@@ -1,23 +1,10 @@
 import { fork } from "node:child_process";
 import { join } from "node:path";
+import type { RequestWindow, StatsView } from "dmarc-partner-emulator";
 import type { EmulatorReady } from "./emulatorProcess";
 
 /** `GET /_emulator/stats`: API requests counted since the emulator started (the control plane is not counted). */
-export interface EmulatorStats {
-  requests: number;
-  byRoute: Record<string, number>;
-  byStatus: Record<string, number>;
-  rateLimited: number;
-  dropped: number;
-  window: RequestWindow;
-}
-
-/** When the API requests since the window opened arrived and were answered (epoch ms). */
-export interface RequestWindow {
-  openedAt: number;
-  firstRequestAt: number | null;
-  lastAnsweredAt: number | null;
-}
+export type EmulatorStats = StatsView;
 
 export interface BenchEmulator {
   url: string;

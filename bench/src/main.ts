@@ -7,11 +7,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { join, resolve } from "node:path";
+import type { RequestWindow } from "dmarc-partner-emulator";
 import type { Plan } from "pulumi-dmarc-partner/api";
 import { closeClients, createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { describeInterruption } from "pulumi-dmarc-partner/recovery";
 import { runOperations } from "./baseline";
-import { type BenchEmulator, type EmulatorStats, launchEmulator, type RequestWindow } from "./emulator";
+import { type BenchEmulator, type EmulatorStats, launchEmulator } from "./emulator";
 import {
   boundsOf,
   type FleetSpec,

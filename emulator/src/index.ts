@@ -17,6 +17,7 @@ import { domainKey, Store } from "./store";
 
 export type { EmulatorOptions } from "./options";
 export { DEMO_PARTNERS, defaultCatalogue, type EmulatorPartner, loadPartnersFile } from "./partners";
+export type { RequestWindow, StatsView } from "./stats";
 export type { StateSnapshot } from "./store";
 
 export interface RunningEmulator {

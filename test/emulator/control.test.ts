@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { RequestWindow, StatsView } from "dmarc-partner-emulator";
 import { Organization, OrganizationList } from "pulumi-dmarc-partner/api";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { control, expectRefusal, startTestEmulator, type TestEmulator, waitFor } from "./helpers";
@@ -27,16 +28,7 @@ async function addFault(fault: Record<string, unknown>) {
 }
 
 async function stats() {
-  return (
-    await control<{
-      requests: number;
-      byRoute: Record<string, number>;
-      byStatus: Record<string, number>;
-      rateLimited: number;
-      dropped: number;
-      window: { openedAt: number; firstRequestAt: number | null; lastAnsweredAt: number | null };
-    }>(t.emulator, "GET", "/stats")
-  ).body;
+  return (await control<StatsView>(t.emulator, "GET", "/stats")).body;
 }
 
 describe("fault injection", () => {
@@ -118,8 +110,7 @@ describe("stats, reset and state", () => {
 
   it("times the API requests of a window: the first arrival and the last answer since it opened", async () => {
     await createOrganization();
-    const opened = (await control<{ openedAt: number; firstRequestAt: null }>(t.emulator, "POST", "/stats/window"))
-      .body;
+    const opened = (await control<RequestWindow>(t.emulator, "POST", "/stats/window")).body;
     expect(opened.firstRequestAt).toBeNull();
     await control(t.emulator, "GET", "/state");
     expect((await stats()).window).toEqual({ openedAt: opened.openedAt, firstRequestAt: null, lastAnsweredAt: null });

@@ -1,5 +1,7 @@
 import type { DmarcClient } from "../client";
+import { IMPORT_KEY } from "../runtime/host";
 import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
+import { PROVIDER_KEY } from "../runtime/shim";
 import {
   type Deployment,
   dmarcTypeName,
@@ -14,10 +16,6 @@ import {
 // the state. Only a pending create can have made an object the state does not
 // know; it is looked up by the natural key its resource type declares
 // (`lookUp`), never by a second copy of that knowledge here.
-
-/** Keys the dynamic provider adds to a resource's inputs besides the declared ones. */
-const PROVIDER_KEY = "__provider";
-const IMPORT_KEY = "importId";
 
 export type SettlementAction =
   /** The object exists: recorded under its id, as a completed create would have recorded it. */

@@ -5,12 +5,12 @@ import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSetting
 import { engineLogFor } from "./engineLog";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
 import { CreatedButUnfinished } from "./settle";
+import { PROVIDER_KEY } from "./shim";
 
 // The engine's placeholder for a value not known during preview (an output of
 // a resource that does not exist yet). Same constant as @pulumi/pulumi's
 // runtime.unknownValue; repeated so this module loads without the SDK.
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-const PROVIDER_KEY = "__provider";
 /**
  * Input every resource accepts: the id of an existing object to adopt instead
  * of creating one. Pulumi's own `import` option cannot work with dynamic

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { recordProgramFrames } from "./declaration";
 import type { ObjectSchema, ResourceDefinition } from "./lifecycle";
-import { providerSource } from "./shim";
+import { PROVIDER_KEY, providerSource } from "./shim";
 
 /** Module part of every type token: `pulumi-nodejs:dynamic/dmarc:<Type>`, so previews and policies can tell our resources apart. */
 export const TYPE_MODULE = "dmarc";
@@ -79,7 +79,7 @@ export function resourceClass<
   const derived = Object.entries(idOutputs ?? {}) as [string, (id: string) => string][];
 
   const typeToken = `pulumi-nodejs:dynamic/${TYPE_MODULE}:${typeName}`;
-  const __provider = providerSource(typeName);
+  const provider = { [PROVIDER_KEY]: providerSource(typeName) };
 
   class DmarcResource extends pulumi.CustomResource {
     constructor(name: string, args: ArgsOf<I, S, U>, opts?: pulumi.CustomResourceOptions) {
@@ -90,7 +90,7 @@ export function resourceClass<
           : { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs] };
       const restoreStackTrace = recordProgramFrames();
       try {
-        super(typeToken, name, { ...args, ...urn, ...unknownOutputs, __provider }, options);
+        super(typeToken, name, { ...args, ...urn, ...unknownOutputs, ...provider }, options);
       } finally {
         restoreStackTrace();
       }

@@ -1,6 +1,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { DynamicProviderHost } from "./host";
 
+/** The input (and output) in which every dynamic resource records its provider module. */
+export const PROVIDER_KEY = "__provider";
+
 /** Loaded on the first call: the resource classes load this module in the program too, where no host is needed. */
 function host(): DynamicProviderHost {
   return (require("../providerHost") as typeof import("../providerHost")).dynamicProviderHost;
