@@ -4,9 +4,12 @@ import type { DynamicProviderHost } from "./host";
 /** The input (and output) in which every dynamic resource records its provider module. */
 export const PROVIDER_KEY = "__provider";
 
+let loadedHost: DynamicProviderHost | undefined;
+
 /** Loaded on the first call: the resource classes load this module in the program too, where no host is needed. */
 function host(): DynamicProviderHost {
-  return (require("../providerHost") as typeof import("../providerHost")).dynamicProviderHost;
+  loadedHost ??= (require("../providerHost") as typeof import("../providerHost")).dynamicProviderHost;
+  return loadedHost;
 }
 
 /**
