@@ -1,11 +1,4 @@
 // The public face of the package: what partners import.
-import { domain } from "./resources/domain";
-import { domainGroup } from "./resources/domainGroup";
-import { invitation } from "./resources/invitation";
-import { organization } from "./resources/organization";
-import { subscription } from "./resources/subscription";
-import { webhook } from "./resources/webhook";
-
 export * as api from "./api";
 export { createMagicLink, type MagicLinkArgs } from "./functions/magicLink";
 export { type BillingFrequency, getPlans, getPriceId, type PriceSelector, selectPriceId } from "./functions/plans";
@@ -17,6 +10,13 @@ export {
   loadInventory,
   parseInventory,
 } from "./inventory/inventory";
+/**
+ * The host every provider module hands its calls to in the provider process;
+ * states written by 0.1.0 call it directly. Not part of the API partners use.
+ */
+export { dynamicProviderHost } from "./providerHost";
+/** Each resource's schemas and lifecycle functions, for tools that drive them with a client and no engine (the benchmark's baseline). */
+export { resourceDefinitions } from "./registry";
 export { type DnsSetupRecord, Domain, type DomainArgs } from "./resources/domain";
 export { DomainGroup, type DomainGroupArgs } from "./resources/domainGroup";
 export { DomainVerification, type DomainVerificationArgs } from "./resources/domainVerification";
@@ -39,13 +39,3 @@ export {
   type TenantWebhook,
   type VerifyDomain,
 } from "./tenant/tenant";
-
-/** Each resource's schemas and lifecycle functions, for tools that drive them with a client and no engine (the benchmark's baseline). */
-export const resourceDefinitions = { organization, domainGroup, domain, webhook, subscription, invitation };
-
-/**
- * Called by the provider of every resource in the provider process (and by
- * the serialized provider that states written by 0.1.0 hold). Not part of the
- * API partners use directly.
- */
-export { dynamicProviderHost } from "./providerHost";

@@ -1,25 +1,10 @@
-import { domain } from "./resources/domain";
-import { domainGroup } from "./resources/domainGroup";
-import { domainVerification } from "./resources/domainVerification";
-import { invitation } from "./resources/invitation";
-import { organization } from "./resources/organization";
-import { subscription } from "./resources/subscription";
-import { webhook } from "./resources/webhook";
+import { resourceDefinitions } from "./registry";
 import { DynamicProviderHost } from "./runtime/host";
 
 /**
- * The host every resource type's provider module hands over to, in the
- * provider process: one per process, so the HTTP pool, token cache and pacing
- * are shared by every resource. Its own module, so that process loads the
- * resources and the client only, not the package's inventory, tenant and
- * fleet parts and their dependencies.
+ * The one host of the provider process, which every type's provider module
+ * hands its calls to. Its own module, loaded by the provider modules, so that
+ * process loads the registry's resources and the client only, not the
+ * package's inventory, tenant and fleet parts.
  */
-export const dynamicProviderHost = new DynamicProviderHost([
-  organization,
-  domainGroup,
-  domain,
-  domainVerification,
-  webhook,
-  subscription,
-  invitation,
-]);
+export const dynamicProviderHost = new DynamicProviderHost(Object.values(resourceDefinitions));

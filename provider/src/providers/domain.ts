@@ -1,3 +1,4 @@
-import { dynamicProviderFor } from "../runtime/shim";
+import { dynamicProviderHost } from "../providerHost";
+import { dynamicProviderFor } from "../runtime/providerModule";
 
-export = dynamicProviderFor("Domain");
+export = dynamicProviderFor(dynamicProviderHost, "Domain");

@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { dynamicProviderHost } from "../providerHost";
+import { definitionOf } from "../registry";
 import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "./checkpoint";
 import { type Deployment, pendingOperations } from "./deployment";
 import { fileBackendFolder, stackFiles } from "./fileBackend";
@@ -139,7 +139,7 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
     client: needsService
       ? clientFromConfig(await configFor(stack, broken !== undefined && options.dryRun === true), env)
       : undefined,
-    definitionOf: (typeName) => dynamicProviderHost.definitionOf(typeName),
+    definitionOf,
   };
   report.steps = await planSettlement(state, services);
   report.refresh = report.steps.some((step) => step.action === "refresh");

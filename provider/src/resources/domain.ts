@@ -8,9 +8,10 @@ import {
   SetupRecordType,
 } from "../api";
 import type { DmarcClient } from "../client";
+import { joinId, splitId } from "../runtime/ids";
 import { defineResource } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { finishCreate, joinId, settleCall, splitId } from "../runtime/settle";
+import { finishCreate, settleCall } from "../runtime/settle";
 import { GroupId, OrganizationId } from "./fields";
 
 const DomainInputs = z

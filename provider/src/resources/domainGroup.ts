@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { DomainGroupName, type DomainGroup as DomainGroupRecord } from "../api";
 import type { DmarcClient } from "../client";
+import { joinId, splitId } from "../runtime/ids";
 import { defineResource } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { joinId, settleCall, splitId } from "../runtime/settle";
+import { settleCall } from "../runtime/settle";
 import { displayName, OrganizationId } from "./fields";
 
 const groupIdOf = (id: string) => splitId(id, "DomainGroup", "groupId").child;

@@ -4,9 +4,9 @@ import { DomainName, DomainPolicy, type Domain as DomainRecord, DomainVerifiedEv
 import { DmarcApiError, type DmarcClient, DmarcTransportError, OutcomeUnknownError } from "../client";
 import type { ProviderSettings } from "../runtime/config";
 import type { EngineLog } from "../runtime/engineLog";
+import { joinId, splitId } from "../runtime/ids";
 import { defineResource } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { joinId, splitId } from "../runtime/settle";
 import { OrganizationId } from "./fields";
 
 // Waits, in `create`, until the service reports the domain verified: the

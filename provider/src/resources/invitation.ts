@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { Role, type User } from "../api";
 import type { DmarcClient } from "../client";
+import { joinId, splitId } from "../runtime/ids";
 import { defineResource } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { finishCreate, joinId, settleAction, splitId } from "../runtime/settle";
+import { finishCreate, settleAction } from "../runtime/settle";
 import { EmailAddress, OrganizationId, SecureLink } from "./fields";
 
 const InvitationInputs = z.object({

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { Subscription as SubscriptionRecord } from "../api";
 import { type DmarcClient, isNotFound } from "../client";
+import { joinId, splitId } from "../runtime/ids";
 import { defineResource } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { CLOCK_SKEW_ALLOWANCE_MS, finishCreate, joinId, settleAction, settleCall, splitId } from "../runtime/settle";
+import { CLOCK_SKEW_ALLOWANCE_MS, finishCreate, settleAction, settleCall } from "../runtime/settle";
 import { OrganizationId, serviceId } from "./fields";
 
 /** Renewals one operation may make to reach `keepActiveUntil`: ten years of monthly terms. */

@@ -4,8 +4,8 @@ import { createClient } from "../client";
 import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings, type SettingKey } from "./config";
 import { engineLogFor } from "./engineLog";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
+import { PROVIDER_KEY } from "./providerModule";
 import { CreatedButUnfinished } from "./settle";
-import { PROVIDER_KEY } from "./shim";
 
 // The engine's placeholder for a value not known during preview (an output of
 // a resource that does not exist yet). Same constant as @pulumi/pulumi's
@@ -73,7 +73,7 @@ function plain<T>(value: T): T {
 }
 
 /**
- * Runs in the dynamic provider process: the serialized shim of every resource
+ * Runs in the dynamic provider process: every resource type's provider module
  * calls into this one host, which holds the settings and the shared client.
  */
 export class DynamicProviderHost {

@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import { recordProgramFrames } from "./declaration";
 import type { ObjectSchema, ResourceDefinition } from "./lifecycle";
-import { PROVIDER_KEY, providerSource } from "./shim";
+import { PROVIDER_KEY, providerSource } from "./providerModule";
+import { recordProgramFrames } from "./stackFrames";
 
 /** Module part of every type token: `pulumi-nodejs:dynamic/dmarc:<Type>`, so previews and policies can tell our resources apart. */
 export const TYPE_MODULE = "dmarc";
