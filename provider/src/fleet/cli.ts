@@ -1,41 +1,93 @@
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
-import { loadInventory } from "../inventory/inventory";
+import {
+  type CommandSpec,
+  checkOptionsApply,
+  listOption,
+  parseOptions,
+  stringOption,
+  UsageError,
+  usageText,
+  wholeNumber,
+} from "../cli/options";
+import { InventoryError, loadInventory } from "../inventory/inventory";
+import { recoverShard } from "../recovery/shard";
 import { DEFAULT_SHARD_SIZE } from "./assignment";
 import { summaryTable } from "./progress";
-import { recoverShard } from "./recovery";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, type FleetReport, runFleet } from "./runner";
 
-const USAGE = `Usage: dmarc-fleet <${FLEET_COMMANDS.join("|")}> [options]
+/** `dmarc-fleet`'s exit codes; every code a run can end with is here, and the usage text and docs are read off it. */
+export const FLEET_EXIT = {
+  ok: { code: 0, meaning: "done: every shard ran (or was skipped as unchanged)" },
+  failed: { code: 1, meaning: "failed: a shard failed, or the run could not reach the backend or the service" },
+  usage: { code: 2, meaning: "bad usage: an unknown option, or an inventory or configuration that does not check" },
+} as const;
 
-Runs a tenants inventory as many small stacks ("shards") side by side.
-
-  --inventory <file>      the tenants YAML file (default: tenants.yaml in --cwd)
-  --cwd <dir>             the Pulumi project folder, with Pulumi.yaml and node_modules (default: .)
-  --config-stack <name>   stack whose configuration and secrets provider every shard takes
-                          (default: the project's selected stack)
-  --fleet <name>          stem of the shard stacks' names (default: the config stack's name, else "fleet")
-  --backend <url>         Pulumi backend (default: the one you are logged in to)
-  --shard-size <n>        tenants per new shard (default: ${DEFAULT_SHARD_SIZE})
-  --concurrency <n>       shards run at once (default: the machine's cores)
-  --shard <name>          only this shard; repeat for several (e.g. one CI job each)
-  --all                   up: run every shard, not only changed or failed ones
-  --json                  print the report as JSON on stdout
-
-Exit codes: 0 done, 1 a shard failed, 2 bad usage, configuration or inventory.`;
-
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-function positiveInteger(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1)
-    throw new UsageError(`--${flag} must be a whole number of at least 1, got "${raw}"`);
-  return value;
-}
+export const FLEET_SPEC: CommandSpec = {
+  synopsis: `dmarc-fleet <${FLEET_COMMANDS.join("|")}> [options]`,
+  summary: 'Runs a tenants inventory as many small stacks ("shards") side by side, under one request budget.',
+  options: [
+    {
+      name: "inventory",
+      type: "string",
+      value: "<file>",
+      description: "the tenants YAML file (default: tenants.yaml in --cwd)",
+    },
+    {
+      name: "cwd",
+      type: "string",
+      value: "<dir>",
+      description: "the Pulumi project folder, with Pulumi.yaml and node_modules (default: .)",
+    },
+    {
+      name: "config-stack",
+      type: "string",
+      value: "<name>",
+      description:
+        "stack whose configuration and secrets provider every shard takes (default: the project's selected stack)",
+    },
+    {
+      name: "fleet",
+      type: "string",
+      value: "<name>",
+      description: "stem of the shard stacks' names (default: the config stack's name, else \"fleet\")",
+    },
+    {
+      name: "backend",
+      type: "string",
+      value: "<url>",
+      description: "Pulumi backend (default: the one you are logged in to)",
+    },
+    {
+      name: "shard-size",
+      type: "string",
+      value: "<n>",
+      description: `tenants per new shard (default: ${DEFAULT_SHARD_SIZE})`,
+    },
+    {
+      name: "concurrency",
+      type: "string",
+      value: "<n>",
+      description: "shards run at once (default: the machine's cores)",
+    },
+    {
+      name: "shard",
+      type: "string",
+      value: "<name>",
+      multiple: true,
+      description: "only this shard; repeat for several (e.g. one CI job each)",
+    },
+    {
+      name: "all",
+      type: "boolean",
+      description: "run every shard, not only changed or failed ones",
+      commands: ["up"],
+    },
+    { name: "json", type: "boolean", description: "print the report as JSON on stdout" },
+    { name: "help", type: "boolean", short: "h", description: "print this text" },
+  ],
+  exitCodes: Object.values(FLEET_EXIT),
+};
 
 /** The project's name, backend, and the config stack's configuration and secrets provider, read through the CLI. */
 async function projectSettingsOf(cwd: string, configStack: string | undefined, env: Record<string, string>) {
@@ -47,41 +99,39 @@ async function projectSettingsOf(cwd: string, configStack: string | undefined, e
   return { project, stackName, config, secretsProvider };
 }
 
-export async function fleetOptionsFromArgs(
-  argv: readonly string[],
-): Promise<{ command: FleetCommand; json: boolean; options: FleetOptions }> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      inventory: { type: "string" },
-      cwd: { type: "string" },
-      "config-stack": { type: "string" },
-      fleet: { type: "string" },
-      backend: { type: "string" },
-      "shard-size": { type: "string" },
-      concurrency: { type: "string" },
-      shard: { type: "string", multiple: true },
-      all: { type: "boolean" },
-      json: { type: "boolean" },
-      help: { type: "boolean" },
-    },
-  });
+export interface FleetInvocation {
+  command: FleetCommand;
+  json: boolean;
+  options: FleetOptions;
+}
+
+/** The command line read into runner options; a {@link UsageError} or an {@link InventoryError} for bad input. */
+export async function fleetOptionsFromArgs(argv: readonly string[]): Promise<FleetInvocation | "help"> {
+  const { values, positionals } = parseOptions(FLEET_SPEC, argv);
+  if (values.help) return "help";
   const command = positionals[0] as FleetCommand | undefined;
-  if (values.help || !command || !FLEET_COMMANDS.includes(command) || positionals.length > 1)
-    throw new UsageError(USAGE);
-  const cwd = resolve(values.cwd ?? ".");
-  const env: Record<string, string> = values.backend ? { PULUMI_BACKEND_URL: values.backend } : {};
-  const inventory = loadInventory(resolve(cwd, values.inventory ?? "tenants.yaml"));
-  const { project, stackName, config, secretsProvider } = await projectSettingsOf(cwd, values["config-stack"], env);
-  const backendUrl = values.backend ?? project.backend?.url;
-  const shardSize = positiveInteger("shard-size", values["shard-size"]);
-  const concurrency = positiveInteger("concurrency", values.concurrency);
+  if (!command || !FLEET_COMMANDS.includes(command))
+    throw new UsageError(`the first argument must be one of ${FLEET_COMMANDS.join(", ")}, got "${command ?? ""}"`);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+  checkOptionsApply(FLEET_SPEC, command, values);
+  const cwd = resolve(stringOption(values, "cwd") ?? ".");
+  const backend = stringOption(values, "backend");
+  const env: Record<string, string> = backend ? { PULUMI_BACKEND_URL: backend } : {};
+  const inventory = loadInventory(resolve(cwd, stringOption(values, "inventory") ?? "tenants.yaml"));
+  const shardSize = wholeNumber(values, "shard-size");
+  const concurrency = wholeNumber(values, "concurrency");
+  const only = listOption(values, "shard");
+  const { project, stackName, config, secretsProvider } = await projectSettingsOf(
+    cwd,
+    stringOption(values, "config-stack"),
+    env,
+  );
+  const backendUrl = backend ?? project.backend?.url;
   return {
     command,
     json: values.json === true,
     options: {
-      fleet: values.fleet ?? stackName ?? "fleet",
+      fleet: stringOption(values, "fleet") ?? stackName ?? "fleet",
       projectName: project.name,
       projectDir: cwd,
       stateDir: resolve(cwd, ".dmarc-fleet"),
@@ -93,7 +143,7 @@ export async function fleetOptionsFromArgs(
       ...(secretsProvider ? { secretsProvider } : {}),
       ...(shardSize ? { shardSize } : {}),
       ...(concurrency ? { concurrency } : {}),
-      ...(values.shard ? { only: values.shard } : {}),
+      ...(only ? { only } : {}),
       ...(values.all ? { all: true } : {}),
     },
   };
@@ -117,25 +167,39 @@ function overviewTable(report: FleetReport): string {
   ].join("\n");
 }
 
-/** The command: exit code 0 when every shard is done, 1 when one failed, 2 for bad usage or input. */
+const isBadInput = (error: unknown) => error instanceof UsageError || error instanceof InventoryError;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The command; answers one of {@link FLEET_EXIT}'s codes. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  let parsed: Awaited<ReturnType<typeof fleetOptionsFromArgs>>;
+  let parsed: FleetInvocation | "help";
   try {
     parsed = await fleetOptionsFromArgs(argv);
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${usageText(FLEET_SPEC)}\n`);
+      return FLEET_EXIT.usage.code;
+    }
+    process.stderr.write(`${message(error)}\n`);
+    return isBadInput(error) ? FLEET_EXIT.usage.code : FLEET_EXIT.failed.code;
+  }
+  if (parsed === "help") {
+    process.stdout.write(`${usageText(FLEET_SPEC)}\n`);
+    return FLEET_EXIT.ok.code;
   }
   const { command, json, options } = parsed;
   let report: FleetReport;
   try {
     report = await runFleet(command, options);
   } catch (error) {
-    process.stderr.write(`dmarc-fleet ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
+    process.stderr.write(`dmarc-fleet ${command}: ${message(error)}\n`);
+    return isBadInput(error) ? FLEET_EXIT.usage.code : FLEET_EXIT.failed.code;
   }
   if (json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (command === "shards" || command === "status") process.stdout.write(`${overviewTable(report)}\n`);
   else process.stdout.write(`${summaryTable(report.results)}\n`);
-  return report.ok ? 0 : 1;
+  return report.ok ? FLEET_EXIT.ok.code : FLEET_EXIT.failed.code;
 }

@@ -1,7 +1,7 @@
 import type { DmarcClient } from "../client";
 import { IMPORT_KEY } from "../runtime/host";
 import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
-import { PROVIDER_KEY } from "../runtime/shim";
+import { PROVIDER_KEY } from "../runtime/providerModule";
 import {
   type Deployment,
   dmarcTypeName,

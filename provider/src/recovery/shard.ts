@@ -1,5 +1,8 @@
 import type { Deployment } from "@pulumi/pulumi/automation";
-import { formatReport, type RecoveryReport, recoverStack, type SettlementAction } from "../recovery";
+import { signLine } from "./interruption";
+import type { SettlementAction } from "./plan";
+import { type RecoveryReport, recoverStack } from "./recover";
+import { formatReport } from "./report";
 
 /**
  * The fleet's one call into the recovery command (`dmarc-recover`): settles
@@ -7,7 +10,7 @@ import { formatReport, type RecoveryReport, recoverStack, type SettlementAction 
  * operations) so the next run neither fails on the lock nor duplicates a
  * create. The runner decides when a shard needs it; the recovery decides how.
  */
-export type StackRecovery = (target: RecoveryTarget) => Promise<RecoveryOutcome>;
+export type StackRecovery = (target: RecoveryTarget) => Promise<ShardRecoveryResult>;
 
 export interface RecoveryTarget {
   stackName: string;
@@ -19,7 +22,7 @@ export interface RecoveryTarget {
   reason: Interruption;
 }
 
-export interface RecoveryOutcome {
+export interface ShardRecoveryResult {
   /** One line for the fleet's report, e.g. "adopted 3, dropped 1". */
   summary: string;
 }
@@ -41,9 +44,15 @@ export function pendingOperationsOf(deployment: Deployment): Interruption | unde
 
 /** A run refused because another run holds (or a dead one left) the stack's lock. */
 export function lockOf(error: unknown): Interruption | undefined {
-  const message = error instanceof Error ? error.message : String(error);
-  const line = message.split("\n").find((text) => /currently locked|lock file|locked by/i.test(text));
-  return line ? { kind: "locked", message: line.trim() } : undefined;
+  const line = signLine(error, "locked");
+  return line ? { kind: "locked", message: line } : undefined;
+}
+
+/** One line for progress and status: `1 pending operation(s)`, or `locked: <the engine's line>`. */
+export function interruptionSummary(interruption: Interruption): string {
+  return interruption.kind === "locked"
+    ? `locked: ${interruption.message}`
+    : `${interruption.operations.length} pending operation(s)`;
 }
 
 /** What to tell the user when no recovery is wired in. */
