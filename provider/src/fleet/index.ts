@@ -1,14 +1,15 @@
 // The fleet runner for Automation API users: `import { runFleet } from "pulumi-dmarc-partner/fleet"`.
-export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
-export { main } from "./cli";
-export type { ShardResult, ShardStatus, ShardTiming } from "./progress";
+
 export {
   type Interruption,
-  type RecoveryOutcome,
   type RecoveryTarget,
   recoverShard,
+  type ShardRecoveryResult,
   type StackRecovery,
-} from "./recovery";
+} from "../recovery/shard";
+export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
+export { FLEET_EXIT, FLEET_SPEC, main } from "./cli";
+export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export {
   FLEET_COMMANDS,
   type FleetCommand,

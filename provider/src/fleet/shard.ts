@@ -16,9 +16,9 @@ import {
 import type { Plan } from "../api";
 import { type DeclareOptions, declareTenants } from "../inventory/declare";
 import type { Inventory } from "../inventory/inventory";
+import { type Interruption, pendingOperationsOf } from "../recovery/shard";
 import { readTextIfAny } from "../runtime/readText";
 import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
-import { type Interruption, pendingOperationsOf } from "./recovery";
 
 /** Everything every shard stack shares. */
 export interface FleetProject {

@@ -1,0 +1,26 @@
+import type { Writable } from "node:stream";
+import type { StackRecovery } from "../recovery/shard";
+import type { FleetProject } from "./shard";
+
+export type FleetCommand = "preview" | "up" | "refresh" | "destroy" | "status" | "shards";
+export const FLEET_COMMANDS: readonly FleetCommand[] = ["preview", "up", "refresh", "destroy", "status", "shards"];
+
+/** The commands that run an engine operation on shards; `status` and `shards` only read the backend. */
+export type ShardOperation = Exclude<FleetCommand, "status" | "shards">;
+
+export interface FleetOptions extends FleetProject {
+  /** Stem of the shard stacks' names: `<fleet>-001`, `<fleet>-002`... */
+  fleet: string;
+  /** Tenants per new shard; default `DEFAULT_SHARD_SIZE`. Existing shards keep their tenants. */
+  shardSize?: number;
+  /** Shards run at once; default the machine's cores. */
+  concurrency?: number;
+  /** Run only these shards (stack names), e.g. one CI job's; the others are still read to place new tenants. */
+  only?: readonly string[];
+  /** `up` runs every shard, not only those whose tenants changed or that failed. */
+  all?: boolean;
+  /** Settles an interrupted shard before it runs again; without it such a shard fails with the command to run. */
+  recover?: StackRecovery;
+  /** Where progress goes; default stderr. */
+  progress?: Writable & { isTTY?: boolean };
+}

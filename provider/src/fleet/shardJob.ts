@@ -1,0 +1,205 @@
+import { createWriteStream, type WriteStream } from "node:fs";
+import { join } from "node:path";
+import type { OpMap, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
+import type { Plan } from "../api";
+import { type Interruption, interruptionSummary, lockOf, recoveryHint } from "../recovery/shard";
+import { CONFIG_NAMESPACE } from "../runtime/config";
+import type { Shard } from "./assignment";
+import type { RequestBudget } from "./budget";
+import { marking, type OperationMarks, ShardClock } from "./clock";
+import type { FleetOptions, ShardOperation } from "./fleetOptions";
+import type { PoolSlot } from "./pool";
+import type { ProgressSink } from "./progress";
+import { type ShardOutcome, type ShardResult, shardResult } from "./result";
+import { applyConfig, type ShardState, shardDigest, shardProgram, shardStack, workspaceOptions } from "./shard";
+
+/** What every shard job of one fleet run shares. */
+export interface ShardJobContext {
+  options: FleetOptions;
+  /** The one CLI every workspace of the run uses, so none of them runs `pulumi version` again. */
+  pulumi: PulumiCommand;
+  budget: RequestBudget;
+  progress: ProgressSink;
+  logDir: string;
+  /** The catalogue the shards' programs price their tenants from (preview and up). */
+  plans: Plan[] | undefined;
+}
+
+export interface ShardJob {
+  operation: ShardOperation;
+  shard: Shard;
+  /** What the scan found of the shard in the backend; undefined for a new shard. */
+  state: ShardState | undefined;
+}
+
+/** One shard's run while it goes on: its clock, its engine log, and what its recovery said. */
+interface Running {
+  context: ShardJobContext;
+  job: ShardJob;
+  clock: ShardClock;
+  log: WriteStream;
+  /** The marks of the operation under way, so a failure still splits its time. */
+  marks?: OperationMarks;
+  recovered?: string;
+}
+
+/** The first line that says what went wrong, from the engine's output or the error. */
+export function firstErrorLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const lines = text.split("\n").map((line) => line.trim());
+  const marked = lines.find((line) => /^error:/i.test(line) && !/^error: update failed$/i.test(line));
+  const detail = lines.find((line) => /error/i.test(line) && !/^(code|stdout|stderr|err\?):/i.test(line));
+  return (marked ?? detail ?? lines.find((line) => line !== "") ?? "unknown error").slice(0, 300);
+}
+
+function counts(changes: OpMap | Record<string, number> | undefined): Record<string, number> {
+  const result: Record<string, number> = {};
+  for (const [kind, count] of Object.entries(changes ?? {})) if (count) result[kind] = count;
+  return result;
+}
+
+/**
+ * The Automation API reads the stack again after an operation (its outputs
+ * twice and its last history entry after `up`, that entry after `refresh`
+ * and `destroy`), one `pulumi` process each. The fleet uses none of them, as
+ * the change counts come from the engine's summary event; so a shard's stack
+ * skips them.
+ */
+function withoutReadsAfterOperations(stack: Stack): Stack {
+  stack.outputs = async () => ({});
+  stack.info = async () => undefined;
+  return stack;
+}
+
+/** Hands an interrupted shard to the recovery, or fails with the command to run when the runner has none. */
+async function recover(running: Running, interruption: Interruption): Promise<void> {
+  const { options, progress } = running.context;
+  const stackName = running.job.shard.name;
+  if (!options.recover) throw new Error(recoveryHint(stackName, interruption));
+  progress.note(stackName, `interrupted (${interruptionSummary(interruption)}); recovering`);
+  const outcome = await options.recover({
+    stackName,
+    workDir: workspaceOptions(options, stackName).workDir as string,
+    env: options.env,
+    reason: interruption,
+  });
+  running.recovered = outcome.summary;
+  running.clock.lap("recoverySeconds");
+}
+
+/** The shard's stack, selected or created, running the shard's program. */
+async function openStack(running: Running): Promise<Stack> {
+  const { options, pulumi, plans } = running.context;
+  const { shard } = running.job;
+  const program = shardProgram(options, shard.tenants, shardDigest(options.inventory, shard.tenants), plans);
+  const stack = await shardStack(options, shard.name, program, shard.exists, pulumi);
+  running.clock.lap("stackSeconds");
+  return withoutReadsAfterOperations(stack);
+}
+
+/** The fleet's configuration, with this shard's part of the request budget as its rate. */
+async function writeConfig(running: Running, stack: Stack, rate: number | undefined): Promise<void> {
+  const { config } = running.context.options;
+  await applyConfig(stack, {
+    ...config,
+    ...(rate === undefined ? {} : { [`${CONFIG_NAMESPACE}:requestsPerSecond`]: { value: rate.toFixed(3) } }),
+  });
+  running.clock.lap("configSeconds");
+}
+
+/** One engine operation on the stack; its change counts from the engine's summary. */
+async function operate(running: Running, stack: Stack): Promise<Record<string, number>> {
+  const marks: OperationMarks = {};
+  running.marks = marks;
+  const common = {
+    onOutput: (text: string) => running.log.write(text),
+    onEvent: marking(marks),
+    color: "never" as const,
+  };
+  let changes: OpMap | Record<string, number> | undefined;
+  switch (running.job.operation) {
+    case "preview":
+      changes = (await stack.preview(common)).changeSummary;
+      break;
+    case "up":
+      await stack.up(common);
+      break;
+    case "refresh":
+      await stack.refresh(common);
+      break;
+    case "destroy":
+      await stack.destroy(common);
+      break;
+  }
+  // The engine's summary; the stack's history only should that event have gone missing.
+  changes ??= marks.changes ?? (await stack.history(1))[0]?.resourceChanges;
+  running.clock.lapOperation(marks);
+  running.marks = undefined;
+  return counts(changes);
+}
+
+/** The operation, once more after the recovery when a lock the scan could not see refuses it. */
+async function operateSettlingLocks(running: Running, stack: Stack): Promise<Record<string, number>> {
+  try {
+    return await operate(running, stack);
+  } catch (error) {
+    const lock = lockOf(error);
+    if (!lock) throw error;
+    running.marks = undefined;
+    await recover(running, lock);
+    return operate(running, stack);
+  }
+}
+
+/** Removes the stack of a destroyed shard, or of one whose `up` emptied it; answers whether it did. */
+async function removeEmptied(running: Running, stack: Stack): Promise<boolean> {
+  const { operation, shard } = running.job;
+  const emptied = operation === "destroy" || (operation === "up" && shard.tenants.length === 0);
+  if (emptied) await stack.workspace.removeStack(shard.name);
+  running.clock.lap("removeSeconds");
+  return emptied;
+}
+
+/** Every step of one shard's run, in order. */
+async function steps(running: Running, rate: number | undefined): Promise<ShardOutcome> {
+  const { interruption } = running.job.state ?? {};
+  if (interruption) await recover(running, interruption);
+  const stack = await openStack(running);
+  await writeConfig(running, stack, rate);
+  const changes = await operateSettlingLocks(running, stack);
+  const removed = await removeEmptied(running, stack);
+  return { status: "done", changes, ...(removed ? { removed } : {}) };
+}
+
+/**
+ * Runs one shard: settles an interruption the scan found, opens its stack,
+ * writes the configuration with the shard's part of the request budget,
+ * runs the operation, and removes an emptied stack. Never throws: a failure
+ * is the shard's result, with its first error line and its log.
+ */
+export async function runShardJob(context: ShardJobContext, job: ShardJob, slot: PoolSlot): Promise<ShardResult> {
+  const { shard, operation } = job;
+  const startedAt = performance.now();
+  const logFile = join(context.logDir, `${shard.name}.${operation}.log`);
+  const running: Running = { context, job, clock: new ShardClock(), log: createWriteStream(logFile) };
+  const rate = context.budget.take(slot.startingWith);
+  context.progress.started(shard.name, operation);
+  let outcome: ShardOutcome;
+  try {
+    outcome = await steps(running, rate);
+  } catch (error) {
+    running.log.write(`\n${error instanceof Error ? error.message : String(error)}\n`);
+    if (running.marks) running.clock.lapOperation(running.marks);
+    outcome = { status: "failed", error: firstErrorLine(error) };
+  } finally {
+    context.budget.release(rate);
+    await new Promise<void>((resolve) => running.log.end(resolve));
+  }
+  const result = shardResult({ shard: shard.name, operation, tenants: shard.tenants.length, log: logFile }, outcome, {
+    seconds: (performance.now() - startedAt) / 1000,
+    timing: running.clock.rounded(),
+    recovered: running.recovered,
+  });
+  context.progress.finished(result);
+  return result;
+}
