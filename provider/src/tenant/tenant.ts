@@ -8,7 +8,7 @@ import { Invitation } from "../resources/invitation";
 import { Organization } from "../resources/organization";
 import { Subscription, type SubscriptionStatus } from "../resources/subscription";
 import { Webhook } from "../resources/webhook";
-import { recordProgramFrames } from "../runtime/declaration";
+import { recordProgramFrames } from "../runtime/stackFrames";
 
 /** The Pulumi type of the component grouping one tenant's resources. */
 export const TENANT_TYPE = "dmarc:index:Tenant";
