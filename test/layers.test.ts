@@ -44,7 +44,9 @@ function layerOf(file: string): number {
 /** The files of provider/src a module imports, requires or re-exports by relative path. */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const specifiers = [...text.matchAll(/(?:from|import|require\()\s*"(\.{1,2}\/[^"]*)"/g)].map((match) => match[1] as string);
+  const specifiers = [...text.matchAll(/(?:from|import|require\()\s*"(\.{1,2}\/[^"]*)"/g)].map(
+    (match) => match[1] as string,
+  );
   return specifiers.map((specifier) => {
     const target = resolve(dirname(file), specifier);
     return existsSync(`${target}.ts`) ? `${target}.ts` : join(target, "index.ts");
