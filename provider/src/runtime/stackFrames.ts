@@ -5,14 +5,12 @@ import * as pulumi from "@pulumi/pulumi";
 /**
  * Pulumi's SDK records with every resource the stack of the call that
  * declared it (`sourcePosition` and `stackTrace` in the checkpoint): every
- * frame, the SDK's and Node's own included, parsed from an unlimited
- * `new Error().stack`. That is about 350 bytes a resource in a checkpoint the
- * engine rewrites after every step, most of it frames no reader needs, and
- * `sourcePosition`, the first frame, pointed at our resource class rather
- * than at the program. Our resources record the partner's frames only: the
- * line that declared the resource (or the Tenant holding it) first, then its
- * callers, at most {@link PROGRAM_FRAMES}; none of this package's own, so a
- * fleet's shard, whose program is ours, records none.
+ * frame, the SDK's and Node's own included, in a checkpoint the engine
+ * rewrites after every step, and `sourcePosition`, the first frame, points at
+ * our resource class rather than at the program. Our resources record the
+ * partner's frames only: the line that declared the resource (or the Tenant
+ * holding it) first, then its callers, at most {@link PROGRAM_FRAMES}; none of
+ * this package's own, so a fleet's shard, whose program is ours, records none.
  */
 const PROGRAM_FRAMES = 4;
 
