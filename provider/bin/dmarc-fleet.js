@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npx dmarc-fleet`: runs a tenants inventory as many small stacks. See the README's "Fleets".
+// `npx dmarc-fleet`: runs a tenants inventory as many small stacks. See docs/guides/fleets.md.
 require("../dist/fleet/cli.js")
   .main()
   .then((code) => {

@@ -12,7 +12,7 @@ import { providerModuleName } from "./runtime/providerModule";
  * Every resource type of the package, by its provider module's name
  * (`pulumi-dmarc-partner/providers/<name>`). The provider host, the package
  * index and the provider modules are built from this list, and
- * test/registry.test.ts checks the package's files and exports against it: a
+ * test/registry/registry.test.ts checks the package's files and exports against it: a
  * new resource type is one entry here plus its resource file and its
  * three-line provider module.
  */

@@ -8,7 +8,7 @@
  * one. Placing never moves a tenant that is placed already.
  */
 
-/** Tenants per shard unless told otherwise; see the README's "Fleets" for the measurements behind it. */
+/** Tenants per shard unless told otherwise; docs/guides/fleets.md says how it was chosen. */
 export const DEFAULT_SHARD_SIZE = 50;
 
 export interface Shard {
