@@ -3,7 +3,7 @@
 // a plan change or offboarding is a reviewed edit to that one file; an entry
 // the service would refuse stops the preview, naming the tenant and the key.
 // For hundreds of tenants, run the same file with `npx dmarc-fleet` instead:
-// it spreads them over many small stacks (see the README's "Fleets").
+// it spreads them over many small stacks (docs/guides/fleets.md).
 import { join } from "node:path";
 import * as dmarc from "pulumi-dmarc-partner";
 
