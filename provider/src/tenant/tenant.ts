@@ -23,7 +23,7 @@ export type { TenantDomain, TenantIds, TenantOnDelete, TenantWebhook } from "./s
 
 /** The Pulumi type of the component grouping one tenant's resources. */
 export const TENANT_TYPE = "dmarc:index:Tenant";
-/** The type the tenants-yaml example used before the component moved into the package; aliased so its stacks keep their resources. */
+/** The component type of stacks made with the tenants-yaml example's own component: an alias, so they keep their resources. */
 export const EXAMPLE_TENANT_TYPE = "dmarc-tenants:index:Tenant";
 
 /** A problem with a tenant's declaration. A `pulumi.RunError`, so a preview stops with these lines and no stack trace. */
