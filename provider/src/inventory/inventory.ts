@@ -36,28 +36,39 @@ const DomainEntry = mapping({
 });
 
 const TenantEntry = mapping({
-  /** The organisation's name; renaming updates the organisation in place as long as `key` stays the same. */
-  name: organization.inputs.shape.name,
-  /** Stem of the tenant's resource names; defaults to the name in lower-case words joined by hyphens. */
-  key: TenantKey.optional(),
-  group: domainGroup.inputs.shape.name,
-  plan: z.string().min(1, { message: "must name a plan of the partner's catalogue, such as Business" }),
-  frequency: FrequencyName.default("monthly"),
-  /** Needed only when the plan has prices in several currencies for the frequency. */
-  currency: api.Currency.optional(),
-  domains: z.array(DomainEntry).default([]),
-  admins: z.array(api.Email).default([]),
+  name: organization.inputs.shape.name.describe(
+    "The organisation's name. Renaming updates the organisation in place as long as `key` stays the same.",
+  ),
+  key: TenantKey.optional().describe(
+    "Stem of the tenant's resource names (`<key>/group`, `<key>/subscription`...); the name in lower-case words joined by hyphens when not given. Keep it across renames.",
+  ),
+  group: domainGroup.inputs.shape.name.describe("Name of the tenant's domain group."),
+  plan: z
+    .string()
+    .min(1, { message: "must name a plan of the partner's catalogue, such as Business" })
+    .describe("Plan name of the partner's catalogue, matched without regard to case, e.g. `Business`."),
+  frequency: FrequencyName.describe("Billing frequency of the plan's price.").default("monthly"),
+  currency: api.Currency.optional().describe(
+    "Currency of the plan's price; needed only when the plan has prices in several currencies for the frequency.",
+  ),
+  domains: z.array(DomainEntry).describe("The tenant's domains.").default([]),
+  admins: z.array(api.Email).describe("E-mail addresses invited as administrators of the organisation.").default([]),
   // Tenant webhooks are owned by the tenant's organisation, and an owner may have only so many.
   webhooks: z
     .array(mapping(TenantWebhook.shape))
     .max(api.MAX_WEBHOOKS_PER_OWNER, {
       message: `must list at most ${api.MAX_WEBHOOKS_PER_OWNER} webhooks, the service's limit per organisation`,
     })
+    .describe("Webhooks owned by the organisation: they receive its events only and go when it goes.")
     .default([]),
-  /** What removing the tenant from the file does: delete (default), cancelSubscriptions, or keep (the service is not touched). */
-  onDelete: TenantOnDelete.default("delete"),
-  /** Existing objects to adopt (moving in): nothing is created again. */
-  ids: mapping(TenantIds.shape).optional(),
+  onDelete: TenantOnDelete.describe(
+    "What removing the tenant from the file does: `delete` its organisation, only `cancelSubscriptions` (the organisation and its data stay), or `keep` (nothing on the service is touched).",
+  ).default("delete"),
+  ids: mapping(TenantIds.shape)
+    .optional()
+    .describe(
+      "Ids of existing objects to adopt instead of creating them (moving in): nothing adopted is changed or created again.",
+    ),
 });
 
 /** Values every tenant takes unless it sets its own. */
@@ -136,11 +147,12 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
   return issues;
 }
 
-const InventoryFile = mapping({ defaults: DefaultsEntry.optional(), tenants: z.array(TenantEntry) }).superRefine(
-  (inventory, context) => {
-    for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
-  },
-);
+const InventoryFile = mapping({
+  defaults: DefaultsEntry.optional().describe("Values every tenant takes unless it sets its own."),
+  tenants: z.array(TenantEntry).describe("The partner's tenants, each declared as a `Tenant` component."),
+}).superRefine((inventory, context) => {
+  for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
+});
 
 /** Messages for zod's own checks, in the words of the api schemas' messages. */
 function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {

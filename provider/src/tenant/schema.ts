@@ -19,13 +19,16 @@ const domainInputs = domain.inputs.shape;
 
 /** One domain of a tenant: the Domain's own settings, under the domain's name. */
 export const TenantDomain = z.object({
-  /** Domain name, lower case. Also the resource name, so it is unique in a stack. */
-  name: domainInputs.domain,
+  name: domainInputs.domain.describe(
+    "The domain name, lower case; also the Domain's resource name, so unique in a stack.",
+  ),
   type: domainInputs.type,
   setupRecordType: domainInputs.setupRecordType,
   zone: domainInputs.zone,
-  /** Wait in `up` until the service has verified the published record (a `DomainVerification`, or `verifyDomain`). */
-  verify: z.boolean().optional(),
+  verify: z
+    .boolean()
+    .optional()
+    .describe("Wait in `up` until the service has verified the published record (a `DomainVerification`)."),
 });
 export type TenantDomain = z.input<typeof TenantDomain>;
 
@@ -43,16 +46,17 @@ export type TenantOnDelete = z.infer<typeof TenantOnDelete>;
  * a script or by-hand setup. Nothing adopted is changed or recreated.
  */
 export const TenantIds = z.object({
-  organization: z.string().min(1).optional(),
-  /** `<organizationId>/<groupId>`. */
-  group: z.string().min(1).optional(),
-  /** `<organizationId>/<subscriptionId>`. */
-  subscription: z.string().min(1).optional(),
-  /** By domain name: `<organizationId>/<domain>`. */
-  domains: z.record(z.string(), z.string().min(1)).optional(),
-  /** By e-mail address: `<organizationId>/<email>`. */
-  admins: z.record(z.string(), z.string().min(1)).optional(),
-  /** By webhook name: the webhook's object id. */
-  webhooks: z.record(z.string(), z.string().min(1)).optional(),
+  organization: z.string().min(1).optional().describe("The Organization's id."),
+  group: z.string().min(1).optional().describe("The DomainGroup's id, `<organizationId>/<groupId>`."),
+  subscription: z.string().min(1).optional().describe("The Subscription's id, `<organizationId>/<subscriptionId>`."),
+  domains: z
+    .record(z.string(), z.string().min(1))
+    .optional()
+    .describe("Each Domain's id, `<organizationId>/<domain>`, by domain name."),
+  admins: z
+    .record(z.string(), z.string().min(1))
+    .optional()
+    .describe("Each Invitation's id, `<organizationId>/<email>`, by e-mail address."),
+  webhooks: z.record(z.string(), z.string().min(1)).optional().describe("Each Webhook's object id, by webhook name."),
 });
 export type TenantIds = z.input<typeof TenantIds>;
