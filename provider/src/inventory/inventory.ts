@@ -147,12 +147,17 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
   return issues;
 }
 
-const InventoryFile = mapping({
+/** The inventory file; its descriptions make the inventory's reference page (`npm run docs`). */
+export const InventoryFile = mapping({
   defaults: DefaultsEntry.optional().describe("Values every tenant takes unless it sets its own."),
   tenants: z.array(TenantEntry).describe("The partner's tenants, each declared as a `Tenant` component."),
-}).superRefine((inventory, context) => {
-  for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
-});
+})
+  .superRefine((inventory, context) => {
+    for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
+  })
+  .describe(
+    "The tenants inventory, `tenants.yaml`: the partner's customers as data, read by `loadInventory` and `declareTenants` in a program and by `dmarc-fleet`. Each tenant becomes a `Tenant` component. A key not listed here is refused, tenant keys and domains must be unique across the file, and an admin or webhook is listed once per tenant; every problem is reported at once, naming the tenant and the key.",
+  );
 
 /** Messages for zod's own checks, in the words of the api schemas' messages. */
 function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
