@@ -1,8 +1,8 @@
 // The one entry point behind `npm test`, `npm run test:reliability`,
-// `npm run demo`, `npm run emulator` and `npm run bench`. npm runs these
-// scripts even without node_modules, so this file is dependency-free: it
-// installs, builds and provisions the engine first, then does the job. Every
-// step says what it is doing.
+// `npm run demo`, `npm run emulator`, `npm run bench` and `npm run docs`. npm
+// runs these scripts even without node_modules, so this file is
+// dependency-free: it installs, builds and provisions the engine first, then
+// does the job. Every step says what it is doing.
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
@@ -100,7 +100,13 @@ switch (task) {
     process.exit(await run(process.execPath, [join(projectRoot, "emulator", "dist", "main.js"), ...args]));
     break;
   }
+  case "docs": {
+    // The reference pages are made from the built provider's schemas.
+    await prepare({ engine: false });
+    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "reference-docs.mjs"), ...args]));
+    break;
+  }
   default:
-    say(`unknown task "${task}": use test, reliability, demo, bench or emulator`);
+    say(`unknown task "${task}": use test, reliability, demo, bench, emulator or docs`);
     process.exit(2);
 }

@@ -20,7 +20,8 @@ export interface FleetSpec {
   domainsWaitForSubscription: boolean;
 }
 
-export interface Tenant {
+/** The names of one generated tenant's objects: what the program declares and the baseline creates. */
+export interface GeneratedTenant {
   key: string;
   orgName: string;
   groupName: string;
@@ -55,7 +56,7 @@ export function fleetSpec(plans: readonly Plan[], tenants: number, domainsPerTen
   };
 }
 
-export function tenantsOf(spec: FleetSpec): Tenant[] {
+export function tenantsOf(spec: FleetSpec): GeneratedTenant[] {
   const width = String(spec.tenants).length;
   return Array.from({ length: spec.tenants }, (_, index) => {
     const key = `t${String(index + 1).padStart(width, "0")}`;

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Frequency, Plan } from "../api";
 import { programClient } from "./programClient";
 
@@ -6,7 +7,11 @@ export async function getPlans(): Promise<Plan[]> {
   return (await programClient()).listPlans();
 }
 
-export type BillingFrequency = "monthly" | "yearly" | "daily" | Frequency;
+/** Billing frequencies by name, as tenants and inventories write them. */
+export const FrequencyName = z.enum(["monthly", "yearly", "daily"]);
+
+/** A billing frequency by name, or by the service's letter code. */
+export type BillingFrequency = z.infer<typeof FrequencyName> | Frequency;
 
 const FREQUENCY_CODES: Record<BillingFrequency, Frequency> = {
   monthly: "m",

@@ -6,7 +6,7 @@ import {
   priceIdFor,
   Tenant,
   type TenantArgs,
-  type TenantIds,
+  type TenantPlan,
   type VerifyDomain,
 } from "../tenant/tenant";
 import { type Inventory, InventoryError, type InventoryTenant } from "./inventory";
@@ -25,30 +25,26 @@ function labelOf(inventory: Inventory, tenant: InventoryTenant): string {
   return `${inventory.source}: ${tenant.label}`;
 }
 
+/** The tenant's plan, as the Tenant and the catalogue check take it. */
+function planOf(tenant: InventoryTenant): TenantPlan {
+  return { name: tenant.plan, frequency: tenant.frequency, ...(tenant.currency ? { currency: tenant.currency } : {}) };
+}
+
 /** The Tenant arguments of an inventory entry. */
 export function tenantArgs(inventory: Inventory, tenant: InventoryTenant, options: DeclareOptions = {}): TenantArgs {
+  const { plans, publishRecord, verifyDomain } = options;
   return {
     name: tenant.name,
     group: tenant.group,
-    plan: {
-      name: tenant.plan,
-      frequency: tenant.frequency,
-      ...(tenant.currency ? { currency: tenant.currency } : {}),
-    },
-    domains: tenant.domains.map((domain) => ({
-      name: domain.name,
-      type: domain.type,
-      ...(domain.setupRecordType ? { setupRecordType: domain.setupRecordType } : {}),
-      ...(domain.zone ? { zone: domain.zone } : {}),
-      ...(domain.verify ? { verify: domain.verify } : {}),
-    })),
+    plan: planOf(tenant),
+    domains: tenant.domains,
     admins: tenant.admins,
     webhooks: tenant.webhooks,
     onDelete: tenant.onDelete,
-    ...(tenant.ids ? { existingIds: tenant.ids as TenantIds } : {}),
-    ...(options.plans ? { plans: options.plans } : {}),
-    ...(options.publishRecord ? { publishRecord: options.publishRecord } : {}),
-    ...(options.verifyDomain ? { verifyDomain: options.verifyDomain } : {}),
+    ...(tenant.ids ? { existingIds: tenant.ids } : {}),
+    ...(plans ? { plans } : {}),
+    ...(publishRecord ? { publishRecord } : {}),
+    ...(verifyDomain ? { verifyDomain } : {}),
     label: labelOf(inventory, tenant),
   };
 }
@@ -74,11 +70,7 @@ export function checkPlans(inventory: Inventory, plans: readonly Plan[]): void {
   const problems: string[] = [];
   for (const tenant of inventory.tenants) {
     try {
-      priceIdFor(
-        plans,
-        { name: tenant.plan, frequency: tenant.frequency, ...(tenant.currency ? { currency: tenant.currency } : {}) },
-        labelOf(inventory, tenant),
-      );
+      priceIdFor(plans, planOf(tenant), labelOf(inventory, tenant));
     } catch (error) {
       problems.push((error as Error).message);
     }

@@ -4,6 +4,11 @@ import * as pulumi from "@pulumi/pulumi";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import * as api from "../api";
+import { FrequencyName } from "../functions/plans";
+import { domainGroup } from "../resources/domainGroup";
+import { organization } from "../resources/organization";
+import { describeValue, repeats, valueAt } from "../runtime/values";
+import { TenantDomain, TenantIds, TenantKey, TenantOnDelete, TenantWebhook } from "../tenant/schema";
 
 /**
  * A problem with the inventory. A `pulumi.RunError`, so a preview stops with
@@ -15,9 +20,6 @@ export class InventoryError extends pulumi.RunError {
   }
 }
 
-/** A tenant's `key`, and what a name is turned into when there is none: lower-case words joined by hyphens. */
-const KEY = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
 /** A strict mapping: a misspelt key (`domain:` for `domains:`) is an error, not silently ignored. */
 function mapping<Shape extends z.ZodRawShape>(shape: Shape) {
   const known = Object.keys(shape).join(", ");
@@ -27,70 +29,53 @@ function mapping<Shape extends z.ZodRawShape>(shape: Shape) {
 }
 
 const DomainEntry = mapping({
-  name: api.DomainName,
-  type: api.DomainType.default("sending"),
-  setupRecordType: api.SetupRecordType.optional(),
-  zone: api.DomainName.optional(),
-  /** Wait in `up` until the service has verified the published record. */
-  verify: z.boolean().optional(),
+  ...TenantDomain.shape,
+  // Absent unless the file sets it (the Domain applies its default): the fleet digests parsed tenants to
+  // tell which shards changed, and a value filled in here would change every deployed shard's digest.
+  setupRecordType: TenantDomain.shape.setupRecordType.unwrap().optional(),
 });
-
-const WebhookEntry = mapping({
-  name: api.WebhookName,
-  url: api.WebhookUrl,
-  events: api.WebhookEvents,
-});
-
-const ONDELETE = z.enum(["delete", "cancelSubscriptions", "keep"]);
-const FREQUENCY = z.enum(["monthly", "yearly", "daily"]);
-
-/** Ids of objects that exist already, adopted instead of created: see `TenantIds`. */
-const IdsEntry = mapping({
-  organization: z.string().min(1).optional(),
-  group: z.string().min(1).optional(),
-  subscription: z.string().min(1).optional(),
-  domains: z.record(z.string(), z.string().min(1)).optional(),
-  admins: z.record(z.string(), z.string().min(1)).optional(),
-  webhooks: z.record(z.string(), z.string().min(1)).optional(),
-});
-
-/** Values every tenant takes unless it sets its own. */
-const DefaultsEntry = mapping({
-  group: api.DomainGroupName.optional(),
-  plan: z.string().min(1).optional(),
-  frequency: FREQUENCY.optional(),
-  currency: api.Currency.optional(),
-  onDelete: ONDELETE.optional(),
-});
-const DEFAULTED_KEYS = Object.keys(DefaultsEntry.shape);
 
 const TenantEntry = mapping({
-  /** The organisation's name; renaming updates the organisation in place as long as `key` stays the same. */
-  name: api.OrganizationName,
-  /** Stem of the tenant's resource names; defaults to the name in lower-case words joined by hyphens. */
-  key: z
+  name: organization.inputs.shape.name.describe(
+    "The organisation's name. Renaming updates the organisation in place as long as `key` stays the same.",
+  ),
+  key: TenantKey.optional().describe(
+    "Stem of the tenant's resource names (`<key>/group`, `<key>/subscription`...); the name in lower-case words joined by hyphens when not given. Keep it across renames.",
+  ),
+  group: domainGroup.inputs.shape.name.describe("Name of the tenant's domain group."),
+  plan: z
     .string()
-    .regex(KEY, { message: "must be lower-case letters and digits in words joined by hyphens, such as acme-corp" })
-    .optional(),
-  group: api.DomainGroupName,
-  plan: z.string().min(1, { message: "must name a plan of the partner's catalogue, such as Business" }),
-  frequency: FREQUENCY.default("monthly"),
-  /** Needed only when the plan has prices in several currencies for the frequency. */
-  currency: api.Currency.optional(),
-  domains: z.array(DomainEntry).default([]),
-  admins: z.array(api.Email).default([]),
+    .min(1, { message: "must name a plan of the partner's catalogue, such as Business" })
+    .describe("Plan name of the partner's catalogue, matched without regard to case, e.g. `Business`."),
+  frequency: FrequencyName.describe("Billing frequency of the plan's price.").default("monthly"),
+  currency: api.Currency.optional().describe(
+    "Currency of the plan's price; needed only when the plan has prices in several currencies for the frequency.",
+  ),
+  domains: z.array(DomainEntry).describe("The tenant's domains.").default([]),
+  admins: z.array(api.Email).describe("E-mail addresses invited as administrators of the organisation.").default([]),
   // Tenant webhooks are owned by the tenant's organisation, and an owner may have only so many.
   webhooks: z
-    .array(WebhookEntry)
+    .array(mapping(TenantWebhook.shape))
     .max(api.MAX_WEBHOOKS_PER_OWNER, {
       message: `must list at most ${api.MAX_WEBHOOKS_PER_OWNER} webhooks, the service's limit per organisation`,
     })
+    .describe("Webhooks owned by the organisation: they receive its events only and go when it goes.")
     .default([]),
-  /** What removing the tenant from the file does: delete (default), cancelSubscriptions, or keep (the service is not touched). */
-  onDelete: ONDELETE.default("delete"),
-  /** Existing objects to adopt (moving in): nothing is created again. */
-  ids: IdsEntry.optional(),
+  onDelete: TenantOnDelete.describe(
+    "What removing the tenant from the file does: `delete` its organisation, only `cancelSubscriptions` (the organisation and its data stay), or `keep` (nothing on the service is touched).",
+  ).default("delete"),
+  ids: mapping(TenantIds.shape)
+    .optional()
+    .describe(
+      "Ids of existing objects to adopt instead of creating them (moving in): nothing adopted is changed or created again.",
+    ),
 });
+
+/** Values every tenant takes unless it sets its own. */
+const DefaultsEntry = mapping(
+  TenantEntry.pick({ group: true, plan: true, frequency: true, currency: true, onDelete: true }).partial().shape,
+);
+const DEFAULTED_KEYS = Object.keys(DefaultsEntry.shape);
 
 export type InventoryTenant = z.output<typeof TenantEntry> & {
   /** Where the tenant stands in the file, for messages: `tenant "Acme" (tenants[1])`. */
@@ -144,18 +129,16 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
         });
       } else domainOwners.set(domain.name, `tenant "${tenant.name}" (tenants[${index}])`);
     });
-    const once = (values: readonly string[], field: string, inner: string[] = []) =>
-      values.forEach((value, position) => {
-        const first = values.indexOf(value);
-        if (first !== position) {
-          issues.push({
-            path: ["tenants", index, field, position, ...inner],
-            message: `is listed already, at ${keyPathOf([field, first, ...inner])}`,
-          });
-        }
-      });
-    once(tenant.admins, "admins");
-    once(
+    const listedOnce = (values: readonly string[], field: string, inner: string[] = []) => {
+      for (const { position, first } of repeats(values)) {
+        issues.push({
+          path: ["tenants", index, field, position, ...inner],
+          message: `is listed already, at ${keyPathOf([field, first, ...inner])}`,
+        });
+      }
+    };
+    listedOnce(tenant.admins, "admins");
+    listedOnce(
       tenant.webhooks.map((webhook) => webhook.name),
       "webhooks",
       ["name"],
@@ -164,11 +147,17 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
   return issues;
 }
 
-const InventoryFile = mapping({ defaults: DefaultsEntry.optional(), tenants: z.array(TenantEntry) }).superRefine(
-  (inventory, context) => {
+/** The inventory file; its descriptions make the inventory's reference page (`npm run docs`). */
+export const InventoryFile = mapping({
+  defaults: DefaultsEntry.optional().describe("Values every tenant takes unless it sets its own."),
+  tenants: z.array(TenantEntry).describe("The partner's tenants, each declared as a `Tenant` component."),
+})
+  .superRefine((inventory, context) => {
     for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
-  },
-);
+  })
+  .describe(
+    "The tenants inventory, `tenants.yaml`: the partner's customers as data, read by `loadInventory` and `declareTenants` in a program and by `dmarc-fleet`. Each tenant becomes a `Tenant` component. A key not listed here is refused, tenant keys and domains must be unique across the file, and an admin or webhook is listed once per tenant; every problem is reported at once, naming the tenant and the key.",
+  );
 
 /** Messages for zod's own checks, in the words of the api schemas' messages. */
 function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
@@ -180,20 +169,6 @@ function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
   if (issue.code === "invalid_value")
     return `must be one of ${issue.values.map((value) => `"${String(value)}"`).join(", ")}`;
   return undefined;
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let current = root;
-  for (const step of path) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<PropertyKey, unknown>)[step];
-  }
-  return current;
-}
-
-function describeValue(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 /** `domains[0].name` from `["domains", 0, "name"]`. */

@@ -2,6 +2,7 @@ import type { DmarcClient } from "../client";
 import { IMPORT_KEY } from "../runtime/host";
 import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
 import { PROVIDER_KEY } from "../runtime/providerModule";
+import { plain } from "../runtime/values";
 import {
   type Deployment,
   dmarcTypeName,
@@ -146,11 +147,6 @@ export async function planSettlement(state: Deployment, services: LookupServices
     }
   }
   return steps;
-}
-
-/** Properties travel as JSON: no `undefined`. */
-function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 /** The state as a completed create of the object would have left it. */

@@ -16,18 +16,16 @@ import { GroupId, OrganizationId } from "./fields";
 
 const DomainInputs = z
   .object({
-    /** Owning organisation. A different organisation replaces the domain. */
-    organizationId: OrganizationId,
-    /** The domain name, lower case, e.g. `example.com`. A different name replaces the domain. */
-    domain: DomainName,
-    /** `sending` (default) or `parked`. Updates in place. */
-    type: DomainType.default("sending"),
-    /** Domain group to assign it to. Updates in place. */
-    groupId: GroupId,
-    /** Which setup record to publish: `TXT` (default) with the DMARC policy, or a `CNAME` delegating it to the service. */
-    setupRecordType: SetupRecordType.default("TXT"),
-    /** DNS zone the record is published in, for `setupRecord.name`; defaults to the domain itself. */
-    zone: DomainName.optional(),
+    organizationId: OrganizationId.describe("The organisation the domain belongs to."),
+    domain: DomainName.describe("The domain name, lower case, e.g. `example.com`."),
+    type: DomainType.describe("Whether the domain sends mail or is parked.").default("sending"),
+    groupId: GroupId.describe("The domain group to assign it to (a DomainGroup's `groupId`)."),
+    setupRecordType: SetupRecordType.describe(
+      "Which setup record to publish: `TXT` with the DMARC policy, or a `CNAME` delegating it to the service.",
+    ).default("TXT"),
+    zone: DomainName.optional().describe(
+      "DNS zone the record is published in, for `setupRecord.name`; the domain itself when not given.",
+    ),
   })
   .refine((inputs) => !inputs.zone || inputs.domain === inputs.zone || inputs.domain.endsWith(`.${inputs.zone}`), {
     message: "must be the domain itself or one of its parent zones",
@@ -37,29 +35,22 @@ type DomainInputs = z.output<typeof DomainInputs>;
 
 /** The DNS record to publish, shaped to feed a DNS provider's record resource. */
 const DnsSetupRecord = z.object({
-  /** Fully qualified host, `_dmarc.<domain>`. */
-  host: z.string(),
-  /** Host relative to the zone (`_dmarc` for the zone apex domain), the `name` most DNS providers expect. */
-  name: z.string(),
-  zone: z.string(),
-  /** Record type as the service returned it, lower case (`txt`, `cname`). */
-  type: z.string(),
-  /** Upper-case record type ready for DNS providers (`TXT`, `CNAME`). */
-  recordType: SetupRecordType,
-  /** Record content: the DMARC policy text for TXT, the service's host name for CNAME. */
-  value: z.string(),
+  host: z.string().describe("Fully qualified host, `_dmarc.<domain>`."),
+  name: z
+    .string()
+    .describe("Host relative to the zone (`_dmarc` for the zone apex domain), the `name` most DNS providers expect."),
+  zone: z.string().describe("The zone the record goes into."),
+  type: z.string().describe("Record type as the service returned it, lower case (`txt`, `cname`)."),
+  recordType: SetupRecordType.describe("Upper-case record type ready for DNS providers (`TXT`, `CNAME`)."),
+  value: z.string().describe("Record content: the DMARC policy text for TXT, the service's host name for CNAME."),
 });
 export type DnsSetupRecord = z.infer<typeof DnsSetupRecord>;
 
 const DomainOutputs = z.object({
-  /** The record to publish, ready for a DNS provider's record resource. */
-  setupRecord: DnsSetupRecord,
-  /** Whether the service found the published record; refreshed on read. */
-  verified: z.boolean(),
-  /** The DMARC policy the service sees. */
-  policy: DomainPolicy,
-  /** Name of the domain's group, as the service reports it. */
-  domainGroup: z.string().nullable(),
+  setupRecord: DnsSetupRecord.describe("The record to publish, ready for a DNS provider's record resource."),
+  verified: z.boolean().describe("Whether the service found the published record; read again on refresh."),
+  policy: DomainPolicy.describe("The DMARC policy the service sees."),
+  domainGroup: z.string().nullable().describe("Name of the domain's group, as the service reports it."),
 });
 type DomainProps = DomainInputs & z.output<typeof DomainOutputs>;
 
@@ -109,6 +100,9 @@ function withZone(record: DnsSetupRecord, inputs: DomainInputs): DnsSetupRecord 
 
 export const domain = defineResource({
   typeName: "Domain",
+  description:
+    "A domain of an organisation. `setupRecord` is the DMARC record to publish, ready for a DNS provider's record resource; a `DomainVerification` after that record waits until the service has verified it.",
+  idFormat: "<organizationId>/<domain>",
   inputs: DomainInputs,
   outputs: DomainOutputs,
   replaceOn: ["organizationId", "domain"],
@@ -173,10 +167,7 @@ export const domain = defineResource({
   },
 });
 
-/**
- * A domain of an organisation. `setupRecord` is the DMARC record to publish,
- * ready for a DNS provider's record resource. Resource id: `<organizationId>/<domain>`.
- */
+/** The Domain resource; its inputs, outputs and id: docs/resources/domain.md. */
 export const Domain = resourceClass(domain);
 export type Domain = InstanceType<typeof Domain>;
 export type DomainArgs = ConstructorParameters<typeof Domain>[1];

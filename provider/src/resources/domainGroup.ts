@@ -21,19 +21,17 @@ async function findGroup(
 
 export const domainGroup = defineResource({
   typeName: "DomainGroup",
+  description: "A domain group of an organisation: domains sharing policy and reporting.",
+  idFormat: "<organizationId>/<groupId>",
   inputs: z.object({
-    /** Owning organisation. A different organisation replaces the group. */
-    organizationId: OrganizationId,
-    /** Group name. Updates in place. */
-    name: displayName(DomainGroupName),
+    organizationId: OrganizationId.describe("The organisation the group belongs to."),
+    name: displayName(DomainGroupName).describe("Name of the group."),
   }),
   outputs: z.object({
-    /** Names of the group's domains, as the service lists them. */
-    domains: z.array(z.string()),
+    domains: z.array(z.string()).describe("Names of the group's domains, as the service lists them."),
   }),
   idOutputs: {
-    /** The service's id of the group, the `groupId` of domains. */
-    groupId: groupIdOf,
+    groupId: { description: "The service's id of the group: the `groupId` of its domains.", fromId: groupIdOf },
   },
   replaceOn: ["organizationId"],
 
@@ -71,7 +69,7 @@ export const domainGroup = defineResource({
   },
 });
 
-/** A domain group: domains sharing policy and reporting. Resource id: `<organizationId>/<groupId>`. */
+/** The DomainGroup resource; its inputs, outputs and id: docs/resources/domainGroup.md. */
 export const DomainGroup = resourceClass(domainGroup);
 export type DomainGroup = InstanceType<typeof DomainGroup>;
 export type DomainGroupArgs = ConstructorParameters<typeof DomainGroup>[1];

@@ -10,9 +10,7 @@ import { resourceClass } from "../runtime/resource";
 import { OrganizationId } from "./fields";
 
 // Waits, in `create`, until the service reports the domain verified: the
-// pattern of aws.acm.CertificateValidation, placed after the DNS record
-// resource that publishes the Domain's setupRecord. Nothing is ever written to
-// the service, so a failed or timed-out create can simply run again.
+// pattern of aws.acm.CertificateValidation.
 
 const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1_000 } as const;
 const DURATION = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
@@ -60,30 +58,39 @@ const DOMAIN_ID = /^[^/]+\/[^/]+$/;
 
 const DomainVerificationInputs = z
   .object({
-    /** The Domain's resource id, `<organizationId>/<domain>` (`domain.id`); or give `organizationId` and `domain`. */
     domainId: z
       .string()
       .regex(DOMAIN_ID, { message: 'must be a Domain resource id, "<organizationId>/<domain>"' })
-      .optional(),
-    /** The domain's organisation, with `domain`, instead of `domainId`. */
-    organizationId: OrganizationId.optional(),
-    /** The domain name, with `organizationId`, instead of `domainId`. */
-    domain: DomainName.optional(),
-    /**
-     * The value the DNS record publishes, taken from the DNS record resource
-     * (e.g. `cloudflare.DnsRecord.content`), so the verification comes after
-     * the record and waits again when the value changes.
-     */
-    recordValue: z.string().optional(),
-    /**
-     * How long `create` waits for the service, as "45m", "2h", "1h30m" or
-     * "90s" (1s to 24h). On timeout a rerun of `up` waits again.
-     */
-    timeout: Duration("1s", "24h").default(DEFAULT_TIMEOUT),
-    /** First pause between reads of the domain (1s to 10m); pauses grow by half up to 2 minutes. */
-    pollInterval: Duration("1s", "10m").default(DEFAULT_POLL_INTERVAL),
-    /** Filled by the class with the resource's URN, so progress shows on the resource in the engine's output. */
-    progressUrn: z.string().optional(),
+      .optional()
+      .describe(
+        "The Domain's resource id, `<organizationId>/<domain>` (`domain.id`); or give `organizationId` and `domain`.",
+      ),
+    organizationId: OrganizationId.optional().describe(
+      "The domain's organisation, with `domain`, instead of `domainId`.",
+    ),
+    domain: DomainName.optional().describe("The domain name, with `organizationId`, instead of `domainId`."),
+    recordValue: z
+      .string()
+      .optional()
+      .describe(
+        "The value the DNS record publishes, taken from the DNS record resource (e.g. `cloudflare.DnsRecord.content`), so the verification comes after the record and waits again when the value changes.",
+      ),
+    timeout: Duration("1s", "24h")
+      .describe(
+        'How long `create` waits for the service, as "45m", "2h", "1h30m" or "90s" (1s to 24h). On timeout a rerun of `up` waits again.',
+      )
+      .default(DEFAULT_TIMEOUT),
+    pollInterval: Duration("1s", "10m")
+      .describe(
+        `First pause between reads of the domain (1s to 10m); pauses grow by half up to ${MAX_POLL_PAUSE_MS / 60_000} minutes.`,
+      )
+      .default(DEFAULT_POLL_INTERVAL),
+    progressUrn: z
+      .string()
+      .optional()
+      .describe(
+        "Filled by the class with the resource's URN, so progress shows on the resource in the engine's output.",
+      ),
   })
   .superRefine((inputs, context) => {
     if (inputs.domainId !== undefined && (inputs.organizationId !== undefined || inputs.domain !== undefined)) {
@@ -108,10 +115,12 @@ const DomainVerificationInputs = z
 type DomainVerificationInputs = z.output<typeof DomainVerificationInputs>;
 
 const DomainVerificationOutputs = z.object({
-  /** Whether the service reports the domain verified: true once created; a refresh reads the current status. */
-  verified: z.boolean(),
-  /** The DMARC policy the service read from the record. */
-  policy: DomainPolicy,
+  verified: z
+    .boolean()
+    .describe(
+      "Whether the service reports the domain verified: true once created; a refresh reads the current status.",
+    ),
+  policy: DomainPolicy.describe("The DMARC policy the service read from the record."),
 });
 type DomainVerificationProps = DomainVerificationInputs & z.output<typeof DomainVerificationOutputs>;
 
@@ -275,12 +284,15 @@ async function verifiedProps(
 
 export const domainVerification = defineResource({
   typeName: "DomainVerification",
+  description:
+    "Completes when the service has verified the domain's published DMARC record; fails with the service's reason, or after `timeout`. Place it after the DNS record resource that publishes the Domain's `setupRecord`. Nothing is written to the service: destroying it changes nothing there, and a failed or timed-out create can simply run again.",
+  idFormat: "<organizationId>/<domain>",
   inputs: DomainVerificationInputs,
   outputs: DomainVerificationOutputs,
+  // Known whichever way the domain was named (domainId, or organisation and name).
   idOutputs: {
-    // Known whichever way the domain was named (domainId, or organisation and name).
-    organizationId: (id) => targetOfId(id).organizationId,
-    domain: (id) => targetOfId(id).domain,
+    organizationId: { description: "The domain's organisation.", fromId: (id) => targetOfId(id).organizationId },
+    domain: { description: "The domain name.", fromId: (id) => targetOfId(id).domain },
   },
   urnInput: "progressUrn",
   // Naming the domain another way is harmless to replace: the verification is a wait, not an object.
@@ -319,12 +331,7 @@ export const domainVerification = defineResource({
   async delete() {},
 });
 
-/**
- * Completes when the service has verified the domain's published DMARC
- * record; fails with the service's reason, or after \`timeout\`. Place it after
- * the DNS record resource. Deleting it changes nothing on the service.
- * Resource id: \`<organizationId>/<domain>\`.
- */
+/** The DomainVerification resource; its inputs, outputs and id: docs/resources/domainVerification.md. */
 export const DomainVerification = resourceClass(domainVerification);
 export type DomainVerification = InstanceType<typeof DomainVerification>;
 export type DomainVerificationArgs = ConstructorParameters<typeof DomainVerification>[1];

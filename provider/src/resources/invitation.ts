@@ -8,21 +8,18 @@ import { finishCreate, settleAction } from "../runtime/settle";
 import { EmailAddress, OrganizationId, SecureLink } from "./fields";
 
 const InvitationInputs = z.object({
-  /** Organisation the user is invited to. A change replaces the invitation. */
-  organizationId: OrganizationId,
-  /** The user's e-mail address, compared in lower case; also their user id. A change replaces the invitation. */
-  email: EmailAddress,
-  /** `admin` (default) or `no_access`. A change replaces the invitation. */
-  role: Role.default("admin"),
-  /** Where the invitation e-mail's link lands: https (http for loopback hosts only). */
-  redirectUrl: SecureLink.optional(),
+  organizationId: OrganizationId.describe("The organisation the user is invited to."),
+  email: EmailAddress.describe("The user's e-mail address, compared in lower case; also their user id."),
+  role: Role.describe("The user's role in the organisation.").default("admin"),
+  redirectUrl: SecureLink.optional().describe(
+    "Where the invitation e-mail's link lands: https (http for loopback hosts only).",
+  ),
 });
 type InvitationInputs = z.output<typeof InvitationInputs>;
 
 const InvitationOutputs = z.object({
-  /** The service's id of the user. */
-  userId: z.string(),
-  emailVerified: z.boolean(),
+  userId: z.string().describe("The service's id of the user."),
+  emailVerified: z.boolean().describe("Whether the service reports the user's e-mail address as verified."),
 });
 type InvitationProps = InvitationInputs & z.output<typeof InvitationOutputs>;
 
@@ -48,6 +45,8 @@ async function invitedUser(client: DmarcClient, inputs: InvitationInputs): Promi
 
 export const invitation = defineResource({
   typeName: "Invitation",
+  description: "A user invited to an organisation. Destroying it revokes the user's access to the organisation.",
+  idFormat: "<organizationId>/<email>",
   inputs: InvitationInputs,
   outputs: InvitationOutputs,
   replaceOn: ["organizationId", "email", "role"],
@@ -97,7 +96,7 @@ export const invitation = defineResource({
   },
 });
 
-/** A user invited to an organisation. Deleting it revokes the user's access. Resource id: `<organizationId>/<email>`. */
+/** The Invitation resource; its inputs, outputs and id: docs/resources/invitation.md. */
 export const Invitation = resourceClass(invitation);
 export type Invitation = InstanceType<typeof Invitation>;
 export type InvitationArgs = ConstructorParameters<typeof Invitation>[1];

@@ -29,22 +29,23 @@ async function findOrganization(
 
 export const organization = defineResource({
   typeName: "Organization",
+  description:
+    "A customer organisation (tenant) of the partner, created under the partner's credentials. Destroying it cancels its active subscriptions first, then deletes it, or keeps it (`onDelete`).",
+  idFormat: "<organizationId>",
   inputs: z.object({
-    /** Name of the customer organisation, 1 to 128 characters. Updates in place. */
-    name: displayName(OrganizationName),
-    /**
-     * What destroying the resource does. `delete` (default): cancel every active
-     * subscription, then delete the organisation. `cancelSubscriptions`: cancel
-     * them and keep the organisation and its data, only forgetting it in state.
-     */
-    onDelete: z.enum(["delete", "cancelSubscriptions"]).default("delete"),
+    name: displayName(OrganizationName).describe("Name of the customer organisation."),
+    onDelete: z
+      .enum(["delete", "cancelSubscriptions"])
+      .describe(
+        "What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel them and keep the organisation and its data, only forgetting it in state.",
+      )
+      .default("delete"),
   }),
   outputs: z.object({
-    createdAt: z.string(),
+    createdAt: z.string().describe("When the service created the organisation (ISO 8601)."),
   }),
   idOutputs: {
-    /** The service's id of the organisation: the resource id. */
-    organizationId: (id) => id,
+    organizationId: { description: "The service's id of the organisation: the resource id.", fromId: (id) => id },
   },
   replaceOn: [],
 
@@ -78,7 +79,7 @@ export const organization = defineResource({
   },
 });
 
-/** A customer organisation (tenant), created under the partner's credentials. Resource id: the organisation id. */
+/** The Organization resource; its inputs, outputs and id: docs/resources/organization.md. */
 export const Organization = resourceClass(organization);
 export type Organization = InstanceType<typeof Organization>;
 export type OrganizationArgs = ConstructorParameters<typeof Organization>[1];

@@ -13,17 +13,19 @@ export const MAX_RENEWALS = 120;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
 const SubscriptionInputs = z.object({
-  /** The organisation subscribed. A different organisation replaces the subscription. */
-  organizationId: OrganizationId,
-  /** Price of the partner's catalogue (see `getPriceId`). A change moves the subscription in place. */
-  priceId: serviceId("a price id of the partner's catalogue (see getPriceId)", "price_business_m"),
-  /** Keep the subscription active until this date (ISO 8601): renewed while it expires before it. */
+  organizationId: OrganizationId.describe("The organisation subscribed."),
+  priceId: serviceId("a price id of the partner's catalogue (see getPriceId)", "price_business_m").describe(
+    "Price of the partner's catalogue (see `getPriceId`). A change moves the subscription to the new price in place.",
+  ),
   keepActiveUntil: z
     .string()
     .refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)), {
       message: "must be an ISO 8601 date or date-time such as 2027-12-31 or 2027-12-31T00:00:00Z",
     })
-    .optional(),
+    .optional()
+    .describe(
+      `Keep the subscription active until this date (ISO 8601): renewed while it expires before it, at most ${MAX_RENEWALS} terms in one operation.`,
+    ),
 });
 type SubscriptionInputs = z.output<typeof SubscriptionInputs>;
 
@@ -31,12 +33,14 @@ const SubscriptionStatus = z.enum(["active", "suspended", "expired"]);
 export type SubscriptionStatus = z.infer<typeof SubscriptionStatus>;
 
 const SubscriptionOutputs = z.object({
-  /** The current subscription of the service; a price change moves it to a new id. */
-  subscriptionId: z.string(),
-  /** `active`, `suspended` (cancelled) or `expired`. */
-  status: SubscriptionStatus,
-  expireDate: z.string(),
-  cancelledAt: z.string().nullable(),
+  subscriptionId: z
+    .string()
+    .describe("The service's id of the current subscription; a price change moves it to a new id."),
+  status: SubscriptionStatus.describe(
+    "Where the subscription stands: `suspended` once cancelled, `expired` once its term ended.",
+  ),
+  expireDate: z.string().describe("When the current term ends (ISO 8601)."),
+  cancelledAt: z.string().nullable().describe("When the subscription was cancelled (ISO 8601), or null."),
 });
 type SubscriptionProps = SubscriptionInputs & z.output<typeof SubscriptionOutputs>;
 
@@ -172,6 +176,9 @@ async function assign(client: DmarcClient, inputs: SubscriptionInputs): Promise<
 
 export const subscription = defineResource({
   typeName: "Subscription",
+  description:
+    "A plan subscription of an organisation. Destroying it cancels it (the organisation is suspended); one a refresh finds cancelled or expired is made active again by the next `up`.",
+  idFormat: "<organizationId>/<first subscription id>",
   inputs: SubscriptionInputs,
   outputs: SubscriptionOutputs,
   replaceOn: ["organizationId"],
@@ -232,10 +239,7 @@ export const subscription = defineResource({
   },
 });
 
-/**
- * A plan subscription of an organisation. Deleting it cancels it (the
- * organisation is suspended). Resource id: `<organizationId>/<first subscription id>`.
- */
+/** The Subscription resource; its inputs, outputs and id: docs/resources/subscription.md. */
 export const Subscription = resourceClass(subscription);
 export type Subscription = InstanceType<typeof Subscription>;
 export type SubscriptionArgs = ConstructorParameters<typeof Subscription>[1];

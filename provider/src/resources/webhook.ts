@@ -7,24 +7,24 @@ import { settleCall } from "../runtime/settle";
 import { displayName, serviceId } from "./fields";
 
 const WebhookInputs = z.object({
-  /** Label. Updates in place. */
-  name: displayName(WebhookName),
-  /** Receiver endpoint: https, or http for loopback hosts only. Updates in place. */
-  url: WebhookUrl,
-  /** Subscribed events: `domain.created`, `domain.verified`, `report.received`. Updates in place. */
-  events: WebhookEvents,
-  /** Whether deliveries are made (default true). Updates in place. */
-  active: z.boolean().default(true),
-  /** Owner echoed in event metadata; defaults to the provider's `dmarc:partnerId`. A different owner replaces. */
-  ownerId: serviceId("an owner id: the partner id or an organisation id (or set dmarc:partnerId)", "org_2f8a"),
-  /** Change (e.g. increment) to rotate the signing secret (regenerate-secret). */
-  secretVersion: z.number().int().nonnegative().default(0),
+  name: displayName(WebhookName).describe("Label of the webhook."),
+  url: WebhookUrl.describe("Receiver endpoint: https, or http for loopback hosts only."),
+  events: WebhookEvents.describe("The events delivered to the endpoint."),
+  active: z.boolean().describe("Whether deliveries are made.").default(true),
+  ownerId: serviceId("an owner id: the partner id or an organisation id (or set dmarc:partnerId)", "org_2f8a").describe(
+    "Owner echoed in event metadata: the partner id, or an organisation id for an organisation's own webhook.",
+  ),
+  secretVersion: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("Change it (e.g. increment it) to rotate the signing secret.")
+    .default(0),
 });
 type WebhookInputs = z.output<typeof WebhookInputs>;
 
 const WebhookOutputs = z.object({
-  /** Signing secret, kept as a Pulumi secret. Empty after an import until the next rotation. */
-  secret: z.string(),
+  secret: z.string().describe("Signing secret of the deliveries. Empty after an import until the next rotation."),
 });
 type WebhookProps = WebhookInputs & z.output<typeof WebhookOutputs>;
 
@@ -60,12 +60,14 @@ async function settleLostCreate(client: DmarcClient, inputs: WebhookInputs): Pro
 
 export const webhook = defineResource({
   typeName: "Webhook",
+  description:
+    "A webhook receiving the service's events, owned by the partner or by one organisation. `secret` verifies the deliveries' signatures.",
+  idFormat: "<objectId>",
   inputs: WebhookInputs,
   outputs: WebhookOutputs,
   secretOutputs: ["secret"],
   idOutputs: {
-    /** The service's `objectId`: the resource id. */
-    webhookId: (id) => id,
+    webhookId: { description: "The service's `objectId` of the webhook: the resource id.", fromId: (id) => id },
   },
   replaceOn: ["ownerId"],
 
@@ -120,7 +122,7 @@ export const webhook = defineResource({
   },
 });
 
-/** A webhook receiving the service's events. `secret` verifies their signatures and is kept as a Pulumi secret. */
+/** The Webhook resource; its inputs, outputs and id: docs/resources/webhook.md. */
 export const Webhook = resourceClass(webhook);
 export type Webhook = InstanceType<typeof Webhook>;
 export type WebhookArgs = ConstructorParameters<typeof Webhook>[1];

@@ -6,6 +6,7 @@ import { engineLogFor } from "./engineLog";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
 import { PROVIDER_KEY } from "./providerModule";
 import { CreatedButUnfinished } from "./settle";
+import { describeValue, plain, valueAt } from "./values";
 
 // The engine's placeholder for a value not known during preview (an output of
 // a resource that does not exist yet). Same constant as @pulumi/pulumi's
@@ -31,21 +32,6 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  const text = JSON.stringify(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
-
-function valueAt(object: unknown, path: readonly PropertyKey[]): unknown {
-  let current = object;
-  for (const key of path) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
-}
-
 function inputKeys(definition: AnyResourceDefinition): string[] {
   const schema = definition.inputs;
   if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
@@ -65,11 +51,6 @@ function withoutProviderKey(props: Props | undefined): Props {
 function splitImportId(props: Props | undefined): { importId: unknown; declared: Props } {
   const { [IMPORT_KEY]: importId, ...declared } = withoutProviderKey(props);
   return { importId, declared };
-}
-
-/** Outputs go over gRPC as a protobuf Struct, which has no `undefined`. */
-function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
 }
 
 /**

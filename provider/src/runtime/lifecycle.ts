@@ -31,11 +31,19 @@ export interface LookupContext extends LifecycleContext {
   notBefore?: number;
 }
 
+/** An output computed from the resource id alone. */
+export interface IdOutput {
+  /** What the output is, for the resource's reference page. */
+  description: string;
+  fromId(id: string): string;
+}
+
 /**
- * A resource, declared once: its input schema (validation, types, error text
- * and the `Args` of its class), its computed outputs' schema, which outputs
- * are secret or derived from the resource id, which inputs force a
- * replacement, and its lifecycle functions over the shared client.
+ * A resource, declared once: what it is and how its id is made, its input
+ * schema (validation, types, error text, field descriptions and the `Args` of
+ * its class), its computed outputs' schema, which outputs are secret or
+ * derived from the resource id, which inputs force a replacement, and its
+ * lifecycle functions over the shared client.
  */
 export interface ResourceDefinition<
   I extends ObjectSchema,
@@ -46,6 +54,11 @@ export interface ResourceDefinition<
 > {
   /** Type name, as in the type token `pulumi-nodejs:dynamic/dmarc:<typeName>`. */
   typeName: string;
+  /** What the resource is and does, in a sentence or two (Markdown), for its reference page. */
+  description: string;
+  /** How the resource id is made, e.g. `<organizationId>/<domain>`: what `importId` takes to adopt an object. */
+  idFormat: string;
+  /** Validated inputs; each field's `.describe()` text is its description on the reference page. */
   inputs: I;
   /** Outputs the service computes, recorded next to the inputs. */
   outputs: O;
@@ -56,7 +69,7 @@ export interface ResourceDefinition<
    * state and stay known while an update is previewed, so dependents do not
    * show as replaced.
    */
-  idOutputs?: Readonly<Record<D, (id: string) => string>>;
+  idOutputs?: Readonly<Record<D, IdOutput>>;
   /** Inputs whose change replaces the object instead of updating it. */
   replaceOn: readonly (keyof z.output<I> & string)[];
   /** Inputs that default to a provider setting when not declared, e.g. a webhook's owner to `dmarc:partnerId`. */

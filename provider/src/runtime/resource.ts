@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import type { ObjectSchema, ResourceDefinition } from "./lifecycle";
+import type { IdOutput, ObjectSchema, ResourceDefinition } from "./lifecycle";
 import { PROVIDER_KEY, providerSource } from "./providerModule";
 import { recordProgramFrames } from "./stackFrames";
 
@@ -22,10 +22,8 @@ export interface AdoptableArgs {
    * Id of an existing object to take under management instead of creating
    * one; nothing is changed, and the create fails if the object differs from
    * the declaration. Pulumi's `import` option cannot be used with dynamic
-   * providers (pulumi/pulumi#16175). Ids: Organization `org_...`, DomainGroup
-   * `<organizationId>/<groupId>`, Domain `<organizationId>/<domain>`, Webhook
-   * `<objectId>`, Subscription `<organizationId>/<subscriptionId>`,
-   * Invitation `<organizationId>/<email>`.
+   * providers (pulumi/pulumi#16175). Each type's id format is on its
+   * reference page (docs/resources/), e.g. a Domain's `<organizationId>/<domain>`.
    */
   importId?: pulumi.Input<string>;
 }
@@ -76,7 +74,7 @@ export function resourceClass<
 >(definition: ResourceDefinition<I, O, D, S, U>): ResourceClass<I, O, D, S, U> {
   const { typeName, secretOutputs = [], idOutputs, urnInput } = definition;
   const unknownOutputs = Object.fromEntries(Object.keys(definition.outputs.shape).map((key) => [key, undefined]));
-  const derived = Object.entries(idOutputs ?? {}) as [string, (id: string) => string][];
+  const derived = Object.entries(idOutputs ?? {}) as [string, IdOutput][];
 
   const typeToken = `pulumi-nodejs:dynamic/${TYPE_MODULE}:${typeName}`;
   const provider = { [PROVIDER_KEY]: providerSource(typeName) };
@@ -95,7 +93,7 @@ export function resourceClass<
         restoreStackTrace();
       }
       const self = this as unknown as Record<string, pulumi.Output<string>>;
-      for (const [key, fromId] of derived) self[key] = this.id.apply(fromId);
+      for (const [key, output] of derived) self[key] = this.id.apply(output.fromId);
     }
   }
   Object.defineProperty(DmarcResource, "name", { value: typeName });

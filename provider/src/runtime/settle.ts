@@ -1,4 +1,5 @@
 import { type DmarcClient, DmarcResponseError, OutcomeUnknownError } from "../client";
+import { plain } from "./values";
 
 /**
  * How much the service's clock may run behind ours: an object the service
@@ -83,7 +84,6 @@ export async function finishCreate<T>(id: string, properties: object, finish: ()
   try {
     return await finish();
   } catch (error) {
-    // Properties travel to the engine as a protobuf Struct, which has no `undefined`.
-    throw new CreatedButUnfinished(id, JSON.parse(JSON.stringify(properties)), error);
+    throw new CreatedButUnfinished(id, plain(properties), error);
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { EventName, Plan } from "../api";
-import { type BillingFrequency, getPlans, selectPriceId } from "../functions/plans";
+import type { Plan } from "../api";
+import { getPlans, type PriceSelector, selectPriceId } from "../functions/plans";
 import { type DnsSetupRecord, Domain } from "../resources/domain";
 import { DomainGroup } from "../resources/domainGroup";
 import { DomainVerification } from "../resources/domainVerification";
@@ -9,10 +9,21 @@ import { Organization } from "../resources/organization";
 import { Subscription, type SubscriptionStatus } from "../resources/subscription";
 import { Webhook } from "../resources/webhook";
 import { recordProgramFrames } from "../runtime/stackFrames";
+import { repeats } from "../runtime/values";
+import {
+  TENANT_KEY_RULE,
+  type TenantDomain,
+  type TenantIds,
+  TenantKey,
+  type TenantOnDelete,
+  type TenantWebhook,
+} from "./schema";
+
+export type { TenantDomain, TenantIds, TenantOnDelete, TenantWebhook } from "./schema";
 
 /** The Pulumi type of the component grouping one tenant's resources. */
 export const TENANT_TYPE = "dmarc:index:Tenant";
-/** The type the tenants-yaml example used before the component moved into the package; aliased so its stacks keep their resources. */
+/** The component type of stacks made with the tenants-yaml example's own component: an alias, so they keep their resources. */
 export const EXAMPLE_TENANT_TYPE = "dmarc-tenants:index:Tenant";
 
 /** A problem with a tenant's declaration. A `pulumi.RunError`, so a preview stops with these lines and no stack trace. */
@@ -22,51 +33,10 @@ export class TenantError extends pulumi.RunError {
   }
 }
 
-export interface TenantPlan {
+/** The tenant's plan: a price selector whose plan is given by `name`. */
+export interface TenantPlan extends Omit<PriceSelector, "plan"> {
   /** Plan name of the partner's catalogue, matched without regard to case, e.g. `Business`. */
-  name: string;
-  /** Billing frequency; default `monthly`. */
-  frequency?: BillingFrequency;
-  /** Needed only when the plan has several prices for the frequency. */
-  currency?: string;
-}
-
-export interface TenantDomain {
-  /** Domain name, lower case. Also the resource name, so it is unique in a stack. */
-  name: string;
-  /** `sending` (default) or `parked`. */
-  type?: "sending" | "parked";
-  /** `TXT` (default) or `CNAME`. */
-  setupRecordType?: "TXT" | "CNAME";
-  /** DNS zone the record goes into; defaults to the domain. */
-  zone?: string;
-  /** Wait in `up` until the service has verified the published record (a `DomainVerification`, or `verifyDomain`). */
-  verify?: boolean;
-}
-
-export interface TenantWebhook {
-  name: string;
-  url: string;
-  events: EventName[];
-}
-
-/**
- * Ids of objects that exist already on the service, adopted instead of
- * created (each resource's `importId`): moving tenants in from another stack,
- * a script or by-hand setup. Nothing adopted is changed or recreated.
- */
-export interface TenantIds {
-  organization?: string;
-  /** `<organizationId>/<groupId>`. */
-  group?: string;
-  /** `<organizationId>/<subscriptionId>`. */
-  subscription?: string;
-  /** By domain name: `<organizationId>/<domain>`. */
-  domains?: Record<string, string>;
-  /** By e-mail address: `<organizationId>/<email>`. */
-  admins?: Record<string, string>;
-  /** By webhook name: the webhook's object id. */
-  webhooks?: Record<string, string>;
+  name: PriceSelector["plan"];
 }
 
 /**
@@ -105,9 +75,6 @@ function waitForTheService(domainName: string): VerifyDomain {
     );
 }
 
-/** What destroying the tenant does: delete its organisation, only cancel its subscriptions, or leave the service untouched. */
-export type TenantOnDelete = "delete" | "cancelSubscriptions" | "keep";
-
 export interface TenantArgs {
   /** The organisation's name. Renaming updates the organisation in place: the resource name (the key) stays. */
   name: pulumi.Input<string>;
@@ -137,6 +104,27 @@ export interface TenantDomainOutputs {
   record: pulumi.Output<DnsSetupRecord>;
   published?: pulumi.Resource;
   verification?: pulumi.Resource;
+}
+
+/** What every resource of one tenant is declared with: its name, its options, and the id it adopts. */
+interface TenantScope {
+  key: string;
+  /** The resource name of a part of the tenant: `<key>/<part>/...`. */
+  name(...parts: string[]): string;
+  /** The component as parent; with `onDelete: keep`, every resource retained. */
+  options: pulumi.CustomResourceOptions;
+  /** The `importId` input adopting the object with this id, if one is given. */
+  adopt(id: string | undefined): { importId?: string };
+}
+
+function scopeOf(tenant: Tenant, key: string, onDelete: TenantOnDelete): TenantScope {
+  return {
+    key,
+    name: (...parts) => [key, ...parts].join("/"),
+    // Kept tenants are only forgotten: every resource retained, the organisation's delete never runs.
+    options: { parent: tenant, ...(onDelete === "keep" ? { retainOnDelete: true } : {}) },
+    adopt: (id) => (id === undefined ? {} : { importId: id }),
+  };
 }
 
 /**
@@ -178,61 +166,29 @@ export class Tenant extends pulumi.ComponentResource {
     checkArgs(key, args, label);
     const existing = args.existingIds ?? {};
     const onDelete = args.onDelete ?? "delete";
-    // Kept tenants are only forgotten: every resource retained, the organisation's delete never runs.
-    const retain = { parent: this, ...(onDelete === "keep" ? { retainOnDelete: true } : {}) };
-    const name = (...parts: string[]) => [key, ...parts].join("/");
-    const adopt = (id: string | undefined) => (id === undefined ? {} : { importId: id });
+    const scope = scopeOf(this, key, onDelete);
 
-    this.organization = new Organization(
-      key,
-      {
-        name: args.name,
-        onDelete: onDelete === "delete" ? "delete" : "cancelSubscriptions",
-        ...adopt(existing.organization),
-      },
-      retain,
+    this.organization = declareOrganization(scope, args.name, onDelete, existing.organization);
+    this.organizationId = this.organization.organizationId;
+    this.group = new DomainGroup(
+      scope.name("group"),
+      { organizationId: this.organizationId, name: args.group, ...scope.adopt(existing.group) },
+      scope.options,
     );
-    const organizationId = this.organization.organizationId;
-    this.organizationId = organizationId;
-    this.group = new DomainGroup(name("group"), { organizationId, name: args.group, ...adopt(existing.group) }, retain);
     const priceId = pulumi.output(args.plans ?? getPlans()).apply((plans) => priceIdFor(plans, args.plan, label));
     this.subscription = new Subscription(
-      name("subscription"),
-      { organizationId, priceId, ...adopt(existing.subscription) },
-      retain,
+      scope.name("subscription"),
+      { organizationId: this.organizationId, priceId, ...scope.adopt(existing.subscription) },
+      scope.options,
     );
     this.subscriptionStatus = this.subscription.status;
-    this.invitations = Object.fromEntries(
-      (args.admins ?? []).map((email) => [
-        email,
-        new Invitation(
-          name("admin", email),
-          { organizationId, email, role: "admin", ...adopt(existing.admins?.[email]) },
-          retain,
-        ),
-      ]),
-    );
-    this.webhooks = Object.fromEntries(
-      (args.webhooks ?? []).map((webhook) => [
-        webhook.name,
-        new Webhook(
-          name("webhook", webhook.name),
-          {
-            name: webhook.name,
-            url: webhook.url,
-            events: webhook.events,
-            ownerId: organizationId,
-            ...adopt(existing.webhooks?.[webhook.name]),
-          },
-          retain,
-        ),
-      ]),
-    );
+    this.invitations = declareInvitations(scope, this.organizationId, args.admins ?? [], existing.admins ?? {});
+    this.webhooks = declareWebhooks(scope, this.organizationId, args.webhooks ?? [], existing.webhooks ?? {});
     // After the subscription, so the plan's domain limit applies rather than the trial's; after the
     // webhooks, so they see each domain's domain.created event.
     const before = [this.subscription, ...Object.values(this.webhooks)];
     this.domains = Object.fromEntries(
-      (args.domains ?? []).map((entry) => [entry.name, this.declareDomain(entry, args, existing, retain, before)]),
+      (args.domains ?? []).map((entry) => [entry.name, this.declareDomain(scope, entry, args, existing, before)]),
     );
     this.records = pulumi.output(
       Object.fromEntries(Object.entries(this.domains).map(([domain, outputs]) => [domain, outputs.record])),
@@ -242,58 +198,107 @@ export class Tenant extends pulumi.ComponentResource {
     );
     this.ids = idsOf(this);
     // The properties above are the component's outputs for programs. Recorded again as the
-    // component's state they would repeat what its resources hold, some 2 KB a tenant in a
-    // checkpoint the engine rewrites after every step; a fleet's shard exports them once.
+    // component's state they would repeat what its resources hold, in a checkpoint the engine
+    // rewrites after every step; a fleet's shard exports them once.
     this.registerOutputs({});
   }
 
+  /** A Domain, its record published by `publishRecord` and, with `verify`, the wait for its verification. */
   private declareDomain(
+    scope: TenantScope,
     entry: TenantDomain,
     args: TenantArgs,
     existing: TenantIds,
-    retain: pulumi.CustomResourceOptions,
     before: pulumi.Resource[],
   ): TenantDomainOutputs {
+    const { name, verify, ...settings } = entry;
     const domain = new Domain(
-      entry.name,
+      name,
       {
         organizationId: this.organizationId,
-        domain: entry.name,
+        domain: name,
         groupId: this.group.groupId,
-        ...(entry.type ? { type: entry.type } : {}),
-        ...(entry.setupRecordType ? { setupRecordType: entry.setupRecordType } : {}),
-        ...(entry.zone ? { zone: entry.zone } : {}),
-        ...(existing.domains?.[entry.name] === undefined ? {} : { importId: existing.domains[entry.name] }),
+        ...settings,
+        ...scope.adopt(existing.domains?.[name]),
       },
-      { ...retain, dependsOn: before },
+      { ...scope.options, dependsOn: before },
     );
     const record = domain.setupRecord;
     const published = args.publishRecord?.(record, domain, { parent: this, dependsOn: [domain] });
-    const verify = args.verifyDomain ?? waitForTheService(entry.name);
-    const verification = entry.verify
-      ? verify(domain, published, { parent: this, dependsOn: published ? [published] : [domain] })
+    const verifyWith = args.verifyDomain ?? waitForTheService(name);
+    const verification = verify
+      ? verifyWith(domain, published, { parent: this, dependsOn: published ? [published] : [domain] })
       : undefined;
     return { domain, record, ...(published ? { published } : {}), ...(verification ? { verification } : {}) };
   }
 }
 
-/** Declarations the resources' own checks cannot see: names that would collide, and options that need another option. */
+/** The tenant's organisation: `keep` and `cancelSubscriptions` both leave it on the service. */
+function declareOrganization(
+  scope: TenantScope,
+  name: pulumi.Input<string>,
+  onDelete: TenantOnDelete,
+  existingId: string | undefined,
+): Organization {
+  return new Organization(
+    scope.key,
+    { name, onDelete: onDelete === "delete" ? "delete" : "cancelSubscriptions", ...scope.adopt(existingId) },
+    scope.options,
+  );
+}
+
+/** An administrator invitation per e-mail address, by address. */
+function declareInvitations(
+  scope: TenantScope,
+  organizationId: pulumi.Output<string>,
+  admins: readonly string[],
+  existing: Record<string, string>,
+): Record<string, Invitation> {
+  return Object.fromEntries(
+    admins.map((email) => [
+      email,
+      new Invitation(
+        scope.name("admin", email),
+        { organizationId, email, role: "admin", ...scope.adopt(existing[email]) },
+        scope.options,
+      ),
+    ]),
+  );
+}
+
+/** The tenant's webhooks, owned by its organisation, by name. */
+function declareWebhooks(
+  scope: TenantScope,
+  organizationId: pulumi.Output<string>,
+  webhooks: readonly TenantWebhook[],
+  existing: Record<string, string>,
+): Record<string, Webhook> {
+  return Object.fromEntries(
+    webhooks.map((webhook) => [
+      webhook.name,
+      new Webhook(
+        scope.name("webhook", webhook.name),
+        { ...webhook, ownerId: organizationId, ...scope.adopt(existing[webhook.name]) },
+        scope.options,
+      ),
+    ]),
+  );
+}
+
+/** Declarations the resources' own checks cannot see: names that would collide. */
 function checkArgs(key: string, args: TenantArgs, label: string): void {
   const problems: string[] = [];
-  if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(key)) {
-    problems.push(`${label}: key "${key}" must be lower-case letters and digits in words joined by hyphens`);
-  }
-  const once = (values: readonly string[], field: string) => {
-    values.forEach((value, index) => {
-      if (values.indexOf(value) !== index) problems.push(`${label}: ${field}[${index}] "${value}" is listed already`);
-    });
+  if (!TenantKey.safeParse(key).success) problems.push(`${label}: key "${key}" ${TENANT_KEY_RULE}`);
+  const listedOnce = (values: readonly string[], field: string) => {
+    for (const { position } of repeats(values))
+      problems.push(`${label}: ${field}[${position}] "${values[position]}" is listed already`);
   };
-  once(
+  listedOnce(
     (args.domains ?? []).map((domain) => domain.name),
     "domains",
   );
-  once(args.admins ?? [], "admins");
-  once(
+  listedOnce(args.admins ?? [], "admins");
+  listedOnce(
     (args.webhooks ?? []).map((webhook) => webhook.name),
     "webhooks",
   );
@@ -302,12 +307,9 @@ function checkArgs(key: string, args: TenantArgs, label: string): void {
 
 /** The price of the tenant's plan, or an error naming the tenant and its `plan`. */
 export function priceIdFor(plans: readonly Plan[], plan: TenantPlan, label: string): string {
+  const { name, ...price } = plan;
   try {
-    return selectPriceId(plans, {
-      plan: plan.name,
-      ...(plan.frequency ? { frequency: plan.frequency } : {}),
-      ...(plan.currency ? { currency: plan.currency } : {}),
-    });
+    return selectPriceId(plans, { plan: name, ...price });
   } catch (error) {
     throw new TenantError([`${label} plan: ${(error as Error).message}`]);
   }

@@ -2,7 +2,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { api } from "pulumi-dmarc-partner";
-import { checkPlans, declareTenants, InventoryError, parseInventory, TENANT_TYPE, Tenant } from "pulumi-dmarc-partner";
+import {
+  checkPlans,
+  declareTenants,
+  InventoryError,
+  parseInventory,
+  TENANT_TYPE,
+  Tenant,
+  TenantError,
+} from "pulumi-dmarc-partner";
 import { beforeAll, describe, expect, it } from "vitest";
 
 // The example's tenants.yaml turned into Tenant components, under Pulumi's
@@ -300,5 +308,52 @@ describe("a Tenant moving in and publishing its records", () => {
       domainId: "org-umbrella/umbrella.example",
       recordValue: "v=DMARC1; p=none",
     });
+  });
+});
+
+describe("a Tenant's own declaration", () => {
+  it("gives each Domain the settings its entry declares, and nothing of the tenant's", async () => {
+    const hooli = new Tenant("hooli", {
+      name: "Hooli",
+      group: "Main",
+      plan: { name: "Starter" },
+      domains: [{ name: "mail.hooli.example", type: "parked", setupRecordType: "CNAME", zone: "hooli.example" }],
+      plans: Promise.resolve(catalogue),
+    });
+    await settled(hooli.ids);
+    const { __provider: _provider, ...inputs } = inputsOf("Domain", "mail.hooli.example") ?? {};
+    expect(inputs).toEqual({
+      organizationId: "org-hooli",
+      domain: "mail.hooli.example",
+      groupId: "group-hooli/group",
+      type: "parked",
+      setupRecordType: "CNAME",
+      zone: "hooli.example",
+    });
+  });
+
+  it("refuses a key that is not lower-case words and names every entry listed twice, at once", () => {
+    const hook = { name: "events", url: "https://hooks.acme.example/", events: ["domain.created" as const] };
+    let error: unknown;
+    try {
+      new Tenant("Acme_Corp", {
+        name: "Acme",
+        group: "Main",
+        plan: { name: "Starter" },
+        domains: [{ name: "acme.example" }, { name: "mail.acme.example" }, { name: "acme.example" }],
+        admins: ["it@acme.example", "it@acme.example"],
+        webhooks: [hook, hook],
+        plans: Promise.resolve(catalogue),
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(TenantError);
+    expect((error as TenantError).problems).toEqual([
+      'tenant "Acme_Corp": key "Acme_Corp" must be lower-case letters and digits in words joined by hyphens',
+      'tenant "Acme_Corp": domains[2] "acme.example" is listed already',
+      'tenant "Acme_Corp": admins[1] "it@acme.example" is listed already',
+      'tenant "Acme_Corp": webhooks[1] "events" is listed already',
+    ]);
   });
 });

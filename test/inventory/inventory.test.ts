@@ -228,6 +228,20 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
       `${ACME} webhooks: must list at most 5 webhooks, the service's limit per organisation; got [{"name":"hook-0","url":"https://hooks.acme.example/0","events":["domain.veri...`,
     ],
     [
+      "a webhook name padded with white space, which its Webhook would refuse",
+      (tenant) => {
+        tenant.webhooks = [{ name: "events ", url: "https://hooks.acme.example", events: ["report.received"] }];
+      },
+      `${ACME} webhooks[0].name: must not start or end with white space; got "events "`,
+    ],
+    [
+      "a group name padded with white space, which its DomainGroup would refuse",
+      (tenant) => {
+        tenant.group = " Production";
+      },
+      `${ACME} group: must not start or end with white space; got " Production"`,
+    ],
+    [
       "no group",
       (tenant) => {
         delete tenant.group;

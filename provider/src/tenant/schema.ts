@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { domain } from "../resources/domain";
+import { organization } from "../resources/organization";
+import { webhook } from "../resources/webhook";
+
+// What a tenant declares, as schemas built from the fields of the resources it
+// declares: a rule, default or message of a field is written once, on the
+// resource, and the Tenant's types and the inventory's checks follow it.
+
+/** What a tenant key must be; it is the stem of every resource name of the tenant. */
+export const TENANT_KEY_RULE = "must be lower-case letters and digits in words joined by hyphens";
+
+/** A tenant's key: lower-case words joined by hyphens, so it never holds the `/` that joins resource names. */
+export const TenantKey = z
+  .string()
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, { message: `${TENANT_KEY_RULE}, such as acme-corp` });
+
+const domainInputs = domain.inputs.shape;
+
+/** One domain of a tenant: the Domain's own settings, under the domain's name. */
+export const TenantDomain = z.object({
+  name: domainInputs.domain.describe(
+    "The domain name, lower case; also the Domain's resource name, so unique in a stack.",
+  ),
+  type: domainInputs.type,
+  setupRecordType: domainInputs.setupRecordType,
+  zone: domainInputs.zone,
+  verify: z
+    .boolean()
+    .optional()
+    .describe("Wait in `up` until the service has verified the published record (a `DomainVerification`)."),
+});
+export type TenantDomain = z.input<typeof TenantDomain>;
+
+/** One webhook of a tenant, owned by the tenant's organisation. */
+export const TenantWebhook = webhook.inputs.pick({ name: true, url: true, events: true });
+export type TenantWebhook = z.input<typeof TenantWebhook>;
+
+/** What destroying the tenant does: the organisation's own choices, and `keep`, which touches nothing on the service. */
+export const TenantOnDelete = z.enum([...organization.inputs.shape.onDelete.unwrap().options, "keep"]);
+export type TenantOnDelete = z.infer<typeof TenantOnDelete>;
+
+/**
+ * Ids of objects that exist already on the service, adopted instead of
+ * created (each resource's `importId`): moving tenants in from another stack,
+ * a script or by-hand setup. Nothing adopted is changed or recreated.
+ */
+export const TenantIds = z.object({
+  organization: z.string().min(1).optional().describe("The Organization's id."),
+  group: z.string().min(1).optional().describe("The DomainGroup's id, `<organizationId>/<groupId>`."),
+  subscription: z.string().min(1).optional().describe("The Subscription's id, `<organizationId>/<subscriptionId>`."),
+  domains: z
+    .record(z.string(), z.string().min(1))
+    .optional()
+    .describe("Each Domain's id, `<organizationId>/<domain>`, by domain name."),
+  admins: z
+    .record(z.string(), z.string().min(1))
+    .optional()
+    .describe("Each Invitation's id, `<organizationId>/<email>`, by e-mail address."),
+  webhooks: z.record(z.string(), z.string().min(1)).optional().describe("Each Webhook's object id, by webhook name."),
+});
+export type TenantIds = z.input<typeof TenantIds>;

@@ -1,0 +1,64 @@
+// `npm run docs`: writes the reference pages of docs/resources/ from the
+// schemas of the built provider (scripts/run.mjs builds it first).
+// test/docs/reference.test.ts fails while a page differs from what this makes.
+
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { projectRoot } from "./engine.mjs";
+import { indexPage, inventoryPage, resourcePage } from "./reference/pages.mjs";
+
+/** Where the pages go, from the project root. */
+export const REFERENCE_DIR = "docs/resources";
+
+const fromProvider = createRequire(join(projectRoot, "provider", "package.json"));
+
+/** The text as the repository's formatter writes Markdown (tables aligned), so `biome ci` passes on the pages. */
+function formatted(path, text) {
+  const biome = join(projectRoot, "node_modules", ".bin", "biome");
+  const result = spawnSync(biome, ["format", `--stdin-file-path=${path}`], {
+    cwd: projectRoot,
+    input: text,
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`biome could not format ${path}:\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** Every reference page, by its path from the project root. */
+export function referencePages() {
+  const { registeredTypes } = fromProvider("./dist/registry.js");
+  const { TYPE_MODULE } = fromProvider("./dist/runtime/resource.js");
+  const { InventoryFile } = fromProvider("./dist/inventory/inventory.js");
+  const types = registeredTypes.map((type) => ({
+    name: basename(type.providerModule),
+    typeToken: `pulumi-nodejs:dynamic/${TYPE_MODULE}:${type.typeName}`,
+    definition: type.definition,
+  }));
+  const pages = [
+    { file: "README.md", text: indexPage(types) },
+    ...types.map((type) => ({ file: `${type.name}.md`, text: resourcePage(type) })),
+    { file: "inventory.md", text: inventoryPage(InventoryFile) },
+  ];
+  return pages.map(({ file, text }) => {
+    const path = `${REFERENCE_DIR}/${file}`;
+    return { path, text: formatted(path, `${text}\n`) };
+  });
+}
+
+/** Writes every page, and removes the pages of types no longer registered. */
+function writePages() {
+  const pages = referencePages();
+  const folder = join(projectRoot, REFERENCE_DIR);
+  mkdirSync(folder, { recursive: true });
+  const written = new Set(pages.map((page) => basename(page.path)));
+  for (const file of readdirSync(folder)) {
+    if (file.endsWith(".md") && !written.has(file)) rmSync(join(folder, file));
+  }
+  for (const page of pages) writeFileSync(join(projectRoot, page.path), page.text);
+  process.stdout.write(`wrote ${pages.length} pages to ${REFERENCE_DIR}/\n`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) writePages();
