@@ -120,7 +120,9 @@ describe("a plan per tenant", () => {
     { ...bravo, domains: [{ name: "bravo.example" }, { name: "bravo2.example" }] },
     { ...charlie, plan: "Business" },
     echo,
-    tenant("foxtrot"),
+    tenant("foxtrot", {
+      webhooks: [{ name: "events", url: "https://hooks.example/foxtrot", events: ["domain.verified"] }],
+    }),
   ];
   const expected = () => ({
     delta: [
@@ -141,6 +143,7 @@ describe("a plan per tenant", () => {
       "created DomainGroup foxtrot/group",
       "created Subscription foxtrot/subscription",
       "created Domain foxtrot.example",
+      "created Webhook foxtrot/webhook/events",
     ].sort(),
   });
 
@@ -155,6 +158,7 @@ describe("a plan per tenant", () => {
     expect(offboarding).toMatchObject({ approvedBy: "--allow-offboard", onDelete: "delete", irreversible: true });
     expect(offboarding?.objects.find((object) => object.type === "Organization")?.id).toMatch(/^org_/);
     expect(preview.totals.tenants).toEqual({ new: 1, changed: 3, offboarding: 1, refused: 0, drifted: 0 });
+    expect(preview.totals.objects).toMatchObject({ create: 6, update: 2, replace: 0, delete: 4 });
 
     const comment = findingsMarkdown(
       { command: preview.command, fleet: preview.fleet, results: preview.results, findings: preview },
@@ -171,6 +175,10 @@ describe("a plan per tenant", () => {
     expect(up.ok).toBe(true);
     expect(exitCode(up)).toBe(FLEET_EXIT.ok.code);
     expect(outline(up.tenants)).toEqual(expected());
+    // The new webhook's signing secret and the partner's client secret appear nowhere in the report.
+    const text = JSON.stringify(up);
+    expect(text).not.toContain("whsec_");
+    expect(text).not.toContain(emulator.partner.clientSecret);
     const organizations = await organizationsByName(serviceClient(emulator));
     expect(organizations.has("Tenant delta")).toBe(false);
     for (const name of ["Alpha Renamed", "Tenant bravo", "Tenant charlie", "Tenant echo", "Tenant foxtrot"])
