@@ -1,4 +1,4 @@
-import { EXAMPLE_TENANT_TYPE, TENANT_TYPE, type TenantOnDelete } from "../tenant/tenant";
+import type { TenantOnDelete } from "../tenant/tenant";
 import {
   type Approval,
   deleteEffect,
@@ -7,6 +7,7 @@ import {
   type Tombstone,
 } from "./offboardingGate";
 import type { PropertyChange, ResourceStep, StepKind } from "./stepLog";
+import { isTenantType } from "./tenantHoldings";
 
 // What a fleet command learns per tenant (the planned or applied steps, the
 // offboardings and their approval, drift) as one structure; the terminal
@@ -99,8 +100,6 @@ const STEP_LISTS: Record<
   missing: "missing",
 };
 
-const isComponent = (type: string) => type === TENANT_TYPE || type === EXAMPLE_TENANT_TYPE;
-
 function emptyFindings(key: string, shard: string): TenantFindings {
   return { key, shard, created: [], updated: [], replaced: [], deleted: [], differs: [], missing: [] };
 }
@@ -192,7 +191,7 @@ export function fleetFindings(inputs: FindingsInputs): FleetFindings {
   for (const step of inputs.steps) {
     if (step.tenant === undefined) continue;
     const tenant = tenantOf(step.tenant, step.shard);
-    if (isComponent(step.type)) {
+    if (isTenantType(step.type)) {
       if (step.kind === "create") tenant.new = true;
       if (step.kind === "delete") offboarded.add(step.tenant);
       continue;

@@ -1,3 +1,4 @@
+import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent, OpType, StepEventMetadata } from "@pulumi/pulumi/automation";
 import { holdsSecret, resourceName } from "../recovery/deployment";
 import { PROVIDER_KEY } from "../runtime/providerModule";
@@ -51,12 +52,10 @@ const REFRESH_PREVIEW_KINDS: Partial<Record<OpType, StepKind>> = { update: "diff
 /** Property names whose values are never shown, whether or not the engine marks them secret. */
 const NEVER_SHOWN = new Set(["secret", "clientSecret", "magicLink", "password", "token"]);
 
-/** The engine's stand-in for a value not known until the operation runs. */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
 function shown(name: string, value: unknown): unknown {
   if (NEVER_SHOWN.has(name) || holdsSecret(value)) return "[secret]";
-  if (value === UNKNOWN || (typeof value === "string" && value.includes(UNKNOWN))) return "[unknown]";
+  // The engine's stand-in for a value not known until the operation runs.
+  if (typeof value === "string" && value.includes(pulumi.runtime.unknownValue)) return "[unknown]";
   return value;
 }
 

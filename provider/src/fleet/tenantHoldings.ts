@@ -25,7 +25,8 @@ export interface TenantHolding {
   onDelete: TenantOnDelete;
 }
 
-function isTenantType(type: string): boolean {
+/** Whether the type is the Tenant component's, or the one its stacks from the example still record. */
+export function isTenantType(type: string): boolean {
   return type === TENANT_TYPE || type === EXAMPLE_TENANT_TYPE;
 }
 
