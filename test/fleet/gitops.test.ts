@@ -24,8 +24,8 @@ import {
 
 // A pull request's day on a fleet of three shards (shard size 2): a truncated
 // inventory is refused with nothing deleted, and a change touching five
-// tenants is planned, then applied, tenant by tenant, with its one approved
-// offboarding carried out and nothing else removed.
+// tenants is planned, then applied, tenant by tenant, with its one
+// tombstoned tenant offboarded and nothing else removed.
 
 let emulator: EmulatorHandle;
 const fleet = uniqueFleetName("gitops");
@@ -33,8 +33,8 @@ const [alpha, bravo, charlie, delta, echo] = ["alpha", "bravo", "charlie", "delt
   tenant(key),
 ) as [Entry, Entry, Entry, Entry, Entry];
 
-function options(tenants: Entry[], extra: Partial<FleetOptions> = {}): FleetOptions {
-  return fleetOptions(emulator, fleet, inventoryOf(tenants), extra);
+function options(tenants: Entry[], extra: Partial<FleetOptions> = {}, sections: Entry = {}): FleetOptions {
+  return fleetOptions(emulator, fleet, inventoryOf(tenants, sections), extra);
 }
 
 function exitCode(report: FleetReport, extra: { detailedExitcode?: boolean } = {}): number {
@@ -124,6 +124,7 @@ describe("a plan per tenant", () => {
       webhooks: [{ name: "events", url: "https://hooks.example/foxtrot", events: ["domain.verified"] }],
     }),
   ];
+  const tombstone = { offboard: [{ key: "delta", note: "contract ended", date: "2026-11-30" }] };
   const expected = () => ({
     delta: [
       "deleted Domain delta.example",
@@ -148,14 +149,21 @@ describe("a plan per tenant", () => {
   });
 
   it("lists exactly the edits of a change touching five tenants, the offboarding first", async () => {
-    const preview = await runFleet("preview", options(change(), { allowOffboard: ["delta"] }));
+    const preview = await runFleet("preview", options(change(), {}, tombstone));
     expect(preview.ok).toBe(true);
     expect(exitCode(preview)).toBe(FLEET_EXIT.ok.code);
     expect(exitCode(preview, { detailedExitcode: true })).toBe(FLEET_EXIT.changes.code);
     expect(preview.tenants[0]?.key).toBe("delta");
     expect(outline(preview.tenants)).toEqual(expected());
     const offboarding = preview.tenants[0]?.offboarding;
-    expect(offboarding).toMatchObject({ approvedBy: "--allow-offboard", onDelete: "delete", irreversible: true });
+    expect(offboarding).toMatchObject({
+      approvedBy: "tombstone",
+      note: "contract ended",
+      date: "2026-11-30",
+      onDelete: "delete",
+      irreversible: true,
+    });
+    expect(preview.removableTombstones).toEqual([]);
     expect(offboarding?.objects.find((object) => object.type === "Organization")?.id).toMatch(/^org_/);
     expect(preview.totals.tenants).toEqual({ new: 1, changed: 3, offboarding: 1, refused: 0, drifted: 0 });
     expect(preview.totals.objects).toMatchObject({ create: 6, update: 2, replace: 0, delete: 4 });
@@ -170,8 +178,8 @@ describe("a plan per tenant", () => {
     expect(comment).toContain('name: `"Tenant alpha"` → `"Alpha Renamed"`');
   }, 600_000);
 
-  it("applies it: up reports the same per tenant, offboards the approved tenant and only it", async () => {
-    const up = await runFleet("up", options(change(), { allowOffboard: ["delta"] }));
+  it("applies it: up reports the same per tenant, offboards the tombstoned tenant and only it", async () => {
+    const up = await runFleet("up", options(change(), {}, tombstone));
     expect(up.ok).toBe(true);
     expect(exitCode(up)).toBe(FLEET_EXIT.ok.code);
     expect(outline(up.tenants)).toEqual(expected());
@@ -183,5 +191,8 @@ describe("a plan per tenant", () => {
     expect(organizations.has("Tenant delta")).toBe(false);
     for (const name of ["Alpha Renamed", "Tenant bravo", "Tenant charlie", "Tenant echo", "Tenant foxtrot"])
       expect(organizations.has(name)).toBe(true);
+    expect(up.removableTombstones).toEqual([{ key: "delta", reason: "offboarded by this run" }]);
+    const later = await runFleet("status", options(change(), {}, tombstone));
+    expect(later.removableTombstones).toEqual([{ key: "delta", reason: "no shard holds it" }]);
   }, 600_000);
 });

@@ -23,8 +23,9 @@ export function tenant(key: string, extra: Entry = {}): Entry {
   };
 }
 
-export function inventoryOf(tenants: Entry[]): Inventory {
-  return parseInventory(stringify({ tenants }), "tenants.yaml");
+/** The inventory of these tenant entries, with the file's other sections (`offboard:`) from `sections`. */
+export function inventoryOf(tenants: Entry[], sections: Entry = {}): Inventory {
+  return parseInventory(stringify({ tenants, ...sections }), "tenants.yaml");
 }
 
 /** A project folder of its own under .cache/projects whose node_modules is the repository's, as a partner's project has the package installed. */

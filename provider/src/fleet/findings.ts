@@ -1,11 +1,6 @@
+import type { InventoryTombstone } from "../inventory/inventory";
 import type { TenantOnDelete } from "../tenant/tenant";
-import {
-  type Approval,
-  deleteEffect,
-  OFFBOARDING_EFFECTS,
-  type OffboardingDecision,
-  type Tombstone,
-} from "./offboardingGate";
+import { type Approval, deleteEffect, OFFBOARDING_EFFECTS, type OffboardingDecision } from "./offboardingGate";
 import type { PropertyChange, ResourceStep, StepKind } from "./stepLog";
 import { isTenantType } from "./tenantHoldings";
 
@@ -144,7 +139,7 @@ function hasChanges(tenant: TenantFindings): boolean {
 export interface FindingsInputs {
   steps: readonly ResourceStep[];
   decisions: readonly OffboardingDecision[];
-  tombstones: readonly Tombstone[];
+  tombstones: readonly InventoryTombstone[];
   /** Every tenant key the shards' states held when the run started. */
   deployed: ReadonlySet<string>;
   /** `--allow-offboard` keys. */

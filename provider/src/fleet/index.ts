@@ -20,7 +20,7 @@ export {
 } from "./findings";
 export { COMMENT_LIMIT, type CommentOptions, type CommentSubject, findingsMarkdown } from "./findingsMarkdown";
 export { findingsText } from "./findingsText";
-export { DEFAULT_MAX_OFFBOARD, type Tombstone } from "./offboardingGate";
+export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export {
   FLEET_COMMANDS,

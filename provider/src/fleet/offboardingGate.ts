@@ -1,3 +1,4 @@
+import type { InventoryTombstone } from "../inventory/inventory";
 import type { TenantOnDelete } from "../tenant/tenant";
 import type { HeldObject, TenantHolding } from "./tenantHoldings";
 
@@ -9,15 +10,6 @@ import type { HeldObject, TenantHolding } from "./tenantHoldings";
 /** Offboardings one run may carry out unless `--max-offboard` says otherwise. */
 export const DEFAULT_MAX_OFFBOARD = 5;
 
-/** An inventory's approval of one offboarding: its `offboard:` entry. */
-export interface Tombstone {
-  key: string;
-  /** Why, or who approved it: shown in the plan. */
-  note?: string;
-  /** When it was approved, `YYYY-MM-DD`: shown in the plan. */
-  date?: string;
-}
-
 /** A tenant deployed in a shard that the inventory no longer lists. */
 export interface LeavingTenant {
   key: string;
@@ -27,7 +19,8 @@ export interface LeavingTenant {
 }
 
 export interface OffboardingRules {
-  tombstones: readonly Tombstone[];
+  /** The inventory's `offboard:` entries. */
+  tombstones: readonly InventoryTombstone[];
   /** Keys the command line approves (`--allow-offboard`). */
   allowed: readonly string[];
   /** Most offboardings one run may carry out. */
@@ -42,7 +35,7 @@ export type Approval = "tombstone" | "--allow-offboard";
 
 export interface OffboardingDecision extends LeavingTenant {
   approvedBy?: Approval;
-  tombstone?: Tombstone;
+  tombstone?: InventoryTombstone;
   /** Why the run leaves the tenant as it is; undefined when it offboards it. */
   refusal?: string;
 }

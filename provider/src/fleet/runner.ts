@@ -140,7 +140,7 @@ function offboardings(
   );
   const deployed = [...states.values()].reduce((sum, state) => sum + state.tenants.length, 0);
   return gateOffboarding(leaving, deployed, {
-    tombstones: [],
+    tombstones: options.inventory.offboard,
     allowed: options.allowOffboard ?? [],
     maxOffboard: options.maxOffboard ?? DEFAULT_MAX_OFFBOARD,
     inventoryTenants: options.inventory.tenants.length,
@@ -224,7 +224,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
     const { formatVersion, ...findings } = fleetFindings({
       steps: steps.steps,
       decisions,
-      tombstones: [],
+      tombstones: options.inventory.offboard,
       deployed: new Set([...states.values()].flatMap((state) => state.tenants)),
       allowed: options.allowOffboard ?? [],
       applied: command === "up",
