@@ -164,6 +164,7 @@ function skipReason(
   excluded: readonly string[],
 ) {
   if ((command === "refresh" || command === "drift" || command === "destroy") && !shard.exists) return "no stack yet";
+  // A shard of refused tenants only would run nothing, and its emptied stack must not be removed.
   if (excluded.length > 0 && shard.tenants.length === 0) return "nothing to run but refused offboardings";
   const unsupported = excluded.length > 0 ? excludeUnsupported() : undefined;
   if (unsupported) return `an offboarding was refused and ${unsupported}, so its other changes wait`;

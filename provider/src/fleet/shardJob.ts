@@ -196,10 +196,8 @@ async function markDrift(running: Running, stack: Stack): Promise<void> {
 
 /** Removes the stack of a destroyed shard, or of one whose `up` emptied it; answers whether it did. */
 async function removeEmptied(running: Running, stack: Stack): Promise<boolean> {
-  const { operation, shard, exclude } = running.job;
-  // Tenants whose offboarding was refused stay in the state: the stack stays with them.
-  const emptied =
-    operation === "destroy" || (operation === "up" && shard.tenants.length === 0 && (exclude ?? []).length === 0);
+  const { operation, shard } = running.job;
+  const emptied = operation === "destroy" || (operation === "up" && shard.tenants.length === 0);
   if (emptied) await stack.workspace.removeStack(shard.name);
   running.clock.lap("removeSeconds");
   return emptied;
@@ -221,8 +219,8 @@ async function steps(running: Running, rate: number | undefined): Promise<ShardO
  * Runs one shard: settles an interruption the scan found, opens its stack,
  * writes the configuration with the shard's part of the request budget,
  * runs the operation, sets or clears its drift mark, and removes an emptied
- * stack. Never throws: a failure
- * is the shard's result, with its first error line and its log.
+ * stack. Never throws: a failure is the shard's result, with its first error
+ * line and its log.
  */
 export async function runShardJob(context: ShardJobContext, job: ShardJob, slot: PoolSlot): Promise<ShardResult> {
   const { shard, operation } = job;
