@@ -30,10 +30,10 @@ export interface FleetSweepHooks {
   concurrency: number | undefined;
   pace: number | undefined;
   say(message: string): void;
-  /** Times one action as a phase of the bench (requests, processes, bounds). */
+  /** Times one action as a phase of the bench (requests, processes, bounds); `drift` is timed as the refresh it is. */
   measure(
     spec: FleetSpec,
-    phase: "up" | "preview" | "destroy",
+    phase: "up" | "preview" | "refresh" | "destroy",
     action: () => Promise<Record<string, number> | null>,
   ): Promise<PhaseResult>;
   /** `up` and `destroy` of one single stack. */
@@ -42,8 +42,11 @@ export interface FleetSweepHooks {
   baseline(spec: FleetSpec): Promise<PhaseResult[]>;
 }
 
-/** `preview` is the no-change one over the deployed shards, as a pull request's check would run it. */
-type FleetPhase = "up" | "preview" | "destroy";
+/**
+ * `preview` is the no-change one over the deployed shards, as a pull
+ * request's check would run it; `drift` the nightly one, finding none.
+ */
+type FleetPhase = "up" | "preview" | "drift" | "destroy";
 
 /**
  * Where one fleet operation's time went. Shard-seconds are summed over the
@@ -84,8 +87,10 @@ export interface FleetSweepRow {
   fleetUp: PhaseResult;
   /** Every shard previewed again after `up`, with nothing to change. */
   fleetPreview: PhaseResult;
+  /** Every shard read back without writing state, and the account's organisations listed, with no drift to find. */
+  fleetDrift: PhaseResult;
   fleetDestroy: PhaseResult;
-  /** Where the fleet's `up`, `preview` and `destroy` spent their time. */
+  /** Where the fleet's `up`, `preview`, `drift` and `destroy` spent their time. */
   time: FleetTimeBreakdown[];
   singleUp: PhaseResult | null;
   baselineUp: PhaseResult;
@@ -196,12 +201,21 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
       throw new Error(`the fleet's no-change preview planned changes: ${JSON.stringify(changes)}`);
     return changes;
   });
+  let driftReport: FleetReport | undefined;
+  hooks.say("fleet drift: a refresh in preview mode of every shard, measured as the refresh phase");
+  const fleetDrift = await hooks.measure(spec, "refresh", async () => {
+    driftReport = await runFleet("drift", options);
+    const changes = changesOf(driftReport);
+    const { differs, missing } = driftReport.totals.objects;
+    if (differs + missing > 0) throw new Error(`the fleet's drift run found drift: ${JSON.stringify(changes)}`);
+    return changes;
+  });
   let destroyReport: FleetReport | undefined;
   const fleetDestroy = await hooks.measure(spec, "destroy", async () => {
     destroyReport = await runFleet("destroy", { ...options, inventory: inventoryOf({ ...spec, tenants: 0 }) });
     return changesOf(destroyReport);
   });
-  if (!upReport || !previewReport || !destroyReport) throw new Error("the fleet returned no report");
+  if (!upReport || !previewReport || !driftReport || !destroyReport) throw new Error("the fleet returned no report");
   const singleUp = spec.tenants <= SINGLE_STACK_LIMIT ? ((await hooks.single(spec))[0] ?? null) : null;
   const [baselineUp] = await hooks.baseline(spec);
   if (!baselineUp) throw new Error("the baseline returned no result");
@@ -211,10 +225,12 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
     shards: upReport.shards.length,
     fleetUp: up.value,
     fleetPreview,
+    fleetDrift,
     fleetDestroy,
     time: [
       timeBreakdown("up", upReport, up.value),
       timeBreakdown("preview", previewReport, fleetPreview),
+      timeBreakdown("drift", driftReport, fleetDrift),
       timeBreakdown("destroy", destroyReport, fleetDestroy),
     ],
     singleUp,
@@ -230,8 +246,8 @@ export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: nu
   const lines = [
     `Fleet runner: shards of ${shardSize} tenants, ${concurrency} at once.`,
     "",
-    "| tenants | resources | shards | fleet up s | fleet s/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
-    "| ------- | --------- | ------ | ---------- | -------------- | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | --------------- | --------------- | ----------------- |",
+    "| tenants | resources | shards | fleet up s | fleet s/tenant | no-change preview s | drift s | drift req/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
+    "| ------- | --------- | ------ | ---------- | -------------- | ------------------- | ------- | ---------------- | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | --------------- | --------------- | ----------------- |",
   ];
   for (const row of rows) {
     lines.push(
@@ -241,6 +257,9 @@ export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: nu
         row.shards,
         fixed(row.fleetUp.wallSeconds),
         fixed(perTenant(row.fleetUp, row.tenants), 3),
+        fixed(row.fleetPreview.wallSeconds),
+        fixed(row.fleetDrift.wallSeconds),
+        fixed(row.fleetDrift.requestsPerTenant),
         fixed(row.singleUp?.wallSeconds ?? null),
         fixed(perTenant(row.singleUp, row.tenants), 3),
         fixed(row.baselineUp.wallSeconds),

@@ -7,6 +7,7 @@ export {
   type Inventory,
   InventoryError,
   type InventoryTenant,
+  type InventoryTombstone,
   loadInventory,
   parseInventory,
 } from "./inventory/inventory";

@@ -1,6 +1,6 @@
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import type { DmarcClient } from "pulumi-dmarc-partner/client";
-import { type FleetReport, runFleet } from "pulumi-dmarc-partner/fleet";
+import { type FleetOptions, type FleetReport, runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
@@ -28,8 +28,12 @@ function resultsByShard(report: FleetReport): Record<string, { status: string; c
   );
 }
 
-async function run(command: "preview" | "up" | "shards", tenants: Entry[]): Promise<FleetReport> {
-  return runFleet(command, fleetOptions(emulator, fleet, inventoryOf(tenants)));
+async function run(
+  command: "preview" | "up" | "shards",
+  tenants: Entry[],
+  extra: Partial<FleetOptions> = {},
+): Promise<FleetReport> {
+  return runFleet(command, fleetOptions(emulator, fleet, inventoryOf(tenants), extra));
 }
 
 async function fleetStacks(): Promise<string[]> {
@@ -147,11 +151,13 @@ describe("a fleet of shard stacks", () => {
     expect((await organizationsByName(client)).has("Tenant foxtrot")).toBe(true);
   }, 600_000);
 
-  it("offboards removed tenants and removes the stack of a shard they leave empty", async () => {
+  it("offboards approved tenants and removes the stack of a shard they leave empty", async () => {
     const renamed = { ...a, name: "Alpha Renamed" };
     const foxtrot = tenant("foxtrot");
     const golf = { ...b, key: "golf", name: "Golf", domains: [] };
-    const report = await run("up", [renamed, { ...b, name: "Bravo Renamed" }, foxtrot, golf]);
+    const report = await run("up", [renamed, { ...b, name: "Bravo Renamed" }, foxtrot, golf], {
+      allowOffboard: ["charlie", "delta"],
+    });
     expect(report.ok).toBe(true);
     const emptied = report.results.find((result) => result.shard === `${fleet}-002`);
     expect(emptied).toMatchObject({ status: "done", removed: true });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
-import type { FleetOptions } from "pulumi-dmarc-partner/fleet";
+import type { FleetOptions, TenantFindings } from "pulumi-dmarc-partner/fleet";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
 import type { EmulatorHandle } from "../support/emulator";
@@ -23,8 +23,9 @@ export function tenant(key: string, extra: Entry = {}): Entry {
   };
 }
 
-export function inventoryOf(tenants: Entry[]): Inventory {
-  return parseInventory(stringify({ tenants }), "tenants.yaml");
+/** The inventory of these tenant entries, with the file's other sections (`offboard:`) from `sections`. */
+export function inventoryOf(tenants: Entry[], sections: Entry = {}): Inventory {
+  return parseInventory(stringify({ tenants, ...sections }), "tenants.yaml");
 }
 
 /** A project folder of its own under .cache/projects whose node_modules is the repository's, as a partner's project has the package installed. */
@@ -80,4 +81,35 @@ export function serviceClient(emulator: EmulatorHandle): DmarcClient {
 /** The service's organisations by name, with their ids. */
 export async function organizationsByName(client: DmarcClient): Promise<Map<string, string>> {
   return new Map((await client.listOrganizations()).map((organization) => [organization.name, organization.id]));
+}
+
+type FindingsList = "created" | "updated" | "replaced" | "deleted" | "differs" | "missing";
+
+/**
+ * Each tenant's findings as sorted lines, `<list> <type> <name>`, with
+ * `name: old -> new` for every changed property, headed by `new` and
+ * `offboarding <status>` where they apply: one value to compare exactly.
+ */
+export function findingsOutline(
+  tenants: readonly TenantFindings[],
+  lists: readonly FindingsList[],
+): Record<string, string[]> {
+  return Object.fromEntries(
+    tenants.map((found) => [
+      found.key,
+      [
+        ...(found.new ? ["new"] : []),
+        ...(found.offboarding ? [`offboarding ${found.offboarding.status}`] : []),
+        ...lists.flatMap((list) =>
+          found[list].map((object) => {
+            const changed = list === "created" ? [] : (object.properties ?? []);
+            const values = changed.map(
+              (property) => ` ${property.name}: ${String(property.old)} -> ${String(property.new)}`,
+            );
+            return `${list} ${object.type} ${object.name}${values.join("")}`;
+          }),
+        ),
+      ].sort(),
+    ]),
+  );
 }

@@ -349,7 +349,7 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
     expect(problemsOf("")).toEqual(["tenants.yaml: must be a mapping; got null"]);
     expect(problemsOf("tenant: []\n")).toEqual([
       "tenants.yaml: tenants: is required",
-      "tenants.yaml: tenant: is not a known key (known: defaults, tenants)",
+      "tenants.yaml: tenant: is not a known key (known: defaults, tenants, offboard)",
     ]);
   });
 
@@ -368,6 +368,45 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
   it("gives the line and column of a YAML syntax error", () => {
     expect(problemsOf("tenants:\n  - name: Acme\n    name: Acme Corp\n")).toEqual([
       "tenants.yaml: line 3, column 5: Map keys must be unique",
+    ]);
+  });
+});
+
+describe("the offboard: section (tombstones)", () => {
+  it("reads each approved offboarding with its note and date, and none when the section is absent", () => {
+    const text = [
+      stringify({ tenants: [globex] }),
+      "offboard:",
+      "  - key: acme",
+      "    note: contract ended, ticket OPS-1234",
+      "    date: 2026-11-30",
+      "  - key: initech",
+      "",
+    ].join("\n");
+    expect(parseInventory(text).offboard).toEqual([
+      { key: "acme", note: "contract ended, ticket OPS-1234", date: "2026-11-30" },
+      { key: "initech" },
+    ]);
+    expect(parseInventory(stringify({ tenants: [globex] })).offboard).toEqual([]);
+  });
+
+  it("refuses a tombstone of a tenant the file still lists, one listed twice, a bad key or date, and an unknown key", () => {
+    const text = stringify({
+      tenants: [globex],
+      offboard: [
+        { key: "globex" },
+        { key: "acme" },
+        { key: "acme" },
+        { key: "Acme Corp" },
+        { key: "x", date: "30.11.2026", reason: "x" },
+      ],
+    });
+    expect(problemsOf(text)).toEqual([
+      'tenants.yaml: offboard[3].key: must be lower-case letters and digits in words joined by hyphens, such as acme-corp; got "Acme Corp"',
+      'tenants.yaml: offboard[4].date: must be a date as YYYY-MM-DD, such as 2026-11-30; got "30.11.2026"',
+      "tenants.yaml: offboard[4].reason: is not a known key (known: key, note, date)",
+      'tenants.yaml: offboard[2].key: is listed already, at offboard[1].key; got "acme"',
+      'tenants.yaml: offboard[0].key: is the key of tenant "Globex" (tenants[0]), which the file still lists: remove the tenant\'s entry to offboard it, or this tombstone to keep it; got "globex"',
     ]);
   });
 });

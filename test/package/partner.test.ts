@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -246,5 +246,51 @@ describe(`the packed package in a partner's project on Node.js ${process.version
     expect(destroy.summary.resourceChanges).toEqual({ delete: 9 });
     const remaining = await client.listOrganizations();
     expect(remaining.filter((org) => tenants.some((tenant) => tenant.organizationId === org.id))).toEqual([]);
+  }, 600_000);
+
+  it("runs dmarc-fleet preview from the tarball: the plan per tenant as a pull-request comment, exit 3 for changes", async () => {
+    const env = { ...process.env, ...(await useEngine()) };
+    writeFileSync(
+      join(projectDir, "tenants.yaml"),
+      [
+        "defaults: { group: Main, plan: Starter }",
+        "tenants:",
+        "  - { name: Gamma Ltd, domains: [{ name: gamma.example }] }",
+        "  - { name: Delta Ltd, domains: [{ name: delta.example }] }",
+        "",
+      ].join("\n"),
+    );
+    const fleet = uniqueStackName("tarball-fleet");
+    const common = ["--config-stack", stack.name, "--fleet", fleet, "--concurrency", "1"];
+    // Not spawnSync: the emulator answers from this process, whose event loop must keep running.
+    const fleetCommand = (args: string[]) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn("npx", ["--no", "dmarc-fleet", ...args, ...common], {
+          cwd: projectDir,
+          env,
+          signal: AbortSignal.timeout(300_000),
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+        });
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        child.on("error", reject);
+        child.on("close", (status) => resolve({ status, stdout, stderr }));
+      });
+    try {
+      const preview = await fleetCommand(["preview", "--markdown", "plan.md", "--detailed-exitcode"]);
+      expect(preview.status, preview.stderr).toBe(3);
+      expect(preview.stdout).toMatch(/gamma-ltd \(tarball-fleet-[^)]+-001\): new, 4 created/);
+      const comment = readFileSync(join(projectDir, "plan.md"), "utf8");
+      expect(comment).toMatch(/^### dmarc-fleet preview: fleet `tarball-fleet-/);
+      expect(comment).toContain("| gamma-ltd | ");
+      expect(comment).toContain("<details><summary><b>delta-ltd</b>");
+    } finally {
+      await fleetCommand(["destroy"]);
+    }
   }, 600_000);
 });

@@ -1,8 +1,10 @@
+import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
 import {
   type CommandSpec,
   checkOptionsApply,
+  type ExitCode,
   listOption,
   parseOptions,
   stringOption,
@@ -13,14 +15,35 @@ import {
 import { InventoryError, loadInventory } from "../inventory/inventory";
 import { recoverShard } from "../recovery/shard";
 import { DEFAULT_SHARD_SIZE } from "./assignment";
+import { COMMENT_LIMIT, findingsMarkdown } from "./findingsMarkdown";
+import { findingsText } from "./findingsText";
+import { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
 import { summaryTable } from "./progress";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, type FleetReport, runFleet } from "./runner";
 
-/** `dmarc-fleet`'s exit codes; every code a run can end with is here, and the usage text and docs are read off it. */
+/**
+ * `dmarc-fleet`'s exit codes; every code a run can end with is here, and the
+ * usage text and docs are read off it. A failure outranks every finding, so
+ * a pipeline never mistakes a broken run for a plan, drift or a refusal.
+ */
 export const FLEET_EXIT = {
-  ok: { code: 0, meaning: "done: every shard ran (or was skipped as unchanged)" },
+  ok: { code: 0, meaning: "done: every shard ran (or was skipped as unchanged), and none of the findings below" },
   failed: { code: 1, meaning: "failed: a shard failed, or the run could not reach the backend or the service" },
   usage: { code: 2, meaning: "bad usage: an unknown option, or an inventory or configuration that does not check" },
+  changes: {
+    code: 3,
+    meaning: "changes pending (preview --detailed-exitcode): the plan creates, updates, replaces or deletes something",
+  },
+  drift: {
+    code: 4,
+    meaning:
+      "drift found (drift): an object differs from its shard's state or is missing on the service; with --fail-on-unmanaged also an organisation no shard manages",
+  },
+  refused: {
+    code: 5,
+    meaning:
+      "refused (preview, up): an offboarding was not approved or over --max-offboard; the tenant was left as it is, the rest ran",
+  },
 } as const;
 
 export const FLEET_SPEC: CommandSpec = {
@@ -83,6 +106,48 @@ export const FLEET_SPEC: CommandSpec = {
       description: "run every shard, not only changed or failed ones",
       commands: ["up"],
     },
+    {
+      name: "refresh",
+      type: "boolean",
+      description:
+        "refresh every existing shard first, so objects changed or deleted outside the fleet are set back (shards where drift or refresh found drift are refreshed anyway)",
+      commands: ["preview", "up"],
+    },
+    {
+      name: "allow-offboard",
+      type: "string",
+      value: "<key>",
+      multiple: true,
+      description:
+        "approve offboarding this deployed tenant the inventory no longer lists, in this run only; repeat for several (the inventory's offboard: section approves for every run)",
+      commands: ["preview", "up"],
+    },
+    {
+      name: "max-offboard",
+      type: "string",
+      value: "<n>",
+      description: `most offboardings one run carries out; with more approved, all are refused (default: ${DEFAULT_MAX_OFFBOARD})`,
+      commands: ["preview", "up"],
+    },
+    {
+      name: "detailed-exitcode",
+      type: "boolean",
+      description: `exit ${FLEET_EXIT.changes.code} when the plan has changes`,
+      commands: ["preview"],
+    },
+    {
+      name: "fail-on-unmanaged",
+      type: "boolean",
+      description: `exit ${FLEET_EXIT.drift.code} also for organisations no shard manages (default: listed only, as onDelete: keep leaves them on purpose)`,
+      commands: ["drift"],
+    },
+    {
+      name: "markdown",
+      type: "string",
+      value: "<file>",
+      description: `also write the findings per tenant as a pull-request comment to <file> (relative to --cwd), under ${COMMENT_LIMIT.toLocaleString("en")} characters`,
+      commands: ["preview", "up", "drift"],
+    },
     { name: "json", type: "boolean", description: "print the report as JSON on stdout" },
     { name: "help", type: "boolean", short: "h", description: "print this text" },
   ],
@@ -102,6 +167,10 @@ async function projectSettingsOf(cwd: string, configStack: string | undefined, e
 export interface FleetInvocation {
   command: FleetCommand;
   json: boolean;
+  /** Where the pull-request comment goes, absolute. */
+  markdown?: string;
+  detailedExitcode: boolean;
+  failOnUnmanaged: boolean;
   options: FleetOptions;
 }
 
@@ -121,6 +190,9 @@ export async function fleetOptionsFromArgs(argv: readonly string[]): Promise<Fle
   const shardSize = wholeNumber(values, "shard-size");
   const concurrency = wholeNumber(values, "concurrency");
   const only = listOption(values, "shard");
+  const allowOffboard = listOption(values, "allow-offboard");
+  const maxOffboard = wholeNumber(values, "max-offboard", 0);
+  const markdown = stringOption(values, "markdown");
   const { project, stackName, config, secretsProvider } = await projectSettingsOf(
     cwd,
     stringOption(values, "config-stack"),
@@ -130,6 +202,9 @@ export async function fleetOptionsFromArgs(argv: readonly string[]): Promise<Fle
   return {
     command,
     json: values.json === true,
+    ...(markdown ? { markdown: resolve(cwd, markdown) } : {}),
+    detailedExitcode: values["detailed-exitcode"] === true,
+    failOnUnmanaged: values["fail-on-unmanaged"] === true,
     options: {
       fleet: stringOption(values, "fleet") ?? stackName ?? "fleet",
       projectName: project.name,
@@ -145,6 +220,9 @@ export async function fleetOptionsFromArgs(argv: readonly string[]): Promise<Fle
       ...(concurrency ? { concurrency } : {}),
       ...(only ? { only } : {}),
       ...(values.all ? { all: true } : {}),
+      ...(values.refresh ? { refresh: true } : {}),
+      ...(allowOffboard ? { allowOffboard } : {}),
+      ...(maxOffboard === undefined ? {} : { maxOffboard }),
     },
   };
 }
@@ -159,7 +237,8 @@ function overviewTable(report: FleetReport): string {
           ? "up to date"
           : "changed";
     const leaving = shard.leaving.length > 0 ? `, leaving: ${shard.leaving.join(" ")}` : "";
-    return `${shard.name}  ${String(shard.tenants.length).padStart(4)} tenants  ${state}${leaving}`;
+    const drift = shard.drift ? `, drift ${shard.drift}` : "";
+    return `${shard.name}  ${String(shard.tenants.length).padStart(4)} tenants  ${state}${leaving}${drift}`;
   });
   return [
     `fleet ${report.fleet}: ${report.shards.length} shard(s) of at most ${report.shardSize} tenants`,
@@ -171,6 +250,63 @@ const isBadInput = (error: unknown) => error instanceof UsageError || error inst
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What the findings are called under each command that reports them. */
+const FINDINGS_HEADINGS: Partial<Record<FleetCommand, string>> = {
+  preview: "Plan per tenant",
+  up: "Done per tenant",
+  refresh: "Drift taken into the state, per tenant",
+  drift: "Drift per tenant",
+  destroy: "Destroyed per tenant",
+};
+
+/** The findings that end a run with their own code, the most pressing first; a failed shard outranks them all. */
+const FINDING_EXITS: readonly {
+  exit: ExitCode;
+  found: (report: FleetReport, invocation: FleetInvocation) => boolean;
+}[] = [
+  { exit: FLEET_EXIT.refused, found: (report) => report.totals.tenants.refused > 0 },
+  {
+    exit: FLEET_EXIT.drift,
+    found: (report, invocation) =>
+      report.command === "drift" &&
+      (report.totals.objects.differs + report.totals.objects.missing > 0 ||
+        (invocation.failOnUnmanaged && (report.unmanaged?.organizations.length ?? 0) > 0)),
+  },
+  {
+    exit: FLEET_EXIT.changes,
+    found: (report, invocation) => {
+      const { create, update, replace, delete: deleted } = report.totals.objects;
+      return invocation.detailedExitcode && create + update + replace + deleted > 0;
+    },
+  },
+];
+
+export function exitCodeOf(report: FleetReport, invocation: FleetInvocation): number {
+  if (!report.ok) return FLEET_EXIT.failed.code;
+  return (FINDING_EXITS.find((entry) => entry.found(report, invocation))?.exit ?? FLEET_EXIT.ok).code;
+}
+
+/** Writes the pull-request comment; when it had to leave tenants out, the complete one goes next to it. */
+function writeComment(report: FleetReport, file: string): void {
+  const fullReport = file.replace(/(\.md)?$/, ".full.md");
+  const subject = { command: report.command, fleet: report.fleet, results: report.results, findings: report };
+  const comment = findingsMarkdown(subject, { fullReport });
+  const complete = findingsMarkdown(subject, { fullReport, limit: Number.POSITIVE_INFINITY });
+  writeFileSync(file, `${comment}\n`);
+  if (comment !== complete) writeFileSync(fullReport, `${complete}\n`);
+}
+
+function printReport(report: FleetReport, json: boolean): void {
+  const { command } = report;
+  if (json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else if (command === "shards" || command === "status") process.stdout.write(`${overviewTable(report)}\n`);
+  else {
+    const heading = FINDINGS_HEADINGS[command];
+    const findings = heading ? `\n\n${findingsText(report, heading)}` : "";
+    process.stdout.write(`${summaryTable(report.results)}${findings}\n`);
+  }
 }
 
 /** The command; answers one of {@link FLEET_EXIT}'s codes. */
@@ -190,7 +326,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`${usageText(FLEET_SPEC)}\n`);
     return FLEET_EXIT.ok.code;
   }
-  const { command, json, options } = parsed;
+  const { command, options } = parsed;
   let report: FleetReport;
   try {
     report = await runFleet(command, options);
@@ -198,8 +334,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stderr.write(`dmarc-fleet ${command}: ${message(error)}\n`);
     return isBadInput(error) ? FLEET_EXIT.usage.code : FLEET_EXIT.failed.code;
   }
-  if (json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else if (command === "shards" || command === "status") process.stdout.write(`${overviewTable(report)}\n`);
-  else process.stdout.write(`${summaryTable(report.results)}\n`);
-  return report.ok ? FLEET_EXIT.ok.code : FLEET_EXIT.failed.code;
+  printReport(report, parsed.json);
+  if (parsed.markdown) writeComment(report, parsed.markdown);
+  return exitCodeOf(report, parsed);
 }

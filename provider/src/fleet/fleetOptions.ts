@@ -2,8 +2,16 @@ import type { Writable } from "node:stream";
 import type { StackRecovery } from "../recovery/shard";
 import type { FleetProject } from "./shard";
 
-export type FleetCommand = "preview" | "up" | "refresh" | "destroy" | "status" | "shards";
-export const FLEET_COMMANDS: readonly FleetCommand[] = ["preview", "up", "refresh", "destroy", "status", "shards"];
+export type FleetCommand = "preview" | "up" | "refresh" | "drift" | "destroy" | "status" | "shards";
+export const FLEET_COMMANDS: readonly FleetCommand[] = [
+  "preview",
+  "up",
+  "refresh",
+  "drift",
+  "destroy",
+  "status",
+  "shards",
+];
 
 /** The commands that run an engine operation on shards; `status` and `shards` only read the backend. */
 export type ShardOperation = Exclude<FleetCommand, "status" | "shards">;
@@ -19,6 +27,12 @@ export interface FleetOptions extends FleetProject {
   only?: readonly string[];
   /** `up` runs every shard, not only those whose tenants changed or that failed. */
   all?: boolean;
+  /** `up` and `preview` refresh every existing shard first, so drift nobody looked for is healed too. */
+  refresh?: boolean;
+  /** Tenants whose offboarding this run approves, besides the inventory's tombstones. */
+  allowOffboard?: readonly string[];
+  /** Most offboardings one run may carry out; default `DEFAULT_MAX_OFFBOARD`. */
+  maxOffboard?: number;
   /** Settles an interrupted shard before it runs again; without it such a shard fails with the command to run. */
   recover?: StackRecovery;
   /** Where progress goes; default stderr. */

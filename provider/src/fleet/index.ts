@@ -8,7 +8,19 @@ export {
   type StackRecovery,
 } from "../recovery/shard";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
-export { FLEET_EXIT, FLEET_SPEC, main } from "./cli";
+export { exitCodeOf, FLEET_EXIT, FLEET_SPEC, type FleetInvocation, main } from "./cli";
+export {
+  FINDINGS_FORMAT_VERSION,
+  type FindingsTotals,
+  type FleetFindings,
+  type ObjectChange,
+  type TenantFindings,
+  type TenantOffboarding,
+  type UnmanagedOrganizations,
+} from "./findings";
+export { COMMENT_LIMIT, type CommentOptions, type CommentSubject, findingsMarkdown } from "./findingsMarkdown";
+export { findingsText } from "./findingsText";
+export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export {
   FLEET_COMMANDS,
@@ -20,3 +32,4 @@ export {
   type ShardOverview,
 } from "./runner";
 export type { FleetProject } from "./shard";
+export type { PropertyChange } from "./stepLog";

@@ -26,7 +26,8 @@ export interface ShardTiming {
   /**
    * From the engine's summary until the operation returned: the last
    * checkpoint, the engine exiting, and the Automation API's reads after it
-   * (outputs and history, after `up`).
+   * (outputs and history, after `up`); then setting or clearing the shard's
+   * drift mark.
    */
   finishSeconds: number;
   /** Removing the stack of an emptied or destroyed shard, 0 when it stays. */

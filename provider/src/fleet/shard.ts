@@ -16,9 +16,11 @@ import {
 import type { Plan } from "../api";
 import { type DeclareOptions, declareTenants } from "../inventory/declare";
 import type { Inventory } from "../inventory/inventory";
+import type { StateResource } from "../recovery/deployment";
 import { type Interruption, pendingOperationsOf } from "../recovery/shard";
 import { readTextIfAny } from "../runtime/readText";
 import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
+import { type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
 
 /** Everything every shard stack shares. */
 export interface FleetProject {
@@ -202,15 +204,14 @@ export interface ShardState {
   /** The digest its last `up` that deployed every tenant recorded. */
   digest?: string;
   interruption?: Interruption;
+  /** What it holds of each tenant, by key. */
+  holdings: Record<string, TenantHolding>;
+  /** Its drift mark (`drift` or `refresh` found drift no `up` has healed yet), when the scan read marks. */
+  driftMark?: string;
 }
 
 export function shardStateOf(name: string, deployment: Deployment): ShardState {
-  const resources =
-    (
-      deployment.deployment as {
-        resources?: { urn: string; type: string; parent?: string; outputs?: Record<string, unknown> }[];
-      }
-    ).resources ?? [];
+  const resources = (deployment.deployment as { resources?: StateResource[] }).resources ?? [];
   const tenants = resources
     .filter((resource) => resource.type === TENANT_TYPE || resource.type === EXAMPLE_TENANT_TYPE)
     .map((resource) => resource.urn.slice(resource.urn.lastIndexOf("::") + 2));
@@ -219,6 +220,7 @@ export function shardStateOf(name: string, deployment: Deployment): ShardState {
   return {
     name,
     tenants,
+    holdings: tenantHoldingsOf(resources),
     ...(typeof digest === "string" ? { digest } : {}),
     ...(interruption ? { interruption } : {}),
   };

@@ -1,17 +1,20 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
-import type { OpMap, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
+import type { EngineEvent, OpMap, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
 import { type Interruption, interruptionSummary, lockOf, recoveryHint } from "../recovery/shard";
 import { CONFIG_NAMESPACE } from "../runtime/config";
 import type { Shard } from "./assignment";
+import { previewRefreshOf } from "./automation";
 import type { RequestBudget } from "./budget";
 import { marking, type OperationMarks, ShardClock } from "./clock";
+import { driftMarkValue, writeDriftMark } from "./driftMark";
 import type { FleetOptions, ShardOperation } from "./fleetOptions";
 import type { PoolSlot } from "./pool";
 import type { ProgressSink } from "./progress";
 import { type ShardOutcome, type ShardResult, shardResult } from "./result";
 import { applyConfig, type ShardState, shardDigest, shardProgram, shardStack, workspaceOptions } from "./shard";
+import type { StepLog } from "./stepLog";
 
 /** What every shard job of one fleet run shares. */
 export interface ShardJobContext {
@@ -23,6 +26,8 @@ export interface ShardJobContext {
   logDir: string;
   /** The catalogue the shards' programs price their tenants from (preview and up). */
   plans: Plan[] | undefined;
+  /** Where every shard's engine steps go, for the findings per tenant. */
+  steps: StepLog;
 }
 
 export interface ShardJob {
@@ -30,6 +35,10 @@ export interface ShardJob {
   shard: Shard;
   /** What the scan found of the shard in the backend; undefined for a new shard. */
   state: ShardState | undefined;
+  /** URNs the operation leaves alone: the tenants whose offboarding was refused. */
+  exclude?: readonly string[];
+  /** `up` and `preview` refresh the shard first: it carries a drift mark, or `--refresh` was given. */
+  refresh?: boolean;
 }
 
 /** One shard's run while it goes on: its clock, its engine log, and what its recovery said. */
@@ -111,21 +120,35 @@ async function writeConfig(running: Running, stack: Stack, rate: number | undefi
 async function operate(running: Running, stack: Stack): Promise<Record<string, number>> {
   const marks: OperationMarks = {};
   running.marks = marks;
+  const mark = marking(marks);
+  const record = running.context.steps.recorder(running.job.shard.name);
   const common = {
     onOutput: (text: string) => running.log.write(text),
-    onEvent: marking(marks),
+    onEvent: (event: EngineEvent) => {
+      mark(event);
+      record(event);
+    },
     color: "never" as const,
+  };
+  const { exclude, refresh } = running.job;
+  const planning = {
+    ...common,
+    ...(refresh ? { refresh: true } : {}),
+    ...(exclude && exclude.length > 0 ? { exclude: [...exclude] } : {}),
   };
   let changes: OpMap | Record<string, number> | undefined;
   switch (running.job.operation) {
     case "preview":
-      changes = (await stack.preview(common)).changeSummary;
+      changes = (await stack.preview(planning)).changeSummary;
       break;
     case "up":
-      await stack.up(common);
+      await stack.up(planning);
       break;
     case "refresh":
       await stack.refresh(common);
+      break;
+    case "drift":
+      changes = (await previewRefreshOf(stack)(common)).changeSummary;
       break;
     case "destroy":
       await stack.destroy(common);
@@ -151,6 +174,26 @@ async function operateSettlingLocks(running: Running, stack: Stack): Promise<Rec
   }
 }
 
+/** What an operation writes into the shard's drift mark, given whether it found drift and whether the shard was marked. */
+type Marking = (found: boolean, marked: boolean) => "found" | "none" | undefined;
+
+const DRIFT_MARKING: Partial<Record<ShardOperation, Marking>> = {
+  drift: (found, marked) => (found ? "found" : marked ? "none" : undefined),
+  refresh: (found) => (found ? "found" : undefined),
+  up: (_found, marked) => (marked ? "none" : undefined),
+};
+
+/** Marks the shard where `drift` or `refresh` found drift; unmarks it once an `up` healed it or a `drift` saw none. */
+async function markDrift(running: Running, stack: Stack): Promise<void> {
+  const { operation, state, shard } = running.job;
+  const outcome = DRIFT_MARKING[operation]?.(
+    running.context.steps.driftFound(shard.name),
+    state?.driftMark !== undefined,
+  );
+  if (outcome) await writeDriftMark(stack, driftMarkValue(outcome, operation));
+  running.clock.lap("finishSeconds");
+}
+
 /** Removes the stack of a destroyed shard, or of one whose `up` emptied it; answers whether it did. */
 async function removeEmptied(running: Running, stack: Stack): Promise<boolean> {
   const { operation, shard } = running.job;
@@ -167,6 +210,7 @@ async function steps(running: Running, rate: number | undefined): Promise<ShardO
   const stack = await openStack(running);
   await writeConfig(running, stack, rate);
   const changes = await operateSettlingLocks(running, stack);
+  await markDrift(running, stack);
   const removed = await removeEmptied(running, stack);
   return { status: "done", changes, ...(removed ? { removed } : {}) };
 }
@@ -174,8 +218,9 @@ async function steps(running: Running, rate: number | undefined): Promise<ShardO
 /**
  * Runs one shard: settles an interruption the scan found, opens its stack,
  * writes the configuration with the shard's part of the request budget,
- * runs the operation, and removes an emptied stack. Never throws: a failure
- * is the shard's result, with its first error line and its log.
+ * runs the operation, sets or clears its drift mark, and removes an emptied
+ * stack. Never throws: a failure is the shard's result, with its first error
+ * line and its log.
  */
 export async function runShardJob(context: ShardJobContext, job: ShardJob, slot: PoolSlot): Promise<ShardResult> {
   const { shard, operation } = job;

@@ -147,13 +147,64 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
   return issues;
 }
 
+/** An approved offboarding: a fleet's tenant, no longer under `tenants`, that a run may offboard. */
+const TombstoneEntry = mapping({
+  key: TenantKey.describe(
+    "The key of the tenant to offboard, the stem of its resource names: its entry's `key`, or its name in lower-case words joined by hyphens.",
+  ),
+  note: z.string().min(1).max(500).optional().describe("Why, or who approved it; shown in the plan."),
+  date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date as YYYY-MM-DD, such as 2026-11-30" })
+    .optional()
+    .describe("When it was approved, `YYYY-MM-DD`; shown in the plan."),
+});
+
+export type InventoryTombstone = z.output<typeof TombstoneEntry>;
+
+/** A tombstone names a tenant once, and never one the file still lists. */
+function tombstoneChecks(
+  tenants: readonly z.output<typeof TenantEntry>[],
+  tombstones: readonly InventoryTombstone[],
+): Issue[] {
+  const listed = new Map(
+    tenants.map((tenant, index) => [keyOf(tenant), `tenant "${tenant.name}" (tenants[${index}])`]),
+  );
+  const keys = tombstones.map((tombstone) => tombstone.key);
+  return [
+    ...repeats(keys).map(({ position, first }) => ({
+      path: ["offboard", position, "key"],
+      message: `is listed already, at offboard[${first}].key`,
+    })),
+    ...keys.flatMap((key, position) => {
+      const tenant = listed.get(key);
+      return tenant === undefined
+        ? []
+        : [
+            {
+              path: ["offboard", position, "key"],
+              message: `is the key of ${tenant}, which the file still lists: remove the tenant's entry to offboard it, or this tombstone to keep it`,
+            },
+          ];
+    }),
+  ];
+}
+
 /** The inventory file; its descriptions make the inventory's reference page (`npm run docs`). */
 export const InventoryFile = mapping({
   defaults: DefaultsEntry.optional().describe("Values every tenant takes unless it sets its own."),
   tenants: z.array(TenantEntry).describe("The partner's tenants, each declared as a `Tenant` component."),
+  offboard: z
+    .array(TombstoneEntry)
+    .describe(
+      "Tombstones: tenants `dmarc-fleet` may offboard. A fleet offboards a deployed tenant missing from `tenants` only when it is listed here or named by `--allow-offboard`; a program declaring the tenants itself does not read this list.",
+    )
+    .default([]),
 })
   .superRefine((inventory, context) => {
     for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
+    for (const issue of tombstoneChecks(inventory.tenants, inventory.offboard))
+      context.addIssue({ code: "custom", ...issue });
   })
   .describe(
     "The tenants inventory, `tenants.yaml`: the partner's customers as data, read by `loadInventory` and `declareTenants` in a program and by `dmarc-fleet`. Each tenant becomes a `Tenant` component. A key not listed here is refused, tenant keys and domains must be unique across the file, and an admin or webhook is listed once per tenant; every problem is reported at once, naming the tenant and the key.",
@@ -217,6 +268,8 @@ function withDefaults(raw: unknown): unknown {
 
 export interface Inventory {
   tenants: InventoryTenant[];
+  /** Tenants whose offboarding the file approves (`offboard:`). */
+  offboard: InventoryTombstone[];
   /** The file's name, which every message starts with. */
   source: string;
 }
@@ -253,5 +306,6 @@ export function parseInventory(text: string, source = "tenants.yaml"): Inventory
       key: keyOf(tenant),
       label: `tenant "${tenant.name}" (tenants[${index}])`,
     })),
+    offboard: parsed.data.offboard,
   };
 }
