@@ -232,6 +232,11 @@ export class DmarcClient {
     return this.groupList(organizationId).fetch();
   }
 
+  /** {@link listDomainGroups}, shared by every group read of the organisation on this client. */
+  readDomainGroups(organizationId: string): Promise<DomainGroup[]> {
+    return this.reads.list(groupsOf(organizationId), this.groupList(organizationId));
+  }
+
   private groupList(organizationId: string) {
     const keyOf = (group: DomainGroup) => group.id;
     const query = { organizationId };
@@ -392,6 +397,11 @@ export class DmarcClient {
 
   listWebhooks(ownerId: string): Promise<Webhook[]> {
     return this.webhookList(ownerId).fetch();
+  }
+
+  /** {@link listWebhooks}, shared by every webhook read of the owner on this client. */
+  readWebhooks(ownerId: string): Promise<Webhook[]> {
+    return this.reads.list(webhooksOf(ownerId), this.webhookList(ownerId));
   }
 
   private webhookList(ownerId: string) {
