@@ -52,6 +52,15 @@ function stackNameOf(listed: string): string {
   return listed.slice(listed.lastIndexOf("/") + 1);
 }
 
+/** The CLI, found and checked as each workspace would: its version checked unless the environment given says not to. */
+function pulumiCommand(options: FleetOptions): Promise<PulumiCommand> {
+  return PulumiCommand.get({ skipVersionCheck: Boolean(options.env.PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK) });
+}
+
+function concurrencyOf(options: FleetOptions): number {
+  return Math.max(1, options.concurrency ?? availableParallelism());
+}
+
 /** Every shard stack of the fleet in the backend, with what its state holds. */
 async function scanFleet(
   options: FleetOptions,
@@ -69,6 +78,23 @@ async function scanFleet(
   return new Map(numbered.map((entry, index) => [entry.number, states[index] as ShardState]));
 }
 
+/** What the fleet's shards hold: each organisation id and tenant key in their state, with its shard's name. */
+export interface FleetHoldings {
+  organizations: Map<string, string>;
+  keys: Map<string, string>;
+}
+
+/** Reads every shard stack of the fleet from the backend, and runs nothing. */
+export async function fleetHoldings(options: FleetOptions): Promise<FleetHoldings> {
+  const states = await scanFleet(options, await pulumiCommand(options), concurrencyOf(options));
+  const holdings: FleetHoldings = { organizations: new Map(), keys: new Map() };
+  for (const state of states.values()) {
+    for (const id of state.organizations) holdings.organizations.set(id, state.name);
+    for (const key of state.tenants) holdings.keys.set(key, state.name);
+  }
+  return holdings;
+}
+
 function overviewOf(options: FleetOptions, shard: Shard, state: ShardState | undefined): ShardOverview {
   return {
     name: shard.name,
@@ -84,7 +110,7 @@ function overviewOf(options: FleetOptions, shard: Shard, state: ShardState | und
 }
 
 /** The provider settings every shard gets: the `dmarc:*` config, else the environment. */
-function settingsOf(options: FleetOptions): ProviderSettings {
+export function settingsOf(options: Pick<FleetOptions, "config">): ProviderSettings {
   return readSettings({ get: (key) => options.config[`${CONFIG_NAMESPACE}:${key}`]?.value }, process.env);
 }
 
@@ -129,13 +155,10 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: nu
  * This function only schedules; each shard's run is {@link runShardJob}.
  */
 export async function runFleet(command: FleetCommand, options: FleetOptions): Promise<FleetReport> {
-  const concurrency = Math.max(1, options.concurrency ?? availableParallelism());
+  const concurrency = concurrencyOf(options);
   const shardSize = options.shardSize ?? DEFAULT_SHARD_SIZE;
   const scan = await timed(async () => {
-    // As each workspace would: the CLI's version checked unless the environment given says not to.
-    const pulumi = await PulumiCommand.get({
-      skipVersionCheck: Boolean(options.env.PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK),
-    });
+    const pulumi = await pulumiCommand(options);
     return { pulumi, states: await scanFleet(options, pulumi, concurrency) };
   });
   const { pulumi, states } = scan.value;

@@ -16,6 +16,7 @@ import {
 import type { Plan } from "../api";
 import { type DeclareOptions, declareTenants } from "../inventory/declare";
 import type { Inventory } from "../inventory/inventory";
+import { dmarcTypeName } from "../recovery/deployment";
 import { type Interruption, pendingOperationsOf } from "../recovery/shard";
 import { readTextIfAny } from "../runtime/readText";
 import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
@@ -199,6 +200,8 @@ export interface ShardState {
   name: string;
   /** Keys of the Tenant components in its state. */
   tenants: string[];
+  /** Ids of the organisations in its state. */
+  organizations: string[];
   /** The digest its last `up` that deployed every tenant recorded. */
   digest?: string;
   interruption?: Interruption;
@@ -208,17 +211,21 @@ export function shardStateOf(name: string, deployment: Deployment): ShardState {
   const resources =
     (
       deployment.deployment as {
-        resources?: { urn: string; type: string; parent?: string; outputs?: Record<string, unknown> }[];
+        resources?: { urn: string; type: string; id?: string; parent?: string; outputs?: Record<string, unknown> }[];
       }
     ).resources ?? [];
   const tenants = resources
     .filter((resource) => resource.type === TENANT_TYPE || resource.type === EXAMPLE_TENANT_TYPE)
     .map((resource) => resource.urn.slice(resource.urn.lastIndexOf("::") + 2));
+  const organizations = resources.flatMap((resource) =>
+    dmarcTypeName(resource.type) === "Organization" && resource.id ? [resource.id] : [],
+  );
   const digest = resources.find((resource) => resource.type === STACK_TYPE)?.outputs?.fleetDigest;
   const interruption = pendingOperationsOf(deployment);
   return {
     name,
     tenants,
+    organizations,
     ...(typeof digest === "string" ? { digest } : {}),
     ...(interruption ? { interruption } : {}),
   };
