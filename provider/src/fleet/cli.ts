@@ -4,28 +4,42 @@ import {
   type CommandSpec,
   checkOptionsApply,
   listOption,
+  type OptionValues,
   parseOptions,
   stringOption,
   UsageError,
   usageText,
   wholeNumber,
 } from "../cli/options";
+import { DEFAULT_IMPORT_ON_DELETE } from "../discovery/importer";
+import { type ImportReport, importSummary } from "../discovery/report";
 import { InventoryError, loadInventory } from "../inventory/inventory";
 import { recoverShard } from "../recovery/shard";
+import type { TenantOnDelete } from "../tenant/tenant";
 import { DEFAULT_SHARD_SIZE } from "./assignment";
+import { type ImportCommandOptions, ImportRefused, runImport } from "./import";
 import { summaryTable } from "./progress";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, type FleetReport, runFleet } from "./runner";
 
 /** `dmarc-fleet`'s exit codes; every code a run can end with is here, and the usage text and docs are read off it. */
 export const FLEET_EXIT = {
   ok: { code: 0, meaning: "done: every shard ran (or was skipped as unchanged)" },
-  failed: { code: 1, meaning: "failed: a shard failed, or the run could not reach the backend or the service" },
+  failed: {
+    code: 1,
+    meaning: "failed: a shard or an import --check failed, or the backend or the service could not be reached",
+  },
   usage: { code: 2, meaning: "bad usage: an unknown option, or an inventory or configuration that does not check" },
 } as const;
 
+/** The command that writes the inventory instead of running it. */
+const IMPORT_COMMAND = "import";
+
+const ON_DELETE_VALUES: readonly TenantOnDelete[] = ["delete", "cancelSubscriptions", "keep"];
+
 export const FLEET_SPEC: CommandSpec = {
-  synopsis: `dmarc-fleet <${FLEET_COMMANDS.join("|")}> [options]`,
-  summary: 'Runs a tenants inventory as many small stacks ("shards") side by side, under one request budget.',
+  synopsis: `dmarc-fleet <${[...FLEET_COMMANDS, IMPORT_COMMAND].join("|")}> [options]`,
+  summary:
+    'Runs a tenants inventory as many small stacks ("shards") side by side, under one request budget; import writes the partner\'s existing organisations into the inventory.',
   options: [
     {
       name: "inventory",
@@ -83,6 +97,35 @@ export const FLEET_SPEC: CommandSpec = {
       description: "run every shard, not only changed or failed ones",
       commands: ["up"],
     },
+    {
+      name: "append",
+      type: "boolean",
+      description:
+        "add only organisations that neither the inventory nor a shard holds (default: write a new inventory, which must not exist)",
+      commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "only",
+      type: "string",
+      value: "<organization id>",
+      multiple: true,
+      description: "only this organisation; repeat for several",
+      commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "check",
+      type: "boolean",
+      description:
+        "read each object back as up's adoption would and leave out organisations that would not adopt cleanly",
+      commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "on-delete",
+      type: "string",
+      value: `<${ON_DELETE_VALUES.join("|")}>`,
+      description: `each imported tenant's onDelete (default: ${DEFAULT_IMPORT_ON_DELETE}: removing it from the file leaves the service alone)`,
+      commands: [IMPORT_COMMAND],
+    },
     { name: "json", type: "boolean", description: "print the report as JSON on stdout" },
     { name: "help", type: "boolean", short: "h", description: "print this text" },
   ],
@@ -99,53 +142,76 @@ async function projectSettingsOf(cwd: string, configStack: string | undefined, e
   return { project, stackName, config, secretsProvider };
 }
 
-export interface FleetInvocation {
-  command: FleetCommand;
-  json: boolean;
-  options: FleetOptions;
+export type FleetInvocation =
+  | { command: FleetCommand; json: boolean; options: FleetOptions }
+  | { command: typeof IMPORT_COMMAND; json: boolean; options: ImportCommandOptions };
+
+function onDeleteOption(values: OptionValues): TenantOnDelete | undefined {
+  const value = stringOption(values, "on-delete");
+  if (value === undefined || (ON_DELETE_VALUES as readonly string[]).includes(value))
+    return value as TenantOnDelete | undefined;
+  throw new UsageError(`--on-delete must be one of ${ON_DELETE_VALUES.join(", ")}, got "${value}"`);
 }
 
-/** The command line read into runner options; a {@link UsageError} or an {@link InventoryError} for bad input. */
+/** The command line read into runner (or import) options; a {@link UsageError} or an {@link InventoryError} for bad input. */
 export async function fleetOptionsFromArgs(argv: readonly string[]): Promise<FleetInvocation | "help"> {
   const { values, positionals } = parseOptions(FLEET_SPEC, argv);
   if (values.help) return "help";
-  const command = positionals[0] as FleetCommand | undefined;
-  if (!command || !FLEET_COMMANDS.includes(command))
-    throw new UsageError(`the first argument must be one of ${FLEET_COMMANDS.join(", ")}, got "${command ?? ""}"`);
+  const command = positionals[0];
+  const commands: readonly string[] = [...FLEET_COMMANDS, IMPORT_COMMAND];
+  if (!command || !commands.includes(command))
+    throw new UsageError(`the first argument must be one of ${commands.join(", ")}, got "${command ?? ""}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
   checkOptionsApply(FLEET_SPEC, command, values);
   const cwd = resolve(stringOption(values, "cwd") ?? ".");
   const backend = stringOption(values, "backend");
   const env: Record<string, string> = backend ? { PULUMI_BACKEND_URL: backend } : {};
-  const inventory = loadInventory(resolve(cwd, stringOption(values, "inventory") ?? "tenants.yaml"));
+  const inventoryPath = resolve(cwd, stringOption(values, "inventory") ?? "tenants.yaml");
+  const inventory = command === IMPORT_COMMAND ? undefined : loadInventory(inventoryPath);
+  const onDelete = onDeleteOption(values);
   const shardSize = wholeNumber(values, "shard-size");
   const concurrency = wholeNumber(values, "concurrency");
-  const only = listOption(values, "shard");
+  const shards = listOption(values, "shard");
+  const organizations = listOption(values, "only");
   const { project, stackName, config, secretsProvider } = await projectSettingsOf(
     cwd,
     stringOption(values, "config-stack"),
     env,
   );
   const backendUrl = backend ?? project.backend?.url;
+  const common = {
+    fleet: stringOption(values, "fleet") ?? stackName ?? "fleet",
+    projectName: project.name,
+    projectDir: cwd,
+    stateDir: resolve(cwd, ".dmarc-fleet"),
+    recover: recoverShard,
+    config,
+    env,
+    ...(backendUrl ? { backendUrl } : {}),
+    ...(secretsProvider ? { secretsProvider } : {}),
+    ...(shardSize ? { shardSize } : {}),
+    ...(concurrency ? { concurrency } : {}),
+    ...(shards ? { only: shards } : {}),
+  };
+  const json = values.json === true;
+  if (inventory === undefined) {
+    return {
+      command: IMPORT_COMMAND,
+      json,
+      options: {
+        ...common,
+        inventoryPath,
+        ...(values.append ? { append: true } : {}),
+        ...(values.check ? { check: true } : {}),
+        ...(organizations ? { only: organizations } : {}),
+        ...(onDelete ? { onDelete } : {}),
+      },
+    };
+  }
   return {
-    command,
-    json: values.json === true,
-    options: {
-      fleet: stringOption(values, "fleet") ?? stackName ?? "fleet",
-      projectName: project.name,
-      projectDir: cwd,
-      stateDir: resolve(cwd, ".dmarc-fleet"),
-      recover: recoverShard,
-      config,
-      env,
-      inventory,
-      ...(backendUrl ? { backendUrl } : {}),
-      ...(secretsProvider ? { secretsProvider } : {}),
-      ...(shardSize ? { shardSize } : {}),
-      ...(concurrency ? { concurrency } : {}),
-      ...(only ? { only } : {}),
-      ...(values.all ? { all: true } : {}),
-    },
+    command: command as FleetCommand,
+    json,
+    options: { ...common, inventory, ...(values.all ? { all: true } : {}) },
   };
 }
 
@@ -167,7 +233,8 @@ function overviewTable(report: FleetReport): string {
   ].join("\n");
 }
 
-const isBadInput = (error: unknown) => error instanceof UsageError || error instanceof InventoryError;
+const isBadInput = (error: unknown) =>
+  error instanceof UsageError || error instanceof InventoryError || error instanceof ImportRefused;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -190,6 +257,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`${usageText(FLEET_SPEC)}\n`);
     return FLEET_EXIT.ok.code;
   }
+  if (parsed.command === IMPORT_COMMAND) return importMain(parsed.options, parsed.json);
   const { command, json, options } = parsed;
   let report: FleetReport;
   try {
@@ -202,4 +270,16 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   else if (command === "shards" || command === "status") process.stdout.write(`${overviewTable(report)}\n`);
   else process.stdout.write(`${summaryTable(report.results)}\n`);
   return report.ok ? FLEET_EXIT.ok.code : FLEET_EXIT.failed.code;
+}
+
+async function importMain(options: ImportCommandOptions, json: boolean): Promise<number> {
+  let report: ImportReport;
+  try {
+    report = await runImport(options);
+  } catch (error) {
+    process.stderr.write(`dmarc-fleet ${IMPORT_COMMAND}: ${message(error)}\n`);
+    return isBadInput(error) ? FLEET_EXIT.usage.code : FLEET_EXIT.failed.code;
+  }
+  process.stdout.write(`${json ? JSON.stringify(report, null, 2) : importSummary(report)}\n`);
+  return report.failedChecks > 0 ? FLEET_EXIT.failed.code : FLEET_EXIT.ok.code;
 }
