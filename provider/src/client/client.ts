@@ -88,6 +88,15 @@ export class DmarcClient {
   constructor(private readonly requester: Requester) {}
 
   /**
+   * Starts afresh: lists this client read before are not used again. For an
+   * operation that runs in a process that lives longer than it (an import
+   * through the Automation API), so its reads see the service as it is now.
+   */
+  forgetLists(): void {
+    this.reads.forget();
+  }
+
+  /**
    * Tries per call, the first included, as configured. Callers that settle an
    * unanswered state-changing call themselves (look up, then send again) use
    * it as their bound, so raising maxAttempts buys patience everywhere.
