@@ -199,6 +199,8 @@ function commentsOf(proposal: ProposedTenant): string[] {
  */
 export async function importAccount(options: ImportOptions): Promise<ImportResult> {
   const client = createClient(clientOptionsFrom(options.settings));
+  // The adoption check reads through this same cached client: both see this run's lists, and only these.
+  client.forgetLists();
   const account = await discoverAccount(client, {
     ...(options.only ? { only: options.only } : {}),
     ...(options.settings.partnerId ? { partnerId: options.settings.partnerId } : {}),
