@@ -192,6 +192,44 @@ function commentsOf(proposal: ProposedTenant): string[] {
   return [...(proposal.keyNote ? [proposal.keyNote] : []), ...proposal.leftOut.map((line) => `left out: ${line}`)];
 }
 
+/** Each new organisation's proposal, tenants in key order, or the reason it gets no entry. */
+function proposalsOf(
+  account: DiscoveredAccount,
+  fresh: readonly DiscoveredOrganization[],
+  options: ImportOptions,
+): { proposals: ProposedTenant[]; leftOut: LeftOutOrganization[] } {
+  const keys = assignKeys(
+    fresh.map((discovered) => discovered.organization),
+    takenKeys(options),
+  );
+  const proposals: ProposedTenant[] = [];
+  const leftOut: LeftOutOrganization[] = [];
+  for (const discovered of fresh) {
+    const key = keys.get(discovered.organization.id);
+    if (!key) throw new Error(`no key was assigned to organisation ${discovered.organization.id}`);
+    const proposal = proposeTenant(discovered, {
+      key,
+      onDelete: options.onDelete ?? DEFAULT_IMPORT_ON_DELETE,
+      plans: account.plans,
+    });
+    if ("reason" in proposal) leftOut.push(proposal);
+    else proposals.push(proposal);
+  }
+  proposals.sort((a, b) => a.entry.key.localeCompare(b.entry.key));
+  return { proposals, leftOut };
+}
+
+/** The outcomes split: candidates that go on, organisations left out. */
+function splitOutcomes(outcomes: readonly (Candidate | LeftOutOrganization)[]): {
+  candidates: Candidate[];
+  leftOut: LeftOutOrganization[];
+} {
+  return {
+    candidates: outcomes.filter((outcome): outcome is Candidate => !("reason" in outcome)),
+    leftOut: outcomes.filter((outcome): outcome is LeftOutOrganization => "reason" in outcome),
+  };
+}
+
 /**
  * Reads the partner's account and writes what it holds as inventory
  * entries that adopt every object by id. Sends no request that changes
@@ -206,44 +244,20 @@ export async function importAccount(options: ImportOptions): Promise<ImportResul
     ...(options.settings.partnerId ? { partnerId: options.settings.partnerId } : {}),
   });
   const { managed, fresh } = splitManaged(account, options);
-  const keys = assignKeys(
-    fresh.map((discovered) => discovered.organization),
-    takenKeys(options),
-  );
-  const leftOut: LeftOutOrganization[] = [];
-  const proposals: ProposedTenant[] = [];
-  for (const discovered of fresh) {
-    const key = keys.get(discovered.organization.id);
-    if (!key) throw new Error(`no key was assigned to organisation ${discovered.organization.id}`);
-    const proposal = proposeTenant(discovered, {
-      key,
-      onDelete: options.onDelete ?? DEFAULT_IMPORT_ON_DELETE,
-      plans: account.plans,
-    });
-    if ("reason" in proposal) leftOut.push(proposal);
-    else proposals.push(proposal);
-  }
-  proposals.sort((a, b) => a.entry.key.localeCompare(b.entry.key));
-
+  const proposed = proposalsOf(account, fresh, options);
   const host = await adoptionHost(options.settings);
-  let candidates: Candidate[] = [];
-  for (const outcome of await Promise.all(
-    withDomainsOwnedOnce(proposals, options.existing?.inventory).map((proposal) =>
-      validated(host, proposal, account.plans),
-    ),
-  )) {
-    if ("reason" in outcome) leftOut.push(outcome);
-    else candidates.push(outcome);
-  }
-  let failedChecks = 0;
-  if (options.check) {
-    const checked = await Promise.all(candidates.map((candidate) => adoptionChecked(host, candidate, account.plans)));
-    candidates = checked.filter((outcome): outcome is Candidate => !("reason" in outcome));
-    const failed = checked.filter((outcome): outcome is LeftOutOrganization => "reason" in outcome);
-    failedChecks = failed.length;
-    leftOut.push(...failed);
-  }
-  leftOut.sort((a, b) => a.name.localeCompare(b.name) || a.organizationId.localeCompare(b.organizationId));
+  const owned = withDomainsOwnedOnce(proposed.proposals, options.existing?.inventory);
+  const valid = splitOutcomes(await Promise.all(owned.map((proposal) => validated(host, proposal, account.plans))));
+  const checked = options.check
+    ? splitOutcomes(
+        await Promise.all(valid.candidates.map((candidate) => adoptionChecked(host, candidate, account.plans))),
+      )
+    : { candidates: valid.candidates, leftOut: [] };
+  const { candidates } = checked;
+  const leftOut = [...proposed.leftOut, ...valid.leftOut, ...checked.leftOut].sort(
+    (a, b) => a.name.localeCompare(b.name) || a.organizationId.localeCompare(b.organizationId),
+  );
+  const accountLines = accountNotes(account);
 
   const additions: InventoryAdditions = {
     tenants: candidates.map(({ proposal }) => ({ entry: proposal.entry, comments: commentsOf(proposal) })),
@@ -252,7 +266,7 @@ export async function importAccount(options: ImportOptions): Promise<ImportResul
         (organization) =>
           `left out: organisation "${organization.name}" (${organization.organizationId}): ${organization.reason}`,
       ),
-      ...accountNotes(account),
+      ...accountLines,
     ],
   };
   const text = options.existing ? appendedInventoryText(options.existing.text, additions) : newInventoryText(additions);
@@ -276,10 +290,10 @@ export async function importAccount(options: ImportOptions): Promise<ImportResul
       })),
       leftOut,
       managed,
-      account: accountNotes(account),
+      account: accountLines,
       missing: account.missing,
       checked: options.check === true,
-      failedChecks,
+      failedChecks: checked.leftOut.length,
       changed: text !== undefined,
     },
   };
