@@ -1,5 +1,6 @@
 // The fleet runner for Automation API users: `import { runFleet } from "pulumi-dmarc-partner/fleet"`.
 
+export type { LeftOutOrganization } from "../discovery/entries";
 export type { ImportedTenant, ImportReport, ManagedOrganization } from "../discovery/report";
 export {
   type Interruption,
