@@ -115,7 +115,7 @@ describe("dmarc-fleet import", () => {
     expect(text).toMatch(/# left out: webhook "audit" \(wh_\w+\), because it is inactive/);
     expect(text).toContain('# left out: domain shared.example, because tenant "twin-one" lists it');
     expect(text).toMatch(
-      /# left out: webhook "events " \(wh_\w+\), because Webhook input "name" must not start or end with white space/,
+      /# left out: webhook "events " \(wh_\w+\), because name must not start or end with white space; got "events "/,
     );
     expect(text).toContain("# secret: the service shows it only when it makes the webhook; rotate it to get one");
     expect(text).toMatch(/# left out: webhook "partner events" \(wh_\w+\) that the partner owns/);

@@ -1,5 +1,6 @@
+import type { z } from "zod";
 import { type Domain, type DomainGroup, EVENT_NAMES, type Plan, type Subscription, type Webhook } from "../api";
-import { FREQUENCY_NAMES, selectPriceId } from "../functions/plans";
+import { FREQUENCY_NAMES, type FrequencyName, selectPriceId } from "../functions/plans";
 import { statusOf } from "../resources/subscription";
 import { joinId } from "../runtime/ids";
 import type { TenantOnDelete } from "../tenant/tenant";
@@ -19,7 +20,7 @@ export interface TenantEntry {
   key: string;
   group: string;
   plan: string;
-  frequency: (typeof FREQUENCY_NAMES)[keyof typeof FREQUENCY_NAMES];
+  frequency: z.infer<typeof FrequencyName>;
   currency: string;
   onDelete: TenantOnDelete;
   domains?: { name: string; type?: "parked" }[];

@@ -1,14 +1,24 @@
 import { stringify } from "yaml";
+import type { z } from "zod";
 import type { Plan } from "../api";
 import { createClient } from "../client";
 import { type Inventory, InventoryError, type InventoryTenant, parseInventory } from "../inventory/inventory";
 import { clientOptionsFrom, type ProviderSettings } from "../runtime/config";
 import type { DynamicProviderHost } from "../runtime/host";
+import { describeValue, valueAt } from "../runtime/values";
+import { TenantDomain, TenantWebhook } from "../tenant/schema";
 import type { TenantOnDelete } from "../tenant/tenant";
 import { type DiscoveredAccount, type DiscoveredOrganization, discoverAccount } from "./account";
 import { adoptionHost, type Declaration, declarationProblems, tenantDeclarations } from "./adoption";
 import { appendedInventoryText, type InventoryAdditions, newInventoryText } from "./document";
-import { entryWithout, LEFT_OUT, type LeftOutOrganization, type ProposedTenant, proposeTenant } from "./entries";
+import {
+  entryWithout,
+  LEFT_OUT,
+  type LeftOutOrganization,
+  type ProposedTenant,
+  proposeTenant,
+  type TenantEntry,
+} from "./entries";
 import { assignKeys } from "./keys";
 import { IMPORT_FORMAT_VERSION, type ImportReport, type ManagedOrganization } from "./report";
 
@@ -76,16 +86,65 @@ async function problemsOf(
   );
 }
 
+/** A domain or webhook of an entry that is left out of it, and why. */
+interface Refusal {
+  kind: "domain" | "webhook";
+  name: string;
+  what: string;
+  reason: string;
+}
+
+/** The proposal without the refused domains and webhooks, each said on a line of its own. */
+function without(proposal: ProposedTenant, refusals: readonly Refusal[]): ProposedTenant {
+  if (refusals.length === 0) return proposal;
+  const named = (kind: Refusal["kind"]) => refusals.filter((refusal) => refusal.kind === kind).map(({ name }) => name);
+  return {
+    ...proposal,
+    entry: entryWithout(proposal.entry, { domains: named("domain"), webhooks: named("webhook") }),
+    leftOut: [...proposal.leftOut, ...refusals.map(({ what, reason }) => LEFT_OUT.refused(what, reason))],
+  };
+}
+
+/** What the schema says against a value, one clause per issue; undefined when it takes the value. */
+function schemaRefusal(schema: z.ZodType, value: object): string | undefined {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return undefined;
+  return parsed.error.issues
+    .map((issue) => `${issue.path.join(".")} ${issue.message}; got ${describeValue(valueAt(value, issue.path))}`)
+    .join("; ");
+}
+
+/** The entry's domains and webhooks that the Tenant's own schemas refuse. */
+function tenantSchemaRefusals(entry: TenantEntry): Refusal[] {
+  const domains = (entry.domains ?? []).map((domain) => ({
+    kind: "domain" as const,
+    name: domain.name,
+    what: `domain ${domain.name}`,
+    reason: schemaRefusal(TenantDomain, domain),
+  }));
+  const webhooks = (entry.webhooks ?? []).map((webhook) => ({
+    kind: "webhook" as const,
+    name: webhook.name,
+    what: `webhook "${webhook.name}" (${entry.ids.webhooks?.[webhook.name]})`,
+    reason: schemaRefusal(TenantWebhook, webhook),
+  }));
+  return [...domains, ...webhooks].flatMap(({ reason, ...refusal }) =>
+    reason === undefined ? [] : [{ ...refusal, reason }],
+  );
+}
+
 /**
- * The entry's declarations checked as a preview checks them (no request): a
- * domain or webhook the resources refuse is left out of the entry alone, a
- * refused organisation, group or subscription leaves the whole entry out.
+ * The entry checked as the inventory and a preview check it, with no
+ * request: a domain or webhook the Tenant's schemas or its resources refuse
+ * is left out of the entry alone; a refused organisation, group or
+ * subscription leaves the whole entry out.
  */
 async function validated(
   host: DynamicProviderHost,
-  proposal: ProposedTenant,
+  proposed: ProposedTenant,
   plans: readonly Plan[],
 ): Promise<Candidate | LeftOutOrganization> {
+  const proposal = without(proposed, tenantSchemaRefusals(proposed.entry));
   const parsed = parseEntry(proposal);
   if ("problems" in parsed) return leftOutWhole(proposal, parsed.problems.join("; "));
   let declarations: Declaration[];
@@ -98,16 +157,14 @@ async function validated(
   const core = refused.filter((checked) => checked.declaration.part.kind === "tenant");
   if (core.length > 0) return leftOutWhole(proposal, core.flatMap((checked) => checked.problems).join("; "));
   if (refused.length === 0) return { proposal, parsed };
-  const named = (kind: string) =>
-    refused.flatMap(({ declaration: { part } }) => (part.kind === kind && "name" in part ? [part.name] : []));
-  const trimmed: ProposedTenant = {
-    ...proposal,
-    entry: entryWithout(proposal.entry, { domains: named("domain"), webhooks: named("webhook") }),
-    leftOut: [
-      ...proposal.leftOut,
-      ...refused.map((checked) => LEFT_OUT.refused(checked.declaration.what, checked.problems.join("; "))),
-    ],
-  };
+  const trimmed = without(
+    proposal,
+    refused.flatMap(({ declaration: { part, what }, problems }) =>
+      part.kind === "domain" || part.kind === "webhook"
+        ? [{ kind: part.kind, name: part.name, what, reason: problems.join("; ") }]
+        : [],
+    ),
+  );
   const reparsed = parseEntry(trimmed);
   if ("problems" in reparsed) return leftOutWhole(proposal, reparsed.problems.join("; "));
   return { proposal: trimmed, parsed: reparsed };

@@ -15,7 +15,7 @@ import { DEFAULT_IMPORT_ON_DELETE } from "../discovery/importer";
 import { type ImportReport, importSummary } from "../discovery/report";
 import { InventoryError, loadInventory } from "../inventory/inventory";
 import { recoverShard } from "../recovery/shard";
-import type { TenantOnDelete } from "../tenant/tenant";
+import { TenantOnDelete } from "../tenant/schema";
 import { DEFAULT_SHARD_SIZE } from "./assignment";
 import { type ImportCommandOptions, ImportRefused, runImport } from "./import";
 import { summaryTable } from "./progress";
@@ -34,7 +34,7 @@ export const FLEET_EXIT = {
 /** The command that writes the inventory instead of running it. */
 const IMPORT_COMMAND = "import";
 
-const ON_DELETE_VALUES: readonly TenantOnDelete[] = ["delete", "cancelSubscriptions", "keep"];
+const ON_DELETE_VALUES = TenantOnDelete.options;
 
 export const FLEET_SPEC: CommandSpec = {
   synopsis: `dmarc-fleet <${[...FLEET_COMMANDS, IMPORT_COMMAND].join("|")}> [options]`,
@@ -148,8 +148,9 @@ export type FleetInvocation =
 
 function onDeleteOption(values: OptionValues): TenantOnDelete | undefined {
   const value = stringOption(values, "on-delete");
-  if (value === undefined || (ON_DELETE_VALUES as readonly string[]).includes(value))
-    return value as TenantOnDelete | undefined;
+  if (value === undefined) return undefined;
+  const parsed = TenantOnDelete.safeParse(value);
+  if (parsed.success) return parsed.data;
   throw new UsageError(`--on-delete must be one of ${ON_DELETE_VALUES.join(", ")}, got "${value}"`);
 }
 

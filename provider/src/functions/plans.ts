@@ -23,7 +23,10 @@ const FREQUENCY_CODES: Record<BillingFrequency, Frequency> = {
 };
 
 /** The name of each frequency code, as inventories and messages spell it. */
-export const FREQUENCY_NAMES = { m: "monthly", y: "yearly", d: "daily" } as const satisfies Record<Frequency, string>;
+export const FREQUENCY_NAMES = { m: "monthly", y: "yearly", d: "daily" } as const satisfies Record<
+  Frequency,
+  z.infer<typeof FrequencyName>
+>;
 
 export interface PriceSelector {
   /** Plan name, matched without regard to case, e.g. `Business`. */
