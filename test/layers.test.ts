@@ -16,6 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["providers"],
   ["tenant"],
   ["inventory"],
+  ["discovery"],
   ["recovery"],
   ["fleet"],
   ["index.ts"],

@@ -111,7 +111,7 @@ function inventoryOf(spec: FleetSpec): Inventory {
   return parseInventory(stringify({ tenants }), "bench");
 }
 
-function changesOf(report: FleetReport): Record<string, number> {
+export function changesOf(report: FleetReport): Record<string, number> {
   if (!report.ok) {
     const failed = report.results.filter((result) => result.status === "failed");
     throw new Error(
@@ -164,12 +164,15 @@ async function withPeakRss<T>(action: () => Promise<T>): Promise<{ value: T; pea
   }
 }
 
-async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetSweepRow> {
-  const { emulator } = hooks;
-  const projectDir = projectFolder(hooks.projectRoot, PROJECT_NAME);
-  const fleet = `bench-${spec.tenants}-${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
-  const options = {
-    fleet,
+/** What the bench's fleet runs share: the project, the emulator and the runner's settings. */
+export type FleetSetup = Pick<FleetSweepHooks, "projectRoot" | "emulator" | "pace" | "shardSize" | "concurrency">;
+
+/** Runner options for a new fleet of `size` tenants against the bench's emulator, `dmarc:*` config included. */
+export function benchFleetOptions(setup: FleetSetup, size: number, inventory: Inventory) {
+  const { emulator } = setup;
+  const projectDir = projectFolder(setup.projectRoot, PROJECT_NAME);
+  return {
+    fleet: `bench-${size}-${Date.now().toString(36)}${randomBytes(2).toString("hex")}`,
     projectName: PROJECT_NAME,
     projectDir,
     stateDir: join(projectDir, ".dmarc-fleet"),
@@ -178,13 +181,17 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
       "dmarc:clientId": { value: emulator.partner.clientId },
       "dmarc:clientSecret": { value: emulator.partner.clientSecret, secret: true },
       "dmarc:partnerId": { value: emulator.partner.id },
-      ...(hooks.pace === undefined ? {} : { "dmarc:requestsPerSecond": { value: String(hooks.pace) } }),
+      ...(setup.pace === undefined ? {} : { "dmarc:requestsPerSecond": { value: String(setup.pace) } }),
     },
     env: {},
-    inventory: inventoryOf(spec),
-    shardSize: hooks.shardSize ?? DEFAULT_SHARD_SIZE,
-    concurrency: hooks.concurrency ?? availableParallelism(),
+    inventory,
+    shardSize: setup.shardSize ?? DEFAULT_SHARD_SIZE,
+    concurrency: setup.concurrency ?? availableParallelism(),
   };
+}
+
+async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetSweepRow> {
+  const options = benchFleetOptions(hooks, spec.tenants, inventoryOf(spec));
   let upReport: FleetReport | undefined;
   const up = await withPeakRss(() =>
     hooks.measure(spec, "up", async () => {

@@ -24,6 +24,7 @@ import {
   resourceCount,
 } from "./fleet";
 import { fleetSweep } from "./fleetSweep";
+import { importBench } from "./importBench";
 import { type BenchOptions, CLIENT_MAX_CONCURRENCY, parseOptions, USAGE, UsageError } from "./options";
 import {
   type BenchReport,
@@ -356,7 +357,8 @@ async function main(): Promise<void> {
     // One tenant through the baseline, untimed, so that neither side pays for warming up the emulator's code.
     await warmUp(context, fleetSpec(plans, 1, options.domains));
     await emulator.shapeTraffic(options.latencyMs, options.rateLimit);
-    if (options.fleet) await runFleetSweep(context, options.sweep ?? [options.tenants], plans);
+    if (options.import) await runImportBench(context, plans);
+    else if (options.fleet) await runFleetSweep(context, options.sweep ?? [options.tenants], plans);
     else if (options.sweep) await sweep(context, options.sweep, plans, loadAtStart);
     else await single(context, plans, loadAtStart);
   } finally {
@@ -364,23 +366,43 @@ async function main(): Promise<void> {
   }
 }
 
+/** What the fleet runner's benchmarks share: the project, the emulator and the runner's settings. */
+function fleetSetupOf({ options, emulator }: Context) {
+  return {
+    projectRoot,
+    emulator,
+    outDir: options.outDir,
+    domains: options.domains,
+    shardSize: options.shardSize,
+    concurrency: options.concurrency,
+    pace: options.pace,
+    say,
+  };
+}
+
 async function runFleetSweep(context: Context, sizes: number[], plans: readonly Plan[]): Promise<void> {
-  const { options, emulator } = context;
   const markdown = await fleetSweep(
     {
-      projectRoot,
-      emulator,
-      outDir: options.outDir,
-      domains: options.domains,
-      shardSize: options.shardSize,
-      concurrency: options.concurrency,
-      pace: options.pace,
-      say,
+      ...fleetSetupOf(context),
       measure: (spec, phase, action) => measure(context, spec, phase, "pulumi", action),
       single: async (spec) => (await runPulumi(context, spec, ["up", "destroy"])).results,
       baseline: (spec) => runBaseline(context, spec, ["up", "destroy"]),
     },
     sizes,
+    plans,
+  );
+  process.stdout.write(`\n${markdown}`);
+}
+
+async function runImportBench(context: Context, plans: readonly Plan[]): Promise<void> {
+  const markdown = await importBench(
+    {
+      ...fleetSetupOf(context),
+      seed: async (spec) => {
+        await runBaseline(context, spec, ["up"]);
+      },
+    },
+    context.options.tenants,
     plans,
   );
   process.stdout.write(`\n${markdown}`);

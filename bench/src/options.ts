@@ -18,6 +18,8 @@ export const USAGE = `usage: npm run bench [-- options]
                            per tenant, for --tenants or every --sizes of --sweep
   --shard-size <n>         tenants per shard with --fleet (default the runner's)
   --concurrency <n>        shards at once with --fleet (default the runner's: the cores)
+  --import                 an account of --tenants organisations made through the client, then
+                           dmarc-fleet import, import --check and the fleet's up of the file written
   --out <dir>              where report.json, report.md (sweep.json, sweep.md, sweep.svg) go (default .cache/bench)
   --verbose                stream the engine's output to stderr`;
 
@@ -45,6 +47,7 @@ export interface BenchOptions {
   skipCheckpoints: boolean;
   sweep: number[] | undefined;
   fleet: boolean;
+  import: boolean;
   shardSize: number | undefined;
   concurrency: number | undefined;
   outDir: string;
@@ -97,6 +100,7 @@ export function parseOptions(argv: string[], projectRoot: string): BenchOptions 
     skipCheckpoints: values["skip-checkpoints"] ?? false,
     sweep: values.sweep ? (sizes ?? DEFAULT_SWEEP) : undefined,
     fleet: values.fleet ?? false,
+    import: values.import ?? false,
     shardSize: whole("shard-size", values["shard-size"], undefined, 1),
     concurrency: whole("concurrency", values.concurrency, undefined, 1),
     outDir: resolve(values.out ?? join(projectRoot, ".cache", "bench")),
@@ -121,6 +125,7 @@ function parse(argv: string[]) {
       sweep: { type: "boolean" },
       sizes: { type: "string" },
       fleet: { type: "boolean" },
+      import: { type: "boolean" },
       "shard-size": { type: "string" },
       concurrency: { type: "string" },
       out: { type: "string" },

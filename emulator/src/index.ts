@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { FastifyInstance } from "fastify";
 import pino, { type Logger } from "pino";
 import { Tokens } from "./auth";
@@ -82,6 +83,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     log: log.child({ component: "webhooks" }),
   });
   const shutdown = new AbortController();
+  // Every request held by injected latency listens for the shutdown: as many listeners as requests in flight.
+  setMaxListeners(0, shutdown.signal);
   let zone: SimulatedZone | undefined;
   let verifier: Verifier | undefined;
   let app: FastifyInstance | undefined;

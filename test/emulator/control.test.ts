@@ -66,6 +66,22 @@ describe("fault injection", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(190);
   });
 
+  it("holds many requests at once without a listener warning", async () => {
+    await addFault({ route: "GET /v1/partners/plans", latencyMs: 100 });
+    const warnings: string[] = [];
+    const collect = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", collect);
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => t.alpha.call("GET", "/v1/partners/plans")));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+      // A warning is emitted on the next tick of the process.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", collect);
+    }
+    expect(warnings).not.toContain("MaxListenersExceededWarning");
+  });
+
   it("drops the connection before or after performing the operation", async () => {
     await addFault({ route: "POST /v1/organizations", dropRate: 1, times: 1 });
     await expect(createOrganization("dropped-before")).rejects.toThrow();

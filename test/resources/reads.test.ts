@@ -208,6 +208,25 @@ describe("reads from list calls", () => {
 
 type HostRead = Awaited<ReturnType<typeof host.read>>;
 
+describe("lists read by a listing", () => {
+  it("answer the reads that follow on the same client, until the client forgets them", async () => {
+    const { org, hook } = await tenant();
+    const client = createClient({ ...clientOptions(), maxAttempts: 2 });
+    const listing = await requestsDuring(() =>
+      Promise.all([client.readDomainGroups(org.id), client.readWebhooks(org.id)]),
+    );
+    expect(listing).toEqual({ "GET /v1/domain-groups": 1, "GET /v1/webhooks/owner/:ownerId": 1 });
+    const reads = await requestsDuring(async () => {
+      expect(await client.readWebhook(hook.id, org.id)).toMatchObject({ name: "reads events" });
+      expect(await client.readDomainGroups(org.id)).toHaveLength(1);
+    });
+    expect(reads).toEqual({});
+    client.forgetLists();
+    const afresh = await requestsDuring(() => client.readWebhook(hook.id, org.id));
+    expect(afresh).toEqual({ "GET /v1/webhooks/owner/:ownerId": 1 });
+  });
+});
+
 describe("organisation reads of a large partner", () => {
   it("take one page of the partner's organisations, and a GET for one not on it", async () => {
     const client = createClient(clientOptions());

@@ -88,6 +88,15 @@ export class DmarcClient {
   constructor(private readonly requester: Requester) {}
 
   /**
+   * Starts afresh: lists this client read before are not used again. For an
+   * operation that runs in a process that lives longer than it (an import
+   * through the Automation API), so its reads see the service as it is now.
+   */
+  forgetLists(): void {
+    this.reads.forget();
+  }
+
+  /**
    * Tries per call, the first included, as configured. Callers that settle an
    * unanswered state-changing call themselves (look up, then send again) use
    * it as their bound, so raising maxAttempts buys patience everywhere.
@@ -230,6 +239,11 @@ export class DmarcClient {
 
   listDomainGroups(organizationId: string): Promise<DomainGroup[]> {
     return this.groupList(organizationId).fetch();
+  }
+
+  /** {@link listDomainGroups}, shared by every group read of the organisation on this client. */
+  readDomainGroups(organizationId: string): Promise<DomainGroup[]> {
+    return this.reads.list(groupsOf(organizationId), this.groupList(organizationId));
   }
 
   private groupList(organizationId: string) {
@@ -392,6 +406,11 @@ export class DmarcClient {
 
   listWebhooks(ownerId: string): Promise<Webhook[]> {
     return this.webhookList(ownerId).fetch();
+  }
+
+  /** {@link listWebhooks}, shared by every webhook read of the owner on this client. */
+  readWebhooks(ownerId: string): Promise<Webhook[]> {
+    return this.reads.list(webhooksOf(ownerId), this.webhookList(ownerId));
   }
 
   private webhookList(ownerId: string) {

@@ -74,6 +74,11 @@ export class ReadBatcher {
     return items.get(key) ?? direct();
   }
 
+  /** Lists taken so far are not used again: the next read of each scope fetches it anew. */
+  forget(): void {
+    this.snapshots.clear();
+  }
+
   /** Runs a state-changing call; lists of its scopes taken before it ends are not used afterwards. */
   async write<T>(scopes: readonly ListScope[], call: () => Promise<T>): Promise<T> {
     this.tick(scopes);

@@ -6,17 +6,22 @@ import {
   checkOptionsApply,
   type ExitCode,
   listOption,
+  type OptionValues,
   parseOptions,
   stringOption,
   UsageError,
   usageText,
   wholeNumber,
 } from "../cli/options";
+import { DEFAULT_IMPORT_ON_DELETE } from "../discovery/importer";
+import { type ImportReport, importSummary } from "../discovery/report";
 import { InventoryError, loadInventory } from "../inventory/inventory";
 import { recoverShard } from "../recovery/shard";
+import { TenantOnDelete } from "../tenant/schema";
 import { DEFAULT_SHARD_SIZE } from "./assignment";
 import { COMMENT_LIMIT, findingsMarkdown } from "./findingsMarkdown";
 import { findingsText } from "./findingsText";
+import { type ImportCommandOptions, ImportRefused, runImport } from "./import";
 import { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
 import { summaryTable } from "./progress";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, type FleetReport, runFleet } from "./runner";
@@ -28,7 +33,10 @@ import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, type FleetReport,
  */
 export const FLEET_EXIT = {
   ok: { code: 0, meaning: "done: every shard ran (or was skipped as unchanged), and none of the findings below" },
-  failed: { code: 1, meaning: "failed: a shard failed, or the run could not reach the backend or the service" },
+  failed: {
+    code: 1,
+    meaning: "failed: a shard or an import --check failed, or the backend or the service could not be reached",
+  },
   usage: { code: 2, meaning: "bad usage: an unknown option, or an inventory or configuration that does not check" },
   changes: {
     code: 3,
@@ -46,9 +54,15 @@ export const FLEET_EXIT = {
   },
 } as const;
 
+/** The command that writes the inventory instead of running it. */
+const IMPORT_COMMAND = "import";
+
+const ON_DELETE_VALUES = TenantOnDelete.options;
+
 export const FLEET_SPEC: CommandSpec = {
-  synopsis: `dmarc-fleet <${FLEET_COMMANDS.join("|")}> [options]`,
-  summary: 'Runs a tenants inventory as many small stacks ("shards") side by side, under one request budget.',
+  synopsis: `dmarc-fleet <${[...FLEET_COMMANDS, IMPORT_COMMAND].join("|")}> [options]`,
+  summary:
+    'Runs a tenants inventory as many small stacks ("shards") side by side, under one request budget; import writes the partner\'s existing organisations into the inventory.',
   options: [
     {
       name: "inventory",
@@ -148,6 +162,35 @@ export const FLEET_SPEC: CommandSpec = {
       description: `also write the findings per tenant as a pull-request comment to <file> (relative to --cwd), under ${COMMENT_LIMIT.toLocaleString("en")} characters`,
       commands: ["preview", "up", "drift"],
     },
+    {
+      name: "append",
+      type: "boolean",
+      description:
+        "add only organisations that neither the inventory nor a shard holds (default: write a new inventory, which must not exist)",
+      commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "only",
+      type: "string",
+      value: "<organization id>",
+      multiple: true,
+      description: "only this organisation; repeat for several",
+      commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "check",
+      type: "boolean",
+      description:
+        "read each object back as up's adoption would and leave out organisations that would not adopt cleanly",
+      commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "on-delete",
+      type: "string",
+      value: `<${ON_DELETE_VALUES.join("|")}>`,
+      description: `each imported tenant's onDelete (default: ${DEFAULT_IMPORT_ON_DELETE}: removing it from the file leaves the service alone)`,
+      commands: [IMPORT_COMMAND],
+    },
     { name: "json", type: "boolean", description: "print the report as JSON on stdout" },
     { name: "help", type: "boolean", short: "h", description: "print this text" },
   ],
@@ -164,6 +207,7 @@ async function projectSettingsOf(cwd: string, configStack: string | undefined, e
   return { project, stackName, config, secretsProvider };
 }
 
+/** A run of the fleet, as the command line asked for it. */
 export interface FleetInvocation {
   command: FleetCommand;
   json: boolean;
@@ -174,22 +218,43 @@ export interface FleetInvocation {
   options: FleetOptions;
 }
 
-/** The command line read into runner options; a {@link UsageError} or an {@link InventoryError} for bad input. */
-export async function fleetOptionsFromArgs(argv: readonly string[]): Promise<FleetInvocation | "help"> {
+/** An import, as the command line asked for it. */
+export interface ImportInvocation {
+  command: typeof IMPORT_COMMAND;
+  json: boolean;
+  options: ImportCommandOptions;
+}
+
+function onDeleteOption(values: OptionValues): TenantOnDelete | undefined {
+  const value = stringOption(values, "on-delete");
+  if (value === undefined) return undefined;
+  const parsed = TenantOnDelete.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new UsageError(`--on-delete must be one of ${ON_DELETE_VALUES.join(", ")}, got "${value}"`);
+}
+
+/** The command line read into runner (or import) options; a {@link UsageError} or an {@link InventoryError} for bad input. */
+export async function fleetOptionsFromArgs(
+  argv: readonly string[],
+): Promise<FleetInvocation | ImportInvocation | "help"> {
   const { values, positionals } = parseOptions(FLEET_SPEC, argv);
   if (values.help) return "help";
-  const command = positionals[0] as FleetCommand | undefined;
-  if (!command || !FLEET_COMMANDS.includes(command))
-    throw new UsageError(`the first argument must be one of ${FLEET_COMMANDS.join(", ")}, got "${command ?? ""}"`);
+  const command = positionals[0];
+  const commands: readonly string[] = [...FLEET_COMMANDS, IMPORT_COMMAND];
+  if (!command || !commands.includes(command))
+    throw new UsageError(`the first argument must be one of ${commands.join(", ")}, got "${command ?? ""}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
   checkOptionsApply(FLEET_SPEC, command, values);
   const cwd = resolve(stringOption(values, "cwd") ?? ".");
   const backend = stringOption(values, "backend");
   const env: Record<string, string> = backend ? { PULUMI_BACKEND_URL: backend } : {};
-  const inventory = loadInventory(resolve(cwd, stringOption(values, "inventory") ?? "tenants.yaml"));
+  const inventoryPath = resolve(cwd, stringOption(values, "inventory") ?? "tenants.yaml");
+  const inventory = command === IMPORT_COMMAND ? undefined : loadInventory(inventoryPath);
+  const onDelete = onDeleteOption(values);
   const shardSize = wholeNumber(values, "shard-size");
   const concurrency = wholeNumber(values, "concurrency");
-  const only = listOption(values, "shard");
+  const shards = listOption(values, "shard");
+  const organizations = listOption(values, "only");
   const allowOffboard = listOption(values, "allow-offboard");
   const maxOffboard = wholeNumber(values, "max-offboard", 0);
   const markdown = stringOption(values, "markdown");
@@ -199,26 +264,44 @@ export async function fleetOptionsFromArgs(argv: readonly string[]): Promise<Fle
     env,
   );
   const backendUrl = backend ?? project.backend?.url;
+  const common = {
+    fleet: stringOption(values, "fleet") ?? stackName ?? "fleet",
+    projectName: project.name,
+    projectDir: cwd,
+    stateDir: resolve(cwd, ".dmarc-fleet"),
+    recover: recoverShard,
+    config,
+    env,
+    ...(backendUrl ? { backendUrl } : {}),
+    ...(secretsProvider ? { secretsProvider } : {}),
+    ...(shardSize ? { shardSize } : {}),
+    ...(concurrency ? { concurrency } : {}),
+    ...(shards ? { only: shards } : {}),
+  };
+  const json = values.json === true;
+  if (inventory === undefined) {
+    return {
+      command: IMPORT_COMMAND,
+      json,
+      options: {
+        ...common,
+        inventoryPath,
+        ...(values.append ? { append: true } : {}),
+        ...(values.check ? { check: true } : {}),
+        ...(organizations ? { only: organizations } : {}),
+        ...(onDelete ? { onDelete } : {}),
+      },
+    };
+  }
   return {
-    command,
-    json: values.json === true,
+    command: command as FleetCommand,
+    json,
     ...(markdown ? { markdown: resolve(cwd, markdown) } : {}),
     detailedExitcode: values["detailed-exitcode"] === true,
     failOnUnmanaged: values["fail-on-unmanaged"] === true,
     options: {
-      fleet: stringOption(values, "fleet") ?? stackName ?? "fleet",
-      projectName: project.name,
-      projectDir: cwd,
-      stateDir: resolve(cwd, ".dmarc-fleet"),
-      recover: recoverShard,
-      config,
-      env,
+      ...common,
       inventory,
-      ...(backendUrl ? { backendUrl } : {}),
-      ...(secretsProvider ? { secretsProvider } : {}),
-      ...(shardSize ? { shardSize } : {}),
-      ...(concurrency ? { concurrency } : {}),
-      ...(only ? { only } : {}),
       ...(values.all ? { all: true } : {}),
       ...(values.refresh ? { refresh: true } : {}),
       ...(allowOffboard ? { allowOffboard } : {}),
@@ -246,7 +329,8 @@ function overviewTable(report: FleetReport): string {
   ].join("\n");
 }
 
-const isBadInput = (error: unknown) => error instanceof UsageError || error instanceof InventoryError;
+const isBadInput = (error: unknown) =>
+  error instanceof UsageError || error instanceof InventoryError || error instanceof ImportRefused;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -311,7 +395,7 @@ function printReport(report: FleetReport, json: boolean): void {
 
 /** The command; answers one of {@link FLEET_EXIT}'s codes. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  let parsed: FleetInvocation | "help";
+  let parsed: FleetInvocation | ImportInvocation | "help";
   try {
     parsed = await fleetOptionsFromArgs(argv);
   } catch (error) {
@@ -326,6 +410,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`${usageText(FLEET_SPEC)}\n`);
     return FLEET_EXIT.ok.code;
   }
+  if (parsed.command === IMPORT_COMMAND) return importMain(parsed.options, parsed.json);
   const { command, options } = parsed;
   let report: FleetReport;
   try {
@@ -337,4 +422,16 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   printReport(report, parsed.json);
   if (parsed.markdown) writeComment(report, parsed.markdown);
   return exitCodeOf(report, parsed);
+}
+
+async function importMain(options: ImportCommandOptions, json: boolean): Promise<number> {
+  let report: ImportReport;
+  try {
+    report = await runImport(options);
+  } catch (error) {
+    process.stderr.write(`dmarc-fleet ${IMPORT_COMMAND}: ${message(error)}\n`);
+    return isBadInput(error) ? FLEET_EXIT.usage.code : FLEET_EXIT.failed.code;
+  }
+  process.stdout.write(`${json ? JSON.stringify(report, null, 2) : importSummary(report)}\n`);
+  return report.failedChecks > 0 ? FLEET_EXIT.failed.code : FLEET_EXIT.ok.code;
 }

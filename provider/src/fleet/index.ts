@@ -1,4 +1,6 @@
 // The fleet runner for Automation API users: `import { runFleet } from "pulumi-dmarc-partner/fleet"`.
+export type { LeftOutOrganization } from "../discovery/entries";
+export type { ImportedTenant, ImportReport, ManagedOrganization } from "../discovery/report";
 
 export {
   type Interruption,
@@ -8,7 +10,7 @@ export {
   type StackRecovery,
 } from "../recovery/shard";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
-export { exitCodeOf, FLEET_EXIT, FLEET_SPEC, type FleetInvocation, main } from "./cli";
+export { exitCodeOf, FLEET_EXIT, FLEET_SPEC, type FleetInvocation, type ImportInvocation, main } from "./cli";
 export {
   FINDINGS_FORMAT_VERSION,
   type FindingsTotals,
@@ -20,6 +22,7 @@ export {
 } from "./findings";
 export { COMMENT_LIMIT, type CommentOptions, type CommentSubject, findingsMarkdown } from "./findingsMarkdown";
 export { findingsText } from "./findingsText";
+export { type ImportCommandOptions, ImportRefused, runImport } from "./import";
 export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export {

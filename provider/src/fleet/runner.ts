@@ -66,6 +66,15 @@ function stackNameOf(listed: string): string {
 /** The commands that look at the shards' drift marks: to run a marked shard, or to show its mark. */
 const MARK_READERS: readonly FleetCommand[] = ["preview", "up", "drift", "status", "shards"];
 
+/** The CLI, found and checked as each workspace would: its version checked unless the environment given says not to. */
+function pulumiCommand(options: FleetOptions): Promise<PulumiCommand> {
+  return PulumiCommand.get({ skipVersionCheck: Boolean(options.env.PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK) });
+}
+
+function concurrencyOf(options: FleetOptions): number {
+  return Math.max(1, options.concurrency ?? availableParallelism());
+}
+
 /** Every shard stack of the fleet in the backend, with what its state holds (and its drift mark, for `readMarks`). */
 async function scanFleet(
   options: FleetOptions,
@@ -86,6 +95,28 @@ async function scanFleet(
   return new Map(numbered.map((entry, index) => [entry.number, states[index] as ShardState]));
 }
 
+/** The ids of the organisations a shard's state holds, one per tenant. */
+function organizationIdsOf(state: ShardState): string[] {
+  return Object.values(state.holdings).flatMap((holding) => (holding.organizationId ? [holding.organizationId] : []));
+}
+
+/** What the fleet's shards hold: each organisation id and tenant key in their state, with its shard's name. */
+export interface FleetHoldings {
+  organizations: Map<string, string>;
+  keys: Map<string, string>;
+}
+
+/** Reads every shard stack of the fleet from the backend, and runs nothing. */
+export async function fleetHoldings(options: FleetOptions): Promise<FleetHoldings> {
+  const states = await scanFleet(options, await pulumiCommand(options), concurrencyOf(options), false);
+  const holdings: FleetHoldings = { organizations: new Map(), keys: new Map() };
+  for (const state of states.values()) {
+    for (const id of organizationIdsOf(state)) holdings.organizations.set(id, state.name);
+    for (const key of state.tenants) holdings.keys.set(key, state.name);
+  }
+  return holdings;
+}
+
 function overviewOf(options: FleetOptions, shard: Shard, state: ShardState | undefined): ShardOverview {
   return {
     name: shard.name,
@@ -103,7 +134,7 @@ function overviewOf(options: FleetOptions, shard: Shard, state: ShardState | und
 }
 
 /** The provider settings every shard gets: the `dmarc:*` config, else the environment. */
-function settingsOf(options: FleetOptions): ProviderSettings {
+export function settingsOf(options: Pick<FleetOptions, "config">): ProviderSettings {
   return readSettings({ get: (key) => options.config[`${CONFIG_NAMESPACE}:${key}`]?.value }, process.env);
 }
 
@@ -177,11 +208,7 @@ async function accountCensus(
   options: FleetOptions,
   states: ReadonlyMap<number, ShardState>,
 ): Promise<UnmanagedOrganizations> {
-  const managed = new Set(
-    [...states.values()].flatMap((state) =>
-      Object.values(state.holdings).flatMap((holding) => (holding.organizationId ? [holding.organizationId] : [])),
-    ),
-  );
+  const managed = new Set([...states.values()].flatMap(organizationIdsOf));
   return unmanagedOrganizations(createClient(clientOptionsFrom(settingsOf(options))), managed);
 }
 
@@ -202,13 +229,10 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: nu
  * shard's run is {@link runShardJob}.
  */
 export async function runFleet(command: FleetCommand, options: FleetOptions): Promise<FleetReport> {
-  const concurrency = Math.max(1, options.concurrency ?? availableParallelism());
+  const concurrency = concurrencyOf(options);
   const shardSize = options.shardSize ?? DEFAULT_SHARD_SIZE;
   const scan = await timed(async () => {
-    // As each workspace would: the CLI's version checked unless the environment given says not to.
-    const pulumi = await PulumiCommand.get({
-      skipVersionCheck: Boolean(options.env.PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK),
-    });
+    const pulumi = await pulumiCommand(options);
     return { pulumi, states: await scanFleet(options, pulumi, concurrency, MARK_READERS.includes(command)) };
   });
   const { pulumi, states } = scan.value;

@@ -22,7 +22,11 @@ const FREQUENCY_CODES: Record<BillingFrequency, Frequency> = {
   d: "d",
 };
 
-const FREQUENCY_NAMES: Record<Frequency, string> = { m: "monthly", y: "yearly", d: "daily" };
+/** The name of each frequency code, as inventories and messages spell it. */
+export const FREQUENCY_NAMES = { m: "monthly", y: "yearly", d: "daily" } as const satisfies Record<
+  Frequency,
+  z.infer<typeof FrequencyName>
+>;
 
 export interface PriceSelector {
   /** Plan name, matched without regard to case, e.g. `Business`. */

@@ -85,7 +85,7 @@ export type InventoryTenant = z.output<typeof TenantEntry> & {
 };
 
 /** The tenant's `key`, or its name in lower-case words joined by hyphens (accents dropped). */
-function keyOf(tenant: { name: string; key?: string | undefined }): string {
+export function keyOf(tenant: { name: string; key?: string | undefined }): string {
   return (
     tenant.key ??
     tenant.name

@@ -1,0 +1,75 @@
+import type { LeftOutOrganization } from "./entries";
+
+// What one import found and wrote: the data structure `--json` prints, and
+// the summary a terminal shows is read off it.
+
+/** Bumped when a field changes meaning or goes; new fields may come without it. */
+export const IMPORT_FORMAT_VERSION = 1;
+
+/** A tenant written to the inventory. */
+export interface ImportedTenant {
+  key: string;
+  name: string;
+  organizationId: string;
+  domains: number;
+  webhooks: number;
+  /** Why the key is not the one the name gives, when it is not. */
+  keyNote?: string;
+  /** What of its organisation the entry leaves out, and why (also comments above the entry). */
+  leftOut: string[];
+}
+
+/** An organisation the inventory or a shard of the fleet holds already. */
+export interface ManagedOrganization {
+  organizationId: string;
+  name: string;
+  /** `tenant "acme" of the inventory`, `shard prod-002`. */
+  by: string;
+}
+
+export interface ImportReport {
+  formatVersion: typeof IMPORT_FORMAT_VERSION;
+  /** The inventory file written to (or that would be). */
+  inventory: string;
+  mode: "new" | "append";
+  /** Organisations read: the account's, or those `--only` named. */
+  organizations: number;
+  /** New tenants, in the order they are written. */
+  written: ImportedTenant[];
+  /** Organisations with no entry, and why; with `--check` this includes those that would not adopt cleanly. */
+  leftOut: LeftOutOrganization[];
+  managed: ManagedOrganization[];
+  /** What of the account as a whole no entry can hold (webhooks the partner owns). */
+  account: string[];
+  /** Organisation ids `--only` named that are not the partner's. */
+  missing: string[];
+  /** Whether each entry's adoption was tried (`--check`). */
+  checked: boolean;
+  /** Entries left out because their adoption check failed. */
+  failedChecks: number;
+  /** Whether the file was written; false when there was nothing new to add. */
+  changed: boolean;
+}
+
+/** The terminal's view of a report. */
+export function importSummary(report: ImportReport): string {
+  const objects = report.written.reduce((sum, tenant) => sum + 3 + tenant.domains + tenant.webhooks, 0);
+  const lines = [
+    `${report.organizations} organisation(s) read; ${report.written.length} tenant(s) with ${objects} object(s) ${
+      report.changed ? "written to" : "to add to"
+    } ${report.inventory}${report.changed ? "" : " (nothing new: file unchanged)"}`,
+    `${report.leftOut.length} left out, ${report.managed.length} managed already${
+      report.checked ? `, adoption checked (${report.failedChecks} would not adopt cleanly)` : ""
+    }`,
+    ...report.missing.map((id) => `not found: ${id} is no organisation of this partner`),
+    ...report.leftOut.map(
+      (organization) => `left out: "${organization.name}" (${organization.organizationId}): ${organization.reason}`,
+    ),
+    ...report.written.flatMap((tenant) => (tenant.keyNote ? [`${tenant.key}: ${tenant.keyNote}`] : [])),
+    ...report.account.map((line) => `account: ${line}`),
+  ];
+  if (report.written.some((tenant) => tenant.leftOut.length > 0)) {
+    lines.push('What each entry leaves out is in the comments above it ("left out: ..."), and in --json.');
+  }
+  return lines.join("\n");
+}
