@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import {
@@ -108,7 +108,9 @@ export function workDirFor(project: FleetProject, stackName: string): string {
   const folder = join(project.stateDir, "work", stackName);
   mkdirSync(folder, { recursive: true });
   const modules = join(folder, "node_modules");
-  if (!existsSync(modules)) symlinkSync(join(project.projectDir, "node_modules"), modules, "dir");
+  // lstat, not exists: a link made while the project had no node_modules yet dangles, and stays valid once it has.
+  if (!lstatSync(modules, { throwIfNoEntry: false }))
+    symlinkSync(join(project.projectDir, "node_modules"), modules, "dir");
   return folder;
 }
 
