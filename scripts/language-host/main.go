@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
@@ -50,14 +51,15 @@ func main() {
 	flags.Int("v", 0, "ignored")
 	_ = flags.Parse(os.Args[1:]) // ExitOnError: Parse never returns an error.
 
-	host := &languageHost{engineAddress: flags.Arg(0)}
-
-	// Stop serving on Ctrl-C, or when the engine that started us is gone, so
-	// that no host outlives its engine.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Stop serving on Ctrl-C or SIGTERM, or when the engine that started us is
+	// gone, so that neither this host nor the program it runs outlives its
+	// engine: Pulumi starts plugins in process groups of their own, and a
+	// killed CLI would otherwise leave them running on a machine that lives on.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	host := &languageHost{engineAddress: flags.Arg(0), stopped: ctx}
 	if host.engineAddress != "" {
-		if err := rpcutil.Healthcheck(ctx, host.engineAddress, 5*time.Minute, stop); err != nil {
+		if err := rpcutil.Healthcheck(ctx, host.engineAddress, engineCheckInterval, stop); err != nil {
 			fail("cannot watch the engine: %v", err)
 		}
 	}
@@ -79,7 +81,10 @@ func main() {
 	}
 	// Like every plugin, the first line on stdout tells the engine our port.
 	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
+	err = <-handle.Done
+	// A program still running is stopped with the host (see Run).
+	host.programs.Wait()
+	if err != nil {
 		fail("language host stopped serving: %v", err)
 	}
 }
@@ -98,7 +103,16 @@ type languageHost struct {
 
 	mu            sync.Mutex
 	engineAddress string
+
+	// Done once the host stops serving; programs still running are then killed.
+	stopped  context.Context
+	programs sync.WaitGroup
 }
+
+// engineCheckInterval is how often the host asks whether its engine is still
+// there. The official host waits five minutes; a killed CLI's host and
+// program would then outlive it that long.
+const engineCheckInterval = 2 * time.Second
 
 func (h *languageHost) engine() string {
 	h.mu.Lock()

@@ -79,7 +79,13 @@ func (h *languageHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pul
 	args = append(args, entryPoint(info, req.GetProgram()))
 	args = append(args, req.GetArgs()...)
 
-	cmd := exec.CommandContext(ctx, node, args...)
+	// The program ends with the request or with the host, whichever stops first.
+	h.programs.Add(1)
+	defer h.programs.Done()
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(h.stopped, cancel)()
+	cmd := exec.CommandContext(runCtx, node, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"PULUMI_CONFIG="+config,

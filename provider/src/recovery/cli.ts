@@ -30,13 +30,22 @@ export const RECOVER_SPEC: CommandSpec = {
       type: "boolean",
       description: "also remove locks taken on other hosts (runners that are gone)",
     },
+    {
+      name: "keep-orphans",
+      type: "boolean",
+      description:
+        "only report the processes a killed run left behind, and refuse (default: let them finish their calls, then stop them)",
+    },
     { name: "help", type: "boolean", short: "h", description: "print this text" },
   ],
   exitCodes: [
     { code: EXIT_CODES.ok, meaning: "recovered, or nothing to recover, or dry run" },
     { code: EXIT_CODES.failed, meaning: "failure" },
     { code: EXIT_CODES.usage, meaning: "bad usage" },
-    { code: EXIT_CODES.refused, meaning: "refused: a run of the stack is still alive" },
+    {
+      code: EXIT_CODES.refused,
+      meaning: "refused: a run of the stack is still alive, or --keep-orphans found processes of a killed run",
+    },
     { code: EXIT_CODES.unsettled, meaning: "operations left that need a person (listed)" },
   ],
 };
@@ -63,6 +72,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       dryRun: values["dry-run"] === true,
       backupDir: stringOption(values, "backup-dir"),
       unlockOtherHosts: values["unlock-other-hosts"] === true,
+      keepOrphans: values["keep-orphans"] === true,
     });
     const out = report.exitCode === EXIT_CODES.ok ? process.stdout : process.stderr;
     out.write(`${formatReport(report).join("\n")}\n`);

@@ -1,57 +1,170 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { readTextIfAny } from "../runtime/readText";
 
-// When only the `pulumi` process is killed, its plugins live on: the program
-// and the dynamic provider finish the calls they had sent, creating objects
-// after the fact. Settling before they are done would miss those objects, so
-// recovery waits for them. Found through /proc (Linux); elsewhere none are seen.
+// The processes of Pulumi runs working in a project folder, read from the
+// operating system: /proc on Linux, `ps` and `lsof` elsewhere (macOS).
+// Pulumi starts its plugins in process groups of their own, so killing the
+// CLI, or its group, leaves them running; the recovery has to find them.
 
-export interface LeftoverProcess {
+export type RunProcessRole = "provider" | "language host" | "program";
+
+export interface RunProcess {
   pid: number;
+  /** The command line, cut to 120 characters. */
   command: string;
+  role: RunProcessRole;
+  /** The engine address the process was given (`host:port`), when its command line names one. */
+  engineAddress?: string;
+  /** Whether a live `pulumi` CLI is among its ancestors. */
+  underLiveCli: boolean;
 }
 
-// The plugins' executables, and the Node.js dynamic provider they start (which outlives its shell wrapper).
-const PLUGIN = /(^|\/)pulumi-(resource|language)-[\w-]+(\s|$)|@pulumi\/pulumi\/cmd\/dynamic-provider/;
-
-function parentOf(pid: number): number | undefined {
-  const stat = readTextIfAny(`/proc/${pid}/stat`);
-  return stat === undefined ? undefined : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+interface ProcessEntry {
+  pid: number;
+  parent: number;
+  command: string;
+  zombie: boolean;
 }
 
-function commandOf(pid: number | undefined): string {
-  return pid === undefined ? "" : (readTextIfAny(`/proc/${pid}/cmdline`) ?? "").split("\0").join(" ").trim();
+/** How each process of a run is recognised by its command line. */
+const ROLES: { role: RunProcessRole; pattern: RegExp }[] = [
+  // The Node.js dynamic provider, which outlives the shell wrapper that starts it.
+  { role: "provider", pattern: /@pulumi\/pulumi\/cmd\/dynamic-provider|(^|\/)pulumi-resource-[\w-]+(\s|$)/ },
+  { role: "language host", pattern: /(^|\/)pulumi-language-[\w-]+(\s|$)/ },
+  { role: "program", pattern: /@pulumi\/pulumi\/cmd\/run(\/index\.js)?\s/ },
+];
+
+const CLI = /(^|\/)pulumi(\s|$)/;
+const ADDRESS = /^(\[[0-9a-f:]+\]|[\w.-]+):\d+$/i;
+
+/**
+ * The engine address on a command line: the program's `--engine` (or its
+ * `--monitor`, served by the same engine), else the plugin's address argument.
+ */
+export function engineAddressOf(command: string): string | undefined {
+  const words = command.split(/\s+/).filter((word) => word !== "");
+  for (const flag of ["--engine", "--monitor"]) {
+    const value = words[words.indexOf(flag) + 1];
+    if (words.includes(flag) && value !== undefined && ADDRESS.test(value)) return value;
+  }
+  return words.slice(1).find((word) => ADDRESS.test(word));
 }
 
-/** Whether `pid` runs under a live `pulumi` CLI (then it belongs to a run that holds its lock). */
-function underLiveCli(pid: number): boolean {
-  for (let current = parentOf(pid), depth = 0; current !== undefined && current > 1 && depth < 16; depth++) {
-    if (/(^|\/)pulumi(\s|$)/.test(commandOf(current))) return true;
-    current = parentOf(current);
+function linuxProcesses(): ProcessEntry[] {
+  const entries: ProcessEntry[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readTextIfAny(`/proc/${name}/stat`);
+    if (stat === undefined) continue; // gone meanwhile
+    const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const command = (readTextIfAny(`/proc/${name}/cmdline`) ?? "").split("\0").join(" ").trim();
+    entries.push({ pid: Number(name), parent: Number(parent), command, zombie: state === "Z" });
+  }
+  return entries;
+}
+
+function psProcesses(): ProcessEntry[] {
+  const listing = execFileSync("ps", ["-axo", "pid=,ppid=,stat=,command="], { encoding: "utf8" });
+  return listing.split("\n").flatMap((line) => {
+    const match = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (!match) return [];
+    const [, pid, parent, state, command] = match as unknown as [string, string, string, string, string];
+    return [{ pid: Number(pid), parent: Number(parent), command: command.trim(), zombie: state.startsWith("Z") }];
+  });
+}
+
+const onLinux = () => existsSync("/proc/self/cwd");
+
+function cwdOf(pid: number): string | undefined {
+  if (onLinux()) {
+    try {
+      return readlinkSync(`/proc/${pid}/cwd`);
+    } catch {
+      return undefined; // gone meanwhile, or another user's
+    }
+  }
+  try {
+    const out = execFileSync("lsof", ["-a", "-d", "cwd", "-p", String(pid), "-Fn"], { encoding: "utf8" });
+    return out
+      .split("\n")
+      .find((line) => line.startsWith("n"))
+      ?.slice(1);
+  } catch {
+    return undefined;
+  }
+}
+
+// ESTABLISHED and SYN_SENT in /proc/net/tcp: a connection in use or being opened.
+const OPEN_TCP_STATES = new Set(["01", "02"]);
+
+/**
+ * Whether `pid` holds a TCP connection that is open or opening: a request it
+ * may still be waiting on. Connections to an engine that is gone are closed
+ * on the engine's side, so they do not count. Where this cannot be read, the
+ * answer is yes: the caller then waits its whole bound.
+ */
+export function hasOpenConnections(pid: number): boolean {
+  if (!onLinux()) {
+    try {
+      const out = execFileSync("lsof", ["-a", "-p", String(pid), "-iTCP", "-sTCP:ESTABLISHED,SYN_SENT", "-Fn"], {
+        encoding: "utf8",
+      });
+      return out.split("\n").some((line) => line.startsWith("n"));
+    } catch (error) {
+      // lsof exits 1 when it lists nothing.
+      return (error as { status?: number }).status !== 1;
+    }
+  }
+  let sockets: Set<string>;
+  try {
+    sockets = new Set(
+      readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+        try {
+          const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+          return target.startsWith("socket:[") ? [target.slice(8, -1)] : [];
+        } catch {
+          return [];
+        }
+      }),
+    );
+  } catch {
+    return existsSync(`/proc/${pid}`);
+  }
+  for (const table of ["tcp", "tcp6"]) {
+    const rows = (readTextIfAny(`/proc/${pid}/net/${table}`) ?? "").split("\n").slice(1);
+    for (const row of rows) {
+      const columns = row.trim().split(/\s+/);
+      if (OPEN_TCP_STATES.has(columns[3] ?? "") && sockets.has(columns[9] ?? "")) return true;
+    }
   }
   return false;
 }
 
-/** Pulumi plugins working in the project folder whose `pulumi` CLI is gone. */
-export function leftoverPlugins(workDir: string): LeftoverProcess[] {
-  if (!existsSync("/proc/self/cwd")) return [];
+/** The processes of Pulumi runs (providers, language hosts, programs) working in `workDir`, live or not. */
+export function runProcessesIn(workDir: string): RunProcess[] {
   const folder = resolve(workDir);
-  const found: LeftoverProcess[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    const command = commandOf(pid);
-    if (!PLUGIN.test(command)) continue;
-    let cwd: string;
-    try {
-      cwd = readlinkSync(`/proc/${pid}/cwd`);
-    } catch {
-      continue; // gone meanwhile, or another user's
+  const table = onLinux() ? linuxProcesses() : psProcesses();
+  const byPid = new Map(table.map((entry) => [entry.pid, entry]));
+  const underLiveCli = (entry: ProcessEntry): boolean => {
+    for (let current = byPid.get(entry.parent), depth = 0; current && current.pid > 1 && depth < 16; depth++) {
+      if (CLI.test(current.command) && !current.zombie) return true;
+      current = byPid.get(current.parent);
     }
-    const state = readTextIfAny(`/proc/${pid}/stat`);
-    const zombie = state !== undefined && state.slice(state.lastIndexOf(")") + 2, state.lastIndexOf(")") + 3) === "Z";
-    if (cwd === folder && !zombie && !underLiveCli(pid)) found.push({ pid, command: command.slice(0, 120) });
+    return false;
+  };
+  const found: RunProcess[] = [];
+  for (const entry of table) {
+    const role = ROLES.find(({ pattern }) => pattern.test(entry.command))?.role;
+    if (!role || entry.zombie || entry.pid === process.pid || cwdOf(entry.pid) !== folder) continue;
+    found.push({
+      pid: entry.pid,
+      command: entry.command.slice(0, 120),
+      role,
+      engineAddress: engineAddressOf(entry.command),
+      underLiveCli: underLiveCli(entry),
+    });
   }
   return found;
 }

@@ -5,8 +5,9 @@ import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from ".
 import { type Deployment, pendingOperations } from "./deployment";
 import { fileBackendFolder, stackFiles } from "./fileBackend";
 import { readLocks, removeLock, type StackLock } from "./locks";
+import { findRunProcesses, inFlightBoundMs, type StoppedOrphan, settleOrphans } from "./orphans";
 import { applySettlement, type LookupServices, planSettlement, type SettlementStep } from "./plan";
-import { type LeftoverProcess, leftoverPlugins } from "./processes";
+import type { RunProcess } from "./processes";
 import { clientFromConfig } from "./settings";
 import { openStack, type StackAccess } from "./stack";
 
@@ -27,11 +28,17 @@ export interface RecoverOptions {
    * check (a CI runner that is gone). Default false: such a lock is refused.
    */
   unlockOtherHosts?: boolean;
+  /**
+   * Only report the processes a killed run left behind (orphans), and refuse,
+   * instead of stopping them. Default false: they are given the time their
+   * calls may take (the provider's timeouts and retry budget), then stopped.
+   */
+  keepOrphans?: boolean;
   /** Extra environment for the `pulumi` CLI and the provider settings (DMARC_*). */
   env?: Record<string, string>;
 }
 
-/** 0 done or nothing to do; 3 refused, a run is alive; 4 some operations are left for a person; 1 failure; 2 bad usage. */
+/** 0 done or nothing to do; 3 refused, a run is alive (or --keep-orphans found a killed one's processes); 4 some operations are left for a person; 1 failure; 2 bad usage. */
 export const EXIT_CODES = { ok: 0, failed: 1, usage: 2, refused: 3, unsettled: 4 } as const;
 
 export type RecoveryOutcome = "healthy" | "planned" | "recovered" | "partial" | "refused";
@@ -42,8 +49,12 @@ export interface RecoveryReport {
   exitCode: number;
   /** Locks of live runs (or of hosts not checked), when refused. */
   liveLocks: StackLock[];
-  /** Plugins of a killed run still working in the project folder, when refused. */
-  leftovers: LeftoverProcess[];
+  /** Processes of a live run working in the project folder, when refused. */
+  liveProcesses: RunProcess[];
+  /** Processes of a killed run: stopped (with how), or only found (dry run, --keep-orphans). */
+  orphans: (RunProcess | StoppedOrphan)[];
+  /** The longest an orphan is given to finish its calls, in milliseconds, when there were orphans. */
+  orphanBoundMs?: number;
   /** Locks left by dead runs: removed, or to be removed with a dry run. */
   deadLocks: StackLock[];
   /** A checkpoint the backend cannot load, and how it is (or would be) repaired. */
@@ -99,7 +110,8 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
     outcome: "healthy",
     exitCode: EXIT_CODES.ok,
     liveLocks: [],
-    leftovers: [],
+    liveProcesses: [],
+    orphans: [],
     deadLocks: [],
     steps: [],
     refresh: false,
@@ -114,9 +126,19 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
     (lock) => lock.holder === "alive" || (lock.holder === "unknown" && !options.unlockOtherHosts),
   );
   report.deadLocks = locks.filter((lock) => !report.liveLocks.includes(lock));
-  report.leftovers = leftoverPlugins(workDir);
-  if (report.liveLocks.length > 0 || report.leftovers.length > 0) {
+  const processes = await findRunProcesses(workDir);
+  report.liveProcesses = processes.live;
+  report.orphans = processes.orphans;
+  if (report.liveLocks.length > 0 || report.liveProcesses.length > 0) {
     return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "wait for that run to end" };
+  }
+  if (report.orphans.length > 0) {
+    report.orphanBoundMs = inFlightBoundMs(await configFor(stack, true), env);
+    if (options.keepOrphans) {
+      return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "stop those processes" };
+    }
+    // Before the service is read: an orphan may still be finishing a create.
+    if (!options.dryRun) report.orphans = await settleOrphans(report.orphans, { boundMs: report.orphanBoundMs });
   }
 
   const broken = files ? findCheckpointRepair(files.checkpoints) : undefined;
@@ -144,8 +166,9 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
   report.steps = await planSettlement(state, services);
   report.refresh = report.steps.some((step) => step.action === "refresh");
   const unsettled = report.steps.some((step) => step.action === "unsettled" || step.action === "duplicate");
-  if (report.deadLocks.length === 0 && !broken && report.steps.length === 0) return report;
-  if (options.dryRun) return { ...report, outcome: "planned" };
+  const changesState = report.deadLocks.length > 0 || broken !== undefined || report.steps.length > 0;
+  if (options.dryRun && (changesState || report.orphans.length > 0)) return { ...report, outcome: "planned" };
+  if (!changesState) return report.orphans.length > 0 ? { ...report, outcome: "recovered" } : report;
 
   report.startingState ??= keepStart();
   for (const lock of report.deadLocks) removeLock(lock);

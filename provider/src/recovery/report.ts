@@ -1,6 +1,8 @@
 import { resourceName } from "./deployment";
 import { describeLock } from "./locks";
+import type { StoppedBy, StoppedOrphan } from "./orphans";
 import type { SettlementAction, SettlementStep } from "./plan";
+import type { RunProcess } from "./processes";
 import type { RecoveryReport } from "./recover";
 
 // The command's output: one line per thing settled, then what to run next.
@@ -31,6 +33,26 @@ function checkpointLine(repair: NonNullable<RecoveryReport["checkpoint"]>, plann
   return `${planned ? "would restore" : "restored"} ${repair.file} from ${repair.backup}: the kill cut the checkpoint short`;
 }
 
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+function describeProcess(found: RunProcess): string {
+  return `${found.role}: ${found.command}`;
+}
+
+const STOPPED_BY: Record<StoppedBy, string> = {
+  exited: "it ended by itself",
+  SIGTERM: "stopped with SIGTERM",
+  SIGKILL: "stopped with SIGKILL (SIGTERM did not end it)",
+};
+
+function orphanLine(orphan: RunProcess | StoppedOrphan, boundMs: number): string {
+  const what = `pid ${orphan.pid} (${describeProcess(orphan)}) of a killed run, whose engine is gone`;
+  if (!("stoppedBy" in orphan)) {
+    return `${"would stop".padEnd(14)} ${what}, once it holds no open connection (at most ${seconds(boundMs)}, the provider's timeouts and retry budget)`;
+  }
+  return `${"stopped".padEnd(14)} ${what}: waited ${seconds(orphan.waitedMs)} for its calls, then ${STOPPED_BY[orphan.stoppedBy]}`;
+}
+
 export function formatReport(report: RecoveryReport): string[] {
   const stack = `stack ${report.stackName}`;
   if (report.outcome === "refused") {
@@ -43,11 +65,15 @@ export function formatReport(report: RecoveryReport): string[] {
               : "taken on another host, which this command cannot check (if no run is alive there, rerun with --unlock-other-hosts)"
           }`,
       ),
-      ...report.leftovers.map(
-        (process) =>
-          `refused: pid ${process.pid} (${process.command}) of a killed run still works in the project folder; give it a few seconds to finish the calls it had sent, then stop it (kill ${process.pid})`,
+      ...report.liveProcesses.map(
+        (found) =>
+          `refused: pid ${found.pid} (${describeProcess(found)}) belongs to a run that is still alive: ${found.underLiveCli ? "its pulumi process is running" : `its engine (${found.engineAddress ?? "address unknown"}) still answers`}`,
       ),
-      "Nothing changed. Run dmarc-recover again once that run has ended.",
+      ...report.orphans.map(
+        (orphan) =>
+          `refused: pid ${orphan.pid} (${describeProcess(orphan)}) of a killed run is left running (--keep-orphans); its engine is gone. Run without --keep-orphans to give it ${seconds(report.orphanBoundMs ?? 0)} at most to finish its calls and stop it, or stop it yourself (kill ${orphan.pid})`,
+      ),
+      `Nothing changed. Run dmarc-recover again once ${report.liveLocks.length + report.liveProcesses.length > 0 ? "that run has ended" : "those processes are stopped"}.`,
     ];
   }
   if (report.outcome === "healthy") {
@@ -55,6 +81,7 @@ export function formatReport(report: RecoveryReport): string[] {
   }
   const planned = report.outcome === "planned";
   const lines = [
+    ...report.orphans.map((orphan) => orphanLine(orphan, report.orphanBoundMs ?? 0)),
     ...(report.checkpoint ? [checkpointLine(report.checkpoint, planned)] : []),
     ...report.deadLocks.map(
       (lock) => `${planned ? "would remove" : "removed"} the lock of ${describeLock(lock)}: that run is gone`,

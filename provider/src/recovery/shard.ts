@@ -78,6 +78,7 @@ function summaryOf(report: RecoveryReport): string {
   const counts = new Map<string, number>();
   for (const step of report.steps) counts.set(SETTLED_AS[step.action], (counts.get(SETTLED_AS[step.action]) ?? 0) + 1);
   const parts = [
+    ...(report.orphans.length > 0 ? [`stopped ${report.orphans.length} process(es) of a killed run`] : []),
     ...(report.deadLocks.length > 0 ? [`removed ${report.deadLocks.length} lock(s) of a dead run`] : []),
     ...(report.checkpoint ? ["repaired the checkpoint"] : []),
     ...[...counts].map(([action, count]) => `${action} ${count}`),
