@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, type FSWatcher, readdirSync, readFileSync, truncateSync, watch } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { closeClients } from "pulumi-dmarc-partner/client";
 import { describeInterruption } from "pulumi-dmarc-partner/recovery";
@@ -142,14 +141,17 @@ const moments: Moment[] = [
 
 interface Variant {
   name: string;
-  /** Kill the CLI's process group and every process it started (the plugins run in groups of their own). */
-  everything: boolean;
+  /**
+   * Kill the CLI's process group, as a cancelled CI job does. The plugins run
+   * in groups of their own and live on either way.
+   */
+  group: boolean;
   representative?: boolean;
 }
 
 const variants: Variant[] = [
-  { name: "pulumi alone", everything: false, representative: true },
-  { name: "the whole process group", everything: true },
+  { name: "pulumi alone", group: false, representative: true },
+  { name: "the whole process group", group: true },
 ];
 
 const cases = moments.flatMap((moment) =>
@@ -172,7 +174,7 @@ async function killAt(
   checkpointFolder: string,
   stack: string,
   victim: ChildProcess,
-  everything: boolean,
+  group: boolean,
 ): Promise<number[]> {
   const pid = victim.pid ?? 0;
   await eventually(moment.name, () => stats(handle), moment.when, 1_200);
@@ -194,14 +196,13 @@ async function killAt(
     }).finally(() => watcher?.close());
   }
   const children = descendants(pid);
-  if (everything) {
+  if (group) {
     try {
       process.kill(-pid, "SIGKILL");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
     }
-  }
-  for (const target of everything ? [pid, ...children] : [pid]) kill(target);
+  } else kill(pid);
   return children;
 }
 
@@ -233,7 +234,7 @@ for (const { moment, variant, label } of cases) {
       const backend = fileURLToPath(env.PULUMI_BACKEND_URL ?? "");
       // A project folder of this test process and variant: the processes working in it are this run's own,
       // and the test stops them all, whatever else runs on the machine.
-      const project = `reliability-crash-${variant.everything ? "group" : "alone"}-${process.pid}`;
+      const project = `reliability-crash-${variant.group ? "group" : "alone"}-${process.pid}`;
       const folder = programFolder(project, source);
       const stack = uniqueStackName("crash");
       const checkpointFolder = join(backend, ".pulumi", "stacks", project);
@@ -256,34 +257,29 @@ for (const { moment, variant, label } of cases) {
         const exited = new Promise((resolve) => run.on("close", resolve));
         if (run.pid === undefined) throw new Error(`pulumi ${moment.phase} did not start`);
         started.push(run.pid);
-        const children = await killAt(moment, handle, checkpointFolder, stack, run, variant.everything);
+        const children = await killAt(moment, handle, checkpointFolder, stack, run, variant.group);
         started.push(...children);
         await exited;
 
-        if (variant.everything) await sleep(HOLD_MS + 1_000);
-        else {
-          // The orphaned plugins finish the calls they had sent; the command refuses to settle before they are done.
-          const plugins = processesIn(folder).filter(isPlugin);
-          const refused = await dmarcRecover(["--stack", stack, "--dry-run"], folder, env);
-          if (plugins.some(isRunning)) {
-            expect(refused.code, refused.stdout + refused.stderr).toBe(3);
-            expect(refused.stderr).toContain("refused: pid");
+        // The killed run's plugins live on: asked to keep them, the command refuses and names them.
+        const orphans = processesIn(folder).filter(isPlugin);
+        if (orphans.some(isRunning)) {
+          const kept = await dmarcRecover(["--stack", stack, "--keep-orphans"], folder, env);
+          if (processesIn(folder).filter(isPlugin).length > 0) {
+            expect(kept.code, kept.stdout + kept.stderr).toBe(3);
+            expect(kept.stderr).toMatch(/^refused: pid \d+ \(.*\) of a killed run is left running/m);
             refusals++;
           }
+        }
+        // Killing `pulumi` alone, the test lets the orphans' calls end, so that a dry run can be checked
+        // to change nothing; killing the group, the recovery itself has to wait for them.
+        if (!variant.group) {
           await eventually(
             "the orphaned plugins' calls to finish",
             () => stats(handle),
             (c) => inFlight(c) === 0,
           );
         }
-        // Plugins started just before the kill are not among the children seen then: every process in the folder goes.
-        const leftovers = processesIn(folder);
-        for (const orphan of leftovers) kill(orphan);
-        await eventually(
-          "the killed run's processes to exit",
-          async () => processesIn(folder),
-          (left) => left.length === 0,
-        );
         await handle.control("DELETE", "/faults");
         if (moment.cutCheckpoint) truncateSync(checkpoint, Math.floor(readFileSync(checkpoint).length / 2));
         if (moment.cutAttributes) truncateSync(`${checkpoint}.attrs`, 0);
@@ -294,23 +290,30 @@ for (const { moment, variant, label } of cases) {
           `npx dmarc-recover --stack ${stack}`,
         );
 
-        // A dry run: a plan, and not one byte or call changed.
         const before = {
           checkpoint: readFileSync(checkpoint),
           locks: lockFiles(backend, project, stack),
           counted: await stats(handle),
         };
-        const dryRun = await dmarcRecover(["--stack", stack, "--dry-run"], folder, env);
-        expectOk(dryRun, "dmarc-recover --dry-run");
-        expect(dryRun.stdout).toContain("Dry run: nothing changed");
-        expect(readFileSync(checkpoint).equals(before.checkpoint)).toBe(true);
-        expect(lockFiles(backend, project, stack)).toEqual(before.locks);
-        expect(writes(await stats(handle))).toBe(writes(before.counted));
+        if (!variant.group) {
+          // A dry run: a plan, and not one byte or call changed, the orphans left as they are.
+          const dryRun = await dmarcRecover(["--stack", stack, "--dry-run"], folder, env);
+          expectOk(dryRun, "dmarc-recover --dry-run");
+          expect(dryRun.stdout).toContain("Dry run: nothing changed");
+          expect(readFileSync(checkpoint).equals(before.checkpoint)).toBe(true);
+          expect(lockFiles(backend, project, stack)).toEqual(before.locks);
+          expect(writes(await stats(handle))).toBe(writes(before.counted));
+          expect(processesIn(folder).filter(isPlugin)).toEqual(orphans.filter(isRunning));
+        }
 
         const recovered = await dmarcRecover(["--stack", stack], folder, env);
         expectOk(recovered, "dmarc-recover");
         expect(recovered.stdout).toContain(`Next: pulumi up --stack ${stack}`);
         expect(lockFiles(backend, project, stack)).toEqual([]);
+        // Every process the killed run left is gone, each one it stopped named.
+        expect(processesIn(folder).filter(isRunning)).toEqual([]);
+        const stopped = [...recovered.stdout.matchAll(/^stopped\s+pid (\d+) .*: waited ([\d.]+) s/gm)];
+        for (const orphan of stopped) expect(orphans).toContain(Number(orphan[1]));
         const settled = settledByKind(recovered.stdout);
         await cli("up", "--yes", "--skip-preview");
 
@@ -362,7 +365,8 @@ for (const { moment, variant, label } of cases) {
           settled,
           checkpointRepaired: /^(restored|repaired) /m.test(recovered.stdout),
           lockRemoved: recovered.stdout.includes("removed the lock"),
-          processesLeftRunning: leftovers.length,
+          orphansStopped: stopped.length,
+          longestOrphanWaitSeconds: Math.max(0, ...stopped.map((orphan) => Number(orphan[2]))),
           cancelledSubscriptionsKept: cancelledRecords,
           refusedWhilePluginsRan: refusals > 0,
         });

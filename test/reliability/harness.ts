@@ -158,11 +158,20 @@ export function descendants(pid: number): number[] {
 
 /** Processes working in `folder` (Linux /proc): the plugins of a `pulumi` run on that project, orphaned or not. */
 export function processesIn(folder: string): number[] {
+  return processesWhere((cwd) => cwd === folder);
+}
+
+/** Processes working in `folder` or a folder below it, such as a fleet's shard work folders. */
+export function processesUnder(folder: string): number[] {
+  return processesWhere((cwd) => cwd === folder || cwd.startsWith(`${folder}/`));
+}
+
+function processesWhere(inFolder: (cwd: string) => boolean): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (readlinkSync(`/proc/${entry}/cwd`) === folder && isRunning(Number(entry))) found.push(Number(entry));
+      if (inFolder(readlinkSync(`/proc/${entry}/cwd`)) && isRunning(Number(entry))) found.push(Number(entry));
     } catch {
       // exited meanwhile
     }
@@ -197,6 +206,17 @@ export function kill(pid: number): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
   }
+}
+
+/** The `pulumi` CLI processes among `pids`: an engine each. */
+export function pulumiCli(pids: number[]): number[] {
+  return pids.filter((pid) => {
+    try {
+      return /(^|\/)pulumi$/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] ?? "");
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Runs the package's `dmarc-recover` command, as `npx dmarc-recover` would, in the program folder. */

@@ -55,6 +55,12 @@ export class ResponseTooLarge extends Error {
 
 const pools = new Map<string, Pool>();
 
+// An idle connection is closed after this long even where the server would
+// keep it for a minute or more: the provider's requests come in bursts, and
+// a killed run's provider holding no connection shows at once that none of
+// its calls is still in flight (recovery/orphans.ts).
+const IDLE_CONNECTION_MS = 5_000;
+
 // One keep-alive pool per address. The connect timeout is a property of the
 // pool, so it is part of the key; in practice every client of an address uses one.
 function poolFor(origin: string, connectTimeoutMs: number): Pool {
@@ -63,7 +69,12 @@ function poolFor(origin: string, connectTimeoutMs: number): Pool {
   if (pool === undefined) {
     // The per-attempt timer in `send` bounds the whole exchange; undici's own
     // header and body timers would only add a second, differently sized limit.
-    pool = new Pool(origin, { connectTimeout: connectTimeoutMs, headersTimeout: 0, bodyTimeout: 0 });
+    pool = new Pool(origin, {
+      connectTimeout: connectTimeoutMs,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      keepAliveMaxTimeout: IDLE_CONNECTION_MS,
+    });
     pools.set(key, pool);
   }
   return pool;

@@ -1,0 +1,209 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { closeClients } from "pulumi-dmarc-partner/client";
+import { afterAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { projectRoot } from "../../scripts/engine.mjs";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { uniqueStackName, useEngine } from "../support/engine";
+import { declaredInventory, inventory, tenants } from "./fleet";
+import {
+  type CliResult,
+  descendants,
+  emulatorState,
+  eventually,
+  FULL,
+  isPlugin,
+  isRunning,
+  kill,
+  processesUnder,
+  pulumiCli,
+  report,
+  type Stats,
+  stats,
+} from "./harness";
+
+// A fleet `up` killed the ways a runner dies (the runner's process group, as
+// a cancelled CI job; the runner alone; its `pulumi` processes alone), then
+// one plain `dmarc-fleet up`, as a pipeline reruns it: the fleet ends with
+// exactly the declared objects, nothing is left running, and a preview shows
+// no change. The plugins of the killed engines live on in process groups of
+// their own; the rerun's recovery waits for their calls and stops them.
+
+const TENANTS = FULL ? 12 : 6;
+const SHARD_SIZE = 3;
+// Calls on the held routes wait this long in the emulator, so the kill finds them in flight.
+const HOLD_MS = 3_000;
+const DECLARED_CREATES = TENANTS * 7;
+
+const CREATE_ROUTES = [
+  "POST /v1/organizations",
+  "POST /v1/domain-groups",
+  "POST /v1/domains",
+  "POST /v1/webhooks",
+  "POST /v1/partners/subscriptions/assign",
+  "POST /v1/users/invite",
+];
+const count = (counted: Stats, route: string) => counted.byRoute[route] ?? 0;
+const creates = (counted: Stats) => CREATE_ROUTES.reduce((sum, route) => sum + count(counted, route), 0);
+
+type Victim = "process group" | "runner alone" | "pulumi alone";
+
+interface KillCase {
+  moment: string;
+  victim: Victim;
+  hold?: string[];
+  when: (counted: Stats) => boolean;
+  representative?: boolean;
+}
+
+const CASES: KillCase[] = [
+  {
+    moment: "organisation creates in flight",
+    victim: "process group",
+    hold: ["POST /v1/organizations"],
+    when: (c) => count(c, "POST /v1/organizations") >= 3,
+    representative: true,
+  },
+  {
+    moment: "domain and webhook creates in flight",
+    victim: "pulumi alone",
+    hold: ["POST /v1/domains", "POST /v1/webhooks"],
+    when: (c) => count(c, "POST /v1/domains") >= 2 && count(c, "POST /v1/webhooks") >= 1,
+  },
+  { moment: "the middle of the creates", victim: "runner alone", when: (c) => creates(c) >= DECLARED_CREATES / 2 },
+  {
+    moment: "near the end of the creates",
+    victim: "process group",
+    when: (c) => creates(c) >= DECLARED_CREATES - 10,
+  },
+];
+
+/** The inventory declaring what the reliability fleet program declares, tenant for tenant. */
+function tenantsYaml(): string {
+  return stringify({
+    tenants: tenants(TENANTS).map((tenant) => ({
+      key: `t${tenant.index}`,
+      name: tenant.organization,
+      group: "main",
+      plan: "Starter",
+      domains: tenant.domains,
+      webhooks: [
+        { name: `t${tenant.index} events`, url: tenant.webhookUrl, events: ["domain.created", "domain.verified"] },
+      ],
+      admins: [tenant.admin],
+    })),
+  });
+}
+
+/** A partner's project folder: Pulumi.yaml, tenants.yaml, the package installed. */
+function fleetProject(name: string): string {
+  const folder = join(projectRoot, ".cache", "projects", name);
+  mkdirSync(folder, { recursive: true });
+  try {
+    symlinkSync(join(projectRoot, "node_modules"), join(folder, "node_modules"), "dir");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  writeFileSync(join(folder, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
+  writeFileSync(join(folder, "tenants.yaml"), tenantsYaml());
+  return folder;
+}
+
+/** `dmarc-fleet` as `npx dmarc-fleet` runs it, in its own process group as a CI job's shell is. */
+function startFleet(args: string[], cwd: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [join(projectRoot, "provider", "bin", "dmarc-fleet.js"), ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const result: CliResult = { code: null, stdout: "", stderr: "" };
+  child.stdout?.on("data", (chunk: Buffer) => {
+    result.stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    result.stderr += chunk.toString();
+  });
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ ...result, code }));
+  });
+  return { child, done };
+}
+
+function killVictim(victim: Victim, runner: ChildProcess): void {
+  const pid = runner.pid ?? 0;
+  if (victim === "process group") process.kill(-pid, "SIGKILL");
+  else if (victim === "runner alone") kill(pid);
+  else for (const engine of pulumiCli(descendants(pid))) kill(engine);
+}
+
+const handles: EmulatorHandle[] = [];
+afterAll(async () => {
+  await closeClients();
+  await Promise.all(handles.map((handle) => handle.emulator.close()));
+});
+
+for (const killCase of CASES.filter((candidate) => FULL || candidate.representative)) {
+  describe(`dmarc-fleet up killed (${killCase.victim}) at ${killCase.moment}`, () => {
+    it("heals with one plain dmarc-fleet up: exactly the declared objects, nothing left running", async () => {
+      const handle = await startTestEmulator();
+      handles.push(handle);
+      const env = { ...(await useEngine()), ...handle.env };
+      const folder = fleetProject(`reliability-fleet-kill-${process.pid}`);
+      const fleet = uniqueStackName("killed");
+      const args = ["--fleet", fleet, "--shard-size", String(SHARD_SIZE), "--concurrency", "2"];
+      const fleetOk = async (command: string, ...extra: string[]) => {
+        const result = await startFleet([command, ...args, ...extra], folder, env).done;
+        expect(result.code, `dmarc-fleet ${command}:\n${result.stdout}\n${result.stderr}`).toBe(0);
+        return result;
+      };
+      const started: number[] = [];
+      try {
+        for (const route of killCase.hold ?? []) await handle.control("POST", "/faults", { route, latencyMs: HOLD_MS });
+        const killed = startFleet(["up", ...args], folder, env);
+        started.push(killed.child.pid ?? 0);
+        await eventually(killCase.moment, () => stats(handle), killCase.when, 1_200);
+        started.push(...descendants(killed.child.pid ?? 0));
+        killVictim(killCase.victim, killed.child);
+        const first = await killed.done;
+        const orphans = processesUnder(folder).filter(isPlugin);
+        // A runner killed alone leaves its engines without a reader: each dies at its next line of output, or
+        // finishes. The rerun would refuse a live one, rightly; a pipeline's rerun comes later than this.
+        await eventually(
+          "the killed runner's engines to end",
+          async () => pulumiCli(started.flatMap((pid) => [pid, ...descendants(pid)])).filter(isRunning),
+          (left) => left.length === 0,
+          1_200,
+        );
+        await handle.control("DELETE", "/faults");
+
+        const rerun = await fleetOk("up");
+        expect(processesUnder(folder).filter(isRunning)).toEqual([]);
+        const priceId = `price_${handle.partner.id}_starter_monthly`;
+        expect(inventory(await emulatorState(handle), handle.partner.id)).toEqual(declaredInventory(TENANTS, priceId));
+        const preview = await startFleet(["preview", ...args, "--detailed-exitcode"], folder, env).done;
+        expect(preview.code, `dmarc-fleet preview:\n${preview.stdout}\n${preview.stderr}`).toBe(0);
+
+        report("fleet kill", `${killCase.moment}, killing ${killCase.victim}`, {
+          tenants: TENANTS,
+          shards: Math.ceil(TENANTS / SHARD_SIZE),
+          firstRunExit: first.code,
+          orphansLeftByKill: orphans.length,
+          recoveries: (rerun.stdout + rerun.stderr).match(/ was recovered first: /g)?.length ?? 0,
+          orphansStoppedByRerun: [...(rerun.stdout + rerun.stderr).matchAll(/stopped (\d+) process/g)].reduce(
+            (sum, match) => sum + Number(match[1]),
+            0,
+          ),
+        });
+
+        await fleetOk("destroy");
+        expect(inventory(await emulatorState(handle), handle.partner.id)).toEqual([]);
+      } finally {
+        for (const left of [...started, ...processesUnder(folder)].filter(isRunning)) kill(left);
+      }
+    }, 900_000);
+  });
+}
