@@ -2,20 +2,22 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, type FSWatcher, readdirSync, readFileSync, truncateSync, watch } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { closeClients } from "pulumi-dmarc-partner/client";
 import { describeInterruption } from "pulumi-dmarc-partner/recovery";
-import { afterAll, describe, expect, it } from "vitest";
-import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { describe, expect, it } from "vitest";
+import type { EmulatorHandle } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
-import { declaredInventory, inventory, serviceIds, stateIds } from "./fleet";
+import { declaredInventory, fleetProgramSource, inventory, serviceIds, stateIds } from "./fleet";
 import {
   type CliResult,
+  creates,
   descendants,
   dmarcRecover,
+  emulatorPerCase,
   emulatorState,
   eventually,
   FULL,
   inFlight,
+  isLanguageHostOrProgram,
   isPlugin,
   isRunning,
   kill,
@@ -24,6 +26,7 @@ import {
   pulumi,
   pulumiOk,
   report,
+  routeCount,
   type Stats,
   stats,
 } from "./harness";
@@ -40,21 +43,8 @@ const TENANTS = FULL ? 20 : 6;
 const HOLD_MS = 3_000;
 const DECLARED_CREATES = TENANTS * 7;
 
-const source = `import { fleetProgram } from "../../../test/reliability/fleet";
+const source = fleetProgramSource(TENANTS);
 
-export = fleetProgram(${TENANTS});
-`;
-
-const CREATE_ROUTES = [
-  "POST /v1/organizations",
-  "POST /v1/domain-groups",
-  "POST /v1/domains",
-  "POST /v1/webhooks",
-  "POST /v1/partners/subscriptions/assign",
-  "POST /v1/users/invite",
-];
-const count = (counted: Stats, route: string) => counted.byRoute[route] ?? 0;
-const creates = (counted: Stats) => CREATE_ROUTES.reduce((sum, route) => sum + count(counted, route), 0);
 const deletes = (counted: Stats) =>
   Object.entries(counted.byRoute).reduce((sum, [route, n]) => sum + (route.startsWith("DELETE ") ? n : 0), 0);
 /** Requests that change something on the service; getting a token changes nothing. */
@@ -93,27 +83,28 @@ const moments: Moment[] = [
     name: "first organisation creates in flight",
     phase: "up",
     hold: ["POST /v1/organizations"],
-    when: (c) => count(c, "POST /v1/organizations") >= 3,
+    when: (c) => routeCount(c, "POST /v1/organizations") >= 3,
   },
   {
     name: "first domain and webhook creates in flight",
     phase: "up",
     hold: ["POST /v1/domains", "POST /v1/webhooks"],
-    when: (c) => count(c, "POST /v1/domains") >= 2 && count(c, "POST /v1/webhooks") >= 2,
+    when: (c) => routeCount(c, "POST /v1/domains") >= 2 && routeCount(c, "POST /v1/webhooks") >= 2,
     representative: true,
   },
   {
     name: "subscriptions and invitations in flight",
     phase: "up",
     hold: ["POST /v1/partners/subscriptions/assign", "POST /v1/users/invite"],
-    when: (c) => count(c, "POST /v1/partners/subscriptions/assign") >= 2 && count(c, "POST /v1/users/invite") >= 2,
+    when: (c) =>
+      routeCount(c, "POST /v1/partners/subscriptions/assign") >= 2 && routeCount(c, "POST /v1/users/invite") >= 2,
   },
   { name: "the middle of the creates", phase: "up", when: (c) => creates(c) >= DECLARED_CREATES / 2 },
   { name: "near the end of the creates", phase: "up", when: (c) => creates(c) >= DECLARED_CREATES - 15 },
   {
     name: "during a checkpoint write",
     phase: "up",
-    when: (c) => count(c, "POST /v1/organizations") >= 5,
+    when: (c) => routeCount(c, "POST /v1/organizations") >= 5,
     atCheckpointWrite: "temporary file",
   },
   {
@@ -134,9 +125,13 @@ const moments: Moment[] = [
     name: "early in destroy",
     phase: "destroy",
     hold: ["DELETE /v1/domains/:domain"],
-    when: (c) => count(c, "DELETE /v1/domains/:domain") >= 2,
+    when: (c) => routeCount(c, "DELETE /v1/domains/:domain") >= 2,
   },
-  { name: "late in destroy", phase: "destroy", when: (c) => count(c, "DELETE /v1/organizations/:organizationId") >= 8 },
+  {
+    name: "late in destroy",
+    phase: "destroy",
+    when: (c) => routeCount(c, "DELETE /v1/organizations/:organizationId") >= 8,
+  },
 ];
 
 interface Variant {
@@ -161,11 +156,7 @@ const cases = moments.flatMap((moment) =>
     .map((variant) => ({ moment, variant, label: `${moment.name}, killing ${variant.name}` })),
 );
 
-const handles: EmulatorHandle[] = [];
-afterAll(async () => {
-  await closeClients();
-  await Promise.all(handles.map((handle) => handle.emulator.close()));
-});
+const startEmulator = emulatorPerCase();
 
 /** Resolves with the moment the kill lands, polling the service's counters (bounded) and watching checkpoint writes. */
 async function killAt(
@@ -227,8 +218,7 @@ const expectOk = (result: CliResult, what: string) =>
 for (const { moment, variant, label } of cases) {
   describe(`SIGKILL ${label}`, () => {
     it("dmarc-recover, then pulumi up, ends with exactly the declared objects", async () => {
-      const handle = await startTestEmulator();
-      handles.push(handle);
+      const handle = await startEmulator();
       const partnerId = handle.partner.id;
       const env = { ...(await useEngine()), ...handle.env };
       const backend = fileURLToPath(env.PULUMI_BACKEND_URL ?? "");
@@ -271,6 +261,12 @@ for (const { moment, variant, label } of cases) {
             refusals++;
           }
         }
+        // The language host notices its engine is gone within seconds and takes the program down with it.
+        await eventually(
+          "the killed run's language host and program to end",
+          async () => processesIn(folder).filter(isLanguageHostOrProgram),
+          (left) => left.length === 0,
+        );
         // Killing `pulumi` alone, the test lets the orphans' calls end, so that a dry run can be checked
         // to change nothing; killing the group, the recovery itself has to wait for them.
         if (!variant.group) {

@@ -31,6 +31,11 @@ export function tenants(count: number): Tenant[] {
   }));
 }
 
+/** A program folder's index.ts running {@link fleetProgram} with `count` tenants. */
+export function fleetProgramSource(count: number): string {
+  return `import { fleetProgram } from "../../../test/reliability/fleet";\n\nexport = fleetProgram(${count});\n`;
+}
+
 /** The program: every tenant fully onboarded, its webhook owned by the organisation (at most 5 per owner). */
 export function fleetProgram(count: number) {
   return async () => {

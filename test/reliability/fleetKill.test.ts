@@ -1,16 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { closeClients } from "pulumi-dmarc-partner/client";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
-import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
 import { declaredInventory, inventory, tenants } from "./fleet";
 import {
   type CliResult,
+  creates,
   descendants,
+  emulatorPerCase,
   emulatorState,
   eventually,
   FULL,
@@ -20,6 +20,7 @@ import {
   processesUnder,
   pulumiCli,
   report,
+  routeCount,
   type Stats,
   stats,
 } from "./harness";
@@ -37,17 +38,6 @@ const SHARD_SIZE = 3;
 const HOLD_MS = 3_000;
 const DECLARED_CREATES = TENANTS * 7;
 
-const CREATE_ROUTES = [
-  "POST /v1/organizations",
-  "POST /v1/domain-groups",
-  "POST /v1/domains",
-  "POST /v1/webhooks",
-  "POST /v1/partners/subscriptions/assign",
-  "POST /v1/users/invite",
-];
-const count = (counted: Stats, route: string) => counted.byRoute[route] ?? 0;
-const creates = (counted: Stats) => CREATE_ROUTES.reduce((sum, route) => sum + count(counted, route), 0);
-
 type Victim = "process group" | "runner alone" | "pulumi alone";
 
 interface KillCase {
@@ -63,14 +53,14 @@ const CASES: KillCase[] = [
     moment: "organisation creates in flight",
     victim: "process group",
     hold: ["POST /v1/organizations"],
-    when: (c) => count(c, "POST /v1/organizations") >= 3,
+    when: (c) => routeCount(c, "POST /v1/organizations") >= 3,
     representative: true,
   },
   {
     moment: "domain and webhook creates in flight",
     victim: "pulumi alone",
     hold: ["POST /v1/domains", "POST /v1/webhooks"],
-    when: (c) => count(c, "POST /v1/domains") >= 2 && count(c, "POST /v1/webhooks") >= 1,
+    when: (c) => routeCount(c, "POST /v1/domains") >= 2 && routeCount(c, "POST /v1/webhooks") >= 1,
   },
   { moment: "the middle of the creates", victim: "runner alone", when: (c) => creates(c) >= DECLARED_CREATES / 2 },
   {
@@ -140,17 +130,12 @@ function killVictim(victim: Victim, runner: ChildProcess): void {
   else for (const engine of pulumiCli(descendants(pid))) kill(engine);
 }
 
-const handles: EmulatorHandle[] = [];
-afterAll(async () => {
-  await closeClients();
-  await Promise.all(handles.map((handle) => handle.emulator.close()));
-});
+const startEmulator = emulatorPerCase();
 
 for (const killCase of CASES.filter((candidate) => FULL || candidate.representative)) {
   describe(`dmarc-fleet up killed (${killCase.victim}) at ${killCase.moment}`, () => {
     it("heals with one plain dmarc-fleet up: exactly the declared objects, nothing left running", async () => {
-      const handle = await startTestEmulator();
-      handles.push(handle);
+      const handle = await startEmulator();
       const env = { ...(await useEngine()), ...handle.env };
       const folder = fleetProject(`reliability-fleet-kill-${process.pid}`);
       const fleet = uniqueStackName("killed");

@@ -12,12 +12,44 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { EmulatorPartner, StateSnapshot } from "dmarc-partner-emulator";
+import { closeClients } from "pulumi-dmarc-partner/client";
+import { afterAll } from "vitest";
 import { projectRoot } from "../../scripts/engine.mjs";
-import type { EmulatorHandle } from "../support/emulator";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 
 // What the reliability suite shares: the switch between the representative
 // subset and the full matrix, the emulator's counters, figures, and running
 // the real `pulumi` CLI on a program folder.
+
+/** Starts an emulator per case; each is closed, with the package's client pools, once the file's cases ran. */
+export function emulatorPerCase(): () => Promise<EmulatorHandle> {
+  const handles: EmulatorHandle[] = [];
+  afterAll(async () => {
+    await closeClients();
+    await Promise.all(handles.map((handle) => handle.emulator.close()));
+  });
+  return async () => {
+    const handle = await startTestEmulator();
+    handles.push(handle);
+    return handle;
+  };
+}
+
+/** The routes that create an object of the fleet program. */
+export const CREATE_ROUTES = [
+  "POST /v1/organizations",
+  "POST /v1/domain-groups",
+  "POST /v1/domains",
+  "POST /v1/webhooks",
+  "POST /v1/partners/subscriptions/assign",
+  "POST /v1/users/invite",
+];
+
+/** Requests the service received on `route` (`POST /v1/domains`). */
+export const routeCount = (counted: Stats, route: string) => counted.byRoute[route] ?? 0;
+
+/** Creates the service received, on every {@link CREATE_ROUTES}. */
+export const creates = (counted: Stats) => CREATE_ROUTES.reduce((sum, route) => sum + routeCount(counted, route), 0);
 
 /** `DMARC_RELIABILITY=full` (`npm run test:reliability`) runs every case; `npm test` runs a representative few. */
 export const FULL = process.env.DMARC_RELIABILITY === "full";
@@ -184,6 +216,16 @@ export function isPlugin(pid: number): boolean {
   try {
     const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
     return /pulumi-(resource|language)-|@pulumi\/pulumi\/cmd\/dynamic-provider/.test(command);
+  } catch {
+    return false;
+  }
+}
+
+/** The language host, or the program it runs (`@pulumi/pulumi/cmd/run`). */
+export function isLanguageHostOrProgram(pid: number): boolean {
+  try {
+    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+    return /pulumi-language-|@pulumi\/pulumi\/cmd\/run/.test(command);
   } catch {
     return false;
   }

@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
-import { closeClients } from "pulumi-dmarc-partner/client";
-import { afterAll, describe, expect, it } from "vitest";
-import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { describe, expect, it } from "vitest";
 import { uniqueStackName, useEngine } from "../support/engine";
-import { declaredInventory, inventory } from "./fleet";
+import { declaredInventory, fleetProgramSource, inventory } from "./fleet";
 import {
   dmarcRecover,
+  emulatorPerCase,
   emulatorState,
   eventually,
   isPlugin,
@@ -25,21 +24,13 @@ import {
 const TENANTS = 4;
 // Long enough that the run is still waiting on these calls when the command's refusal is checked.
 const HOLD_MS = 20_000;
-const source = `import { fleetProgram } from "../../../test/reliability/fleet";
+const source = fleetProgramSource(TENANTS);
 
-export = fleetProgram(${TENANTS});
-`;
-
-const handles: EmulatorHandle[] = [];
-afterAll(async () => {
-  await closeClients();
-  await Promise.all(handles.map((handle) => handle.emulator.close()));
-});
+const startEmulator = emulatorPerCase();
 
 describe("dmarc-recover during a live pulumi up", () => {
   it("refuses, stops nothing, and the run completes", async () => {
-    const handle = await startTestEmulator();
-    handles.push(handle);
+    const handle = await startEmulator();
     const env = { ...(await useEngine()), ...handle.env };
     const folder = programFolder(`reliability-live-${process.pid}`, source);
     const stack = uniqueStackName("live");

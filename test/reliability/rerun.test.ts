@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
-import { closeClients } from "pulumi-dmarc-partner/client";
-import { afterAll, describe, expect, it } from "vitest";
-import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { describe, expect, it } from "vitest";
 import { uniqueStackName, useEngine } from "../support/engine";
-import { stateIds } from "./fleet";
+import { fleetProgramSource, stateIds } from "./fleet";
 import {
   dmarcRecover,
+  emulatorPerCase,
   emulatorState,
   eventually,
   FULL,
@@ -27,21 +26,13 @@ import {
 
 const TENANTS = 4;
 const HOLD_MS = 3_000;
-const source = `import { fleetProgram } from "../../../test/reliability/fleet";
+const source = fleetProgramSource(TENANTS);
 
-export = fleetProgram(${TENANTS});
-`;
-
-const handles: EmulatorHandle[] = [];
-afterAll(async () => {
-  await closeClients();
-  await Promise.all(handles.map((handle) => handle.emulator.close()));
-});
+const startEmulator = emulatorPerCase();
 
 describe.runIf(FULL)("a plain rerun after a kill", () => {
   it("duplicates organisations, which dmarc-recover then names", async () => {
-    const handle = await startTestEmulator();
-    handles.push(handle);
+    const handle = await startEmulator();
     const env = { ...(await useEngine()), ...handle.env };
     const folder = programFolder("reliability-rerun", source);
     const stack = uniqueStackName("rerun");
