@@ -49,7 +49,7 @@ export interface RecoveryReport {
   exitCode: number;
   /** Locks of live runs (or of hosts not checked), when refused. */
   liveLocks: StackLock[];
-  /** Processes of a live run working in the project folder, when refused. */
+  /** Processes in the project folder whose engine still answers though no live `pulumi` is above them, when refused. */
   liveProcesses: RunProcess[];
   /** Processes of a killed run: stopped (with how), or only found (dry run, --keep-orphans). */
   orphans: (RunProcess | StoppedOrphan)[];
@@ -127,7 +127,9 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
   );
   report.deadLocks = locks.filter((lock) => !report.liveLocks.includes(lock));
   const processes = await findRunProcesses(workDir);
-  report.liveProcesses = processes.live;
+  // A live pulumi's processes belong to a run that holds its own stack's lock, refused above when it is
+  // this stack's: another stack's run in the same project is no reason to refuse.
+  report.liveProcesses = processes.live.filter((found) => !found.underLiveCli);
   report.orphans = processes.orphans;
   if (report.liveLocks.length > 0 || report.liveProcesses.length > 0) {
     return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "wait for that run to end" };

@@ -67,7 +67,7 @@ export function formatReport(report: RecoveryReport): string[] {
       ),
       ...report.liveProcesses.map(
         (found) =>
-          `refused: pid ${found.pid} (${describeProcess(found)}) belongs to a run that is still alive: ${found.underLiveCli ? "its pulumi process is running" : `its engine (${found.engineAddress ?? "address unknown"}) still answers`}`,
+          `refused: pid ${found.pid} (${describeProcess(found)}) belongs to a run that is still alive: its engine (${found.engineAddress ?? "address unknown"}) still answers`,
       ),
       ...report.orphans.map(
         (orphan) =>
