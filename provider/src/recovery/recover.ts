@@ -130,10 +130,10 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
   // A live pulumi's processes belong to a run that holds its own stack's lock, refused above when it is
   // this stack's: another stack's run in the same project is no reason to refuse.
   report.liveProcesses = processes.live.filter((found) => !found.underLiveCli);
-  report.orphans = processes.orphans;
   if (report.liveLocks.length > 0 || report.liveProcesses.length > 0) {
     return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "wait for that run to end" };
   }
+  report.orphans = processes.orphans;
   if (report.orphans.length > 0) {
     report.orphanBoundMs = inFlightBoundMs(await configFor(stack, true), env);
     if (options.keepOrphans) {
