@@ -146,7 +146,8 @@ describe("the processes of a run in a project folder", () => {
 
 describe("settleOrphans", () => {
   it("waits for the call an orphan has in flight, then stops it with SIGTERM", async () => {
-    const service = await lateService(1_500);
+    // Answers late enough that the wait shows even when finding the orphan is slow on a busy machine.
+    const service = await lateService(3_000);
     const engineAt = await engine();
     const started = await provider(process.execPath, [providerScript, engineAt.address, service.url]);
     await engineAt.close();

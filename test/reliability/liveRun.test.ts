@@ -22,8 +22,9 @@ import {
 // refuses, names the live run, stops nothing, and the run completes.
 
 const TENANTS = 4;
-// Long enough that the run is still waiting on these calls when the command's refusal is checked.
-const HOLD_MS = 20_000;
+// Long enough that the run is still waiting on these calls when the command's refusal is checked,
+// even on a busy machine where the command's own CLI calls take seconds.
+const HOLD_MS = 30_000;
 const source = fleetProgramSource(TENANTS);
 
 const startEmulator = emulatorPerCase();
