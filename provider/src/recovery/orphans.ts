@@ -1,10 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CLIENT_DEFAULTS } from "../client/options";
 import { CONFIG_NAMESPACE, readSettings } from "../runtime/config";
-import { readTextIfAny } from "../runtime/readText";
-import { hasOpenConnections, type RunProcess, runProcessesIn } from "./processes";
+import { hasOpenConnections, isRunning, type RunProcess, runProcessesIn } from "./processes";
 
 // A killed `pulumi` leaves its plugins running with no engine to answer to.
 // Such an orphan can still finish the calls it had sent to the service (a
@@ -89,25 +87,6 @@ export function inFlightBoundMs(config: Readonly<Record<string, string>>, env: N
     return Number.isInteger(value) && value >= 0 ? value : CLIENT_DEFAULTS[key];
   };
   return setting("connectTimeoutMs") + setting("requestTimeoutMs") + setting("maxRetryElapsedMs");
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie has ended; only its parent's wait is missing (init in a container may never reap it).
-  const stat = readTextIfAny(`/proc/${pid}/stat`);
-  if (stat !== undefined) return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  if (process.platform === "linux") return false;
-  try {
-    return !execFileSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" })
-      .trim()
-      .startsWith("Z");
-  } catch {
-    return false;
-  }
 }
 
 async function endsWithin(pid: number, ms: number, pollMs: number): Promise<boolean> {

@@ -46,21 +46,31 @@ const ADDRESS = /^(\[[0-9a-f:]+\]|[\w.-]+):\d+$/i;
 export function engineAddressOf(command: string): string | undefined {
   const words = command.split(/\s+/).filter((word) => word !== "");
   for (const flag of ["--engine", "--monitor"]) {
-    const value = words[words.indexOf(flag) + 1];
-    if (words.includes(flag) && value !== undefined && ADDRESS.test(value)) return value;
+    const at = words.indexOf(flag);
+    const value = words[at + 1];
+    if (at >= 0 && value !== undefined && ADDRESS.test(value)) return value;
   }
   return words.slice(1).find((word) => ADDRESS.test(word));
+}
+
+// Linux has /proc; elsewhere (macOS) `ps` and `lsof` are asked.
+const ON_LINUX = existsSync("/proc/self/cwd");
+
+/** The state letter and the parent pid, the fields after the parenthesised command name of /proc/<pid>/stat. */
+function linuxStat(pid: number | string): { state: string; parent: number } | undefined {
+  const stat = readTextIfAny(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined; // gone meanwhile
+  const [state = "", parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state, parent: Number(parent) };
 }
 
 function linuxProcesses(): ProcessEntry[] {
   const entries: ProcessEntry[] = [];
   for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const stat = readTextIfAny(`/proc/${name}/stat`);
-    if (stat === undefined) continue; // gone meanwhile
-    const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const stat = /^\d+$/.test(name) ? linuxStat(name) : undefined;
+    if (stat === undefined) continue;
     const command = (readTextIfAny(`/proc/${name}/cmdline`) ?? "").split("\0").join(" ").trim();
-    entries.push({ pid: Number(name), parent: Number(parent), command, zombie: state === "Z" });
+    entries.push({ pid: Number(name), parent: stat.parent, command, zombie: stat.state === "Z" });
   }
   return entries;
 }
@@ -75,10 +85,8 @@ function psProcesses(): ProcessEntry[] {
   });
 }
 
-const onLinux = () => existsSync("/proc/self/cwd");
-
 function cwdOf(pid: number): string | undefined {
-  if (onLinux()) {
+  if (ON_LINUX) {
     try {
       return readlinkSync(`/proc/${pid}/cwd`);
     } catch {
@@ -96,6 +104,26 @@ function cwdOf(pid: number): string | undefined {
   }
 }
 
+/** Alive, not a zombie: a zombie has ended, only its parent's wait is missing (init in a container may never reap it). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  if (ON_LINUX) {
+    const stat = linuxStat(pid);
+    return stat !== undefined && stat.state !== "Z";
+  }
+  try {
+    return !execFileSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" })
+      .trim()
+      .startsWith("Z");
+  } catch {
+    return false;
+  }
+}
+
 // ESTABLISHED and SYN_SENT in /proc/net/tcp: a connection in use or being opened.
 const OPEN_TCP_STATES = new Set(["01", "02"]);
 
@@ -106,7 +134,7 @@ const OPEN_TCP_STATES = new Set(["01", "02"]);
  * answer is yes: the caller then waits its whole bound.
  */
 export function hasOpenConnections(pid: number): boolean {
-  if (!onLinux()) {
+  if (!ON_LINUX) {
     try {
       const out = execFileSync("lsof", ["-a", "-p", String(pid), "-iTCP", "-sTCP:ESTABLISHED,SYN_SENT", "-Fn"], {
         encoding: "utf8",
@@ -145,7 +173,7 @@ export function hasOpenConnections(pid: number): boolean {
 /** The processes of Pulumi runs (providers, language hosts, programs) working in `workDir`, live or not. */
 export function runProcessesIn(workDir: string): RunProcess[] {
   const folder = resolve(workDir);
-  const table = onLinux() ? linuxProcesses() : psProcesses();
+  const table = ON_LINUX ? linuxProcesses() : psProcesses();
   const byPid = new Map(table.map((entry) => [entry.pid, entry]));
   const underLiveCli = (entry: ProcessEntry): boolean => {
     for (let current = byPid.get(entry.parent), depth = 0; current && current.pid > 1 && depth < 16; depth++) {

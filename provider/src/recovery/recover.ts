@@ -134,13 +134,9 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
     return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "wait for that run to end" };
   }
   report.orphans = processes.orphans;
-  if (report.orphans.length > 0) {
+  if (report.orphans.length > 0 && options.keepOrphans) {
     report.orphanBoundMs = inFlightBoundMs(await configFor(stack, true), env);
-    if (options.keepOrphans) {
-      return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "stop those processes" };
-    }
-    // Before the service is read: an orphan may still be finishing a create.
-    if (!options.dryRun) report.orphans = await settleOrphans(report.orphans, { boundMs: report.orphanBoundMs });
+    return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "stop those processes" };
   }
 
   const broken = files ? findCheckpointRepair(files.checkpoints) : undefined;
@@ -157,12 +153,22 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
     repairCheckpoint(broken);
   }
 
-  // The service is asked only about pending creates; the config (secrets decrypted) is read only then.
+  // The config (secrets decrypted) is read once, and only to wait for orphans or to ask the service.
+  let config: Promise<Record<string, string>> | undefined;
+  const stackConfig = () => {
+    config ??= configFor(stack, broken !== undefined && options.dryRun === true);
+    return config;
+  };
+  if (report.orphans.length > 0) {
+    report.orphanBoundMs = inFlightBoundMs(await stackConfig(), env);
+    // Before the service is read: an orphan may still be finishing a create. A dead engine cannot change the state.
+    if (!options.dryRun) report.orphans = await settleOrphans(report.orphans, { boundMs: report.orphanBoundMs });
+  }
+
+  // The service is asked only about pending creates.
   const needsService = pendingOperations(state).some((operation) => operation.type === "creating");
   const services: LookupServices = {
-    client: needsService
-      ? clientFromConfig(await configFor(stack, broken !== undefined && options.dryRun === true), env)
-      : undefined,
+    client: needsService ? clientFromConfig(await stackConfig(), env) : undefined,
     definitionOf,
   };
   report.steps = await planSettlement(state, services);
