@@ -91,6 +91,15 @@ async function provider(command: string, args: string[]): Promise<{ child: Child
 
 const pids = (found: { pid: number }[]) => found.map((entry) => entry.pid);
 
+/** The fake provider started with an engine that then goes away, as a killed run leaves it, and found as an orphan. */
+async function orphanedProvider(serviceUrl: string, ...extra: string[]) {
+  const engineAt = await engine();
+  const started = await provider(process.execPath, [providerScript, engineAt.address, serviceUrl, ...extra]);
+  await engineAt.close();
+  const { orphans } = await findRunProcesses(folder);
+  return { ...started, orphans };
+}
+
 describe("engineAddressOf", () => {
   it.each([
     ["/usr/bin/node /p/node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js 127.0.0.1:40321", "127.0.0.1:40321"],
@@ -148,13 +157,10 @@ describe("settleOrphans", () => {
   it("waits for the call an orphan has in flight, then stops it with SIGTERM", async () => {
     // Answers late enough that the wait shows even when finding the orphan is slow on a busy machine.
     const service = await lateService(3_000);
-    const engineAt = await engine();
-    const started = await provider(process.execPath, [providerScript, engineAt.address, service.url]);
-    await engineAt.close();
-    const { orphans } = await findRunProcesses(folder);
+    const started = await orphanedProvider(service.url);
     const exited = new Promise((resolve) => started.child.on("exit", (_code, signal) => resolve(signal)));
 
-    const [stopped] = await settleOrphans(orphans, { boundMs: 30_000 });
+    const [stopped] = await settleOrphans(started.orphans, { boundMs: 30_000 });
     expect(service.answered()).toBe(1);
     expect(stopped).toMatchObject({ pid: started.pid, stoppedBy: "SIGTERM" });
     expect(stopped?.waitedMs).toBeGreaterThanOrEqual(1_000);
@@ -163,22 +169,16 @@ describe("settleOrphans", () => {
   });
 
   it("stops an orphan with nothing in flight at once, and with SIGKILL when SIGTERM does not end it", async () => {
-    const engineAt = await engine();
-    const started = await provider(process.execPath, [providerScript, engineAt.address, "-", "ignore-term"]);
-    await engineAt.close();
-    const { orphans } = await findRunProcesses(folder);
-    const [stopped] = await settleOrphans(orphans, { boundMs: 30_000, graceMs: 500 });
+    const started = await orphanedProvider("-", "ignore-term");
+    const [stopped] = await settleOrphans(started.orphans, { boundMs: 30_000, graceMs: 500 });
     expect(stopped).toMatchObject({ pid: started.pid, stoppedBy: "SIGKILL" });
     expect(stopped?.waitedMs).toBeLessThan(5_000);
   });
 
   it("gives up waiting at the bound: a call that outlasts it is cut", async () => {
     const service = await lateService(60_000);
-    const engineAt = await engine();
-    const started = await provider(process.execPath, [providerScript, engineAt.address, service.url]);
-    await engineAt.close();
-    const { orphans } = await findRunProcesses(folder);
-    const [stopped] = await settleOrphans(orphans, { boundMs: 1_000 });
+    const started = await orphanedProvider(service.url);
+    const [stopped] = await settleOrphans(started.orphans, { boundMs: 1_000 });
     expect(stopped).toMatchObject({ pid: started.pid, stoppedBy: "SIGTERM" });
     expect(stopped?.waitedMs).toBeGreaterThanOrEqual(1_000);
     expect(stopped?.waitedMs).toBeLessThan(10_000);

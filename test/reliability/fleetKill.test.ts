@@ -1,13 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
+import { fleetProjectFolder } from "../fleet/support";
 import { uniqueStackName, useEngine } from "../support/engine";
 import { declaredInventory, inventory, tenants } from "./fleet";
 import {
-  type CliResult,
   creates,
   descendants,
   emulatorPerCase,
@@ -22,6 +22,7 @@ import {
   report,
   routeCount,
   type Stats,
+  startCommand,
   stats,
 } from "./harness";
 
@@ -89,13 +90,7 @@ function tenantsYaml(): string {
 
 /** A partner's project folder: Pulumi.yaml, tenants.yaml, the package installed. */
 function fleetProject(name: string): string {
-  const folder = join(projectRoot, ".cache", "projects", name);
-  mkdirSync(folder, { recursive: true });
-  try {
-    symlinkSync(join(projectRoot, "node_modules"), join(folder, "node_modules"), "dir");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
+  const folder = fleetProjectFolder(name);
   writeFileSync(join(folder, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
   writeFileSync(join(folder, "tenants.yaml"), tenantsYaml());
   return folder;
@@ -103,24 +98,9 @@ function fleetProject(name: string): string {
 
 /** `dmarc-fleet` as `npx dmarc-fleet` runs it, in its own process group as a CI job's shell is. */
 function startFleet(args: string[], cwd: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, [join(projectRoot, "provider", "bin", "dmarc-fleet.js"), ...args], {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+  return startCommand(process.execPath, [join(projectRoot, "provider", "bin", "dmarc-fleet.js"), ...args], cwd, env, {
     detached: true,
   });
-  const result: CliResult = { code: null, stdout: "", stderr: "" };
-  child.stdout?.on("data", (chunk: Buffer) => {
-    result.stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    result.stderr += chunk.toString();
-  });
-  const done = new Promise<CliResult>((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ ...result, code }));
-  });
-  return { child, done };
 }
 
 function killVictim(victim: Victim, runner: ChildProcess): void {

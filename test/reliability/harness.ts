@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   appendFileSync,
@@ -131,21 +131,38 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs a command to completion in `cwd`, collecting its output. */
-function collect(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
+/** Starts a command in `cwd`, collecting its output; `done` resolves once it has ended. */
+export function startCommand(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  options: { detached?: boolean } = {},
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached ?? false,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const done = new Promise<CliResult>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+  return { child, done };
+}
+
+/** Runs a command to completion in `cwd`, collecting its output. */
+function collect(command: string, args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
+  return startCommand(command, args, cwd, env).done;
 }
 
 /** Runs the `pulumi` CLI to completion in `cwd`, collecting its output. */
@@ -211,24 +228,23 @@ function processesWhere(inFolder: (cwd: string) => boolean): number[] {
   return found;
 }
 
+/** The command line of `pid` (Linux /proc), its arguments joined by spaces; empty once it is gone. */
+function commandLineOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
 /** A Pulumi plugin (`pulumi-resource-*`, `pulumi-language-*`) or the Node.js dynamic provider one starts. */
 export function isPlugin(pid: number): boolean {
-  try {
-    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-    return /pulumi-(resource|language)-|@pulumi\/pulumi\/cmd\/dynamic-provider/.test(command);
-  } catch {
-    return false;
-  }
+  return /pulumi-(resource|language)-|@pulumi\/pulumi\/cmd\/dynamic-provider/.test(commandLineOf(pid));
 }
 
 /** The language host, or the program it runs (`@pulumi/pulumi/cmd/run`). */
 export function isLanguageHostOrProgram(pid: number): boolean {
-  try {
-    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-    return /pulumi-language-|@pulumi\/pulumi\/cmd\/run/.test(command);
-  } catch {
-    return false;
-  }
+  return /pulumi-language-|@pulumi\/pulumi\/cmd\/run/.test(commandLineOf(pid));
 }
 
 /** Alive, not merely a zombie waiting for its new parent to reap it. */
@@ -252,13 +268,7 @@ export function kill(pid: number): void {
 
 /** The `pulumi` CLI processes among `pids`: an engine each. */
 export function pulumiCli(pids: number[]): number[] {
-  return pids.filter((pid) => {
-    try {
-      return /(^|\/)pulumi$/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] ?? "");
-    } catch {
-      return false;
-    }
-  });
+  return pids.filter((pid) => /^(\S*\/)?pulumi(\s|$)/.test(commandLineOf(pid)));
 }
 
 /** Runs the package's `dmarc-recover` command, as `npx dmarc-recover` would, in the program folder. */
