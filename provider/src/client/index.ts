@@ -17,6 +17,7 @@ export {
   DmarcResponseError,
   DmarcTransportError,
   isNotFound,
+  OrganizationGoneError,
   OutcomeUnknownError,
 } from "./errors";
 export { CLIENT_DEFAULTS, type ClientOptions, ClientOptionsSchema, describeIssues } from "./options";
