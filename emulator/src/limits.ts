@@ -22,8 +22,8 @@ function limitOf(subscriptions: SubscriptionRecord[]): number {
   return Math.max(...subscriptions.map((subscription) => subscription.features.domainCount));
 }
 
-/** Refuses a new domain beyond the plan's domainCount or on a suspended organisation. */
-export function checkRoomForDomain(store: Store, partner: Partner, organizationId: string): void {
+/** Refuses new domains beyond the plan's domainCount or on a suspended organisation. */
+export function checkRoomForDomains(store: Store, partner: Partner, organizationId: string, adding = 1): void {
   const subscriptions = store.subscriptionsOf(organizationId);
   const active = subscriptions.filter(isActive);
   if (subscriptions.length > 0 && active.length === 0) {
@@ -35,7 +35,7 @@ export function checkRoomForDomain(store: Store, partner: Partner, organizationI
   }
   const limit = active.length > 0 ? limitOf(active) : trialLimit(partner);
   const count = store.domainsOf(organizationId).length;
-  if (count >= limit) {
+  if (count + adding > limit) {
     throw unprocessable(
       "domain",
       `The organisation's plan allows ${limit} domains and it already has ${count}.`,

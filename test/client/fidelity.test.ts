@@ -35,6 +35,15 @@ describe.each(["published", "guides"] as ProfileName[])("against the emulator's 
       ...options,
     });
 
+  const control = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(`${emulator.url}/_emulator${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`control ${method} ${path}: ${response.status} ${await response.text()}`);
+  };
+
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0, retryScale: 0.001, profile });
   });
@@ -104,6 +113,46 @@ describe.each(["published", "guides"] as ProfileName[])("against the emulator's 
     expect(await dmarc.getDomain(id, "gone.example")).toBeUndefined();
     expect(await dmarc.getDomainGroup(id, group.id)).toBeUndefined();
     expect(await dmarc.deleteDomain(id, "gone.example")).toBe(false);
+  });
+
+  it("hears a verification in the profile's word, and the event parses (row 2)", async () => {
+    const dmarc = client();
+    const { id: organizationId } = await dmarc.createOrganization({ name: "Verified Ltd" });
+    const hook = await dmarc.createWebhook({
+      name: "v",
+      ownerId: organizationId,
+      url: "http://127.0.0.1:9/never",
+      events: ["domain.verified"],
+    });
+    const group = await dmarc.createDomainGroup({ organizationId, name: "Main" });
+    await dmarc.createDomain({ organizationId, domain: "verified.example", type: "sending", groupId: group.id });
+    const record = await dmarc.getSetupRecord(organizationId, "verified.example", "TXT");
+    await control("PUT", "/dns/records", { name: record.host, type: "TXT", values: [record.value] });
+    await control("POST", "/domains/verified.example/verify", { organizationId });
+    const [delivery] = await dmarc.listDeliveries(hook.objectId);
+    const event = WebhookEvent.parse(delivery?.payload);
+    const status = (event.data as { verificationStatus?: string }).verificationStatus ?? "";
+    expect(status).toBe(profile === "published" ? "verified" : "success");
+    expect(verificationOutcome(status)).toBe("verified");
+  });
+
+  it("issues tokens for the profile's lifetime, with or without grant_type (row 6)", async () => {
+    const token = await fetch(`${emulator.url}/auth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ client_id: partner().clientId, client_secret: partner().clientSecret }).toString(),
+    });
+    expect(token.status).toBe(200);
+    expect(((await token.json()) as { expires_in: number }).expires_in).toBe(profile === "published" ? 300 : 3600);
+  });
+
+  it("refuses another partner's price as the profile says (row 8)", async () => {
+    const dmarc = client();
+    const { id } = await dmarc.createOrganization({ name: "Foreign Price Ltd" });
+    const error = await failure(
+      dmarc.assignSubscription({ organizationId: id, priceId: "price_demo-beta_starter_monthly" }),
+    );
+    expect((error as DmarcApiError).status).toBe(profile === "published" ? 403 : 404);
   });
 
   it("still refuses, rather than calling it gone, an organisation that exists", async () => {

@@ -64,6 +64,12 @@ async function exerciseEveryRoute(): Promise<void> {
   await dmarc.updateWebhook(webhook.objectId, { active: false });
   await dmarc.listWebhooks(organizationId);
   await dmarc.createDomain({ organizationId, domain: "contract.example", type: "sending", groupId: group.id });
+  // Created together: one batch call.
+  await Promise.all(
+    ["one.contract.example", "two.contract.example"].map((domain) =>
+      dmarc.createDomain({ organizationId, domain, type: "parked", groupId: group.id }),
+    ),
+  );
   await dmarc.listDomains(organizationId);
   await dmarc.getDomain(organizationId, "contract.example");
   await dmarc.updateDomain(organizationId, "contract.example", { type: "parked" });
@@ -92,7 +98,9 @@ async function exerciseEveryRoute(): Promise<void> {
 
   await dmarc.regenerateWebhookSecret(webhook.objectId);
   await dmarc.deleteWebhook(webhook.objectId);
-  await dmarc.deleteDomain(organizationId, "contract.example");
+  for (const domain of ["contract.example", "one.contract.example", "two.contract.example"]) {
+    await dmarc.deleteDomain(organizationId, domain);
+  }
   await dmarc.deleteDomainGroup(organizationId, group.id);
   await dmarc.cancelSubscription(moved.id);
   await dmarc.deleteOrganization(organizationId);

@@ -277,6 +277,11 @@ export const PUBLISHED_ROUTES: PublishedRoute[] = [
   // 409: the emulator refuses to delete a group that still holds domains (a choice of the facts page).
   { method: "DELETE", path: "/v1/domain-groups/{id}", statuses: { 204: undefined, ...errors(403, 404, 409) } },
   { method: "POST", path: "/v1/domains", statuses: { 201: Domain, ...errors(400, 401, 403, 409, 422, 429, 500) } },
+  {
+    method: "POST",
+    path: "/v1/domains/batch",
+    statuses: { 201: z.array(Domain), ...errors(400, 401, 403, 409, 422, 429, 500) },
+  },
   { method: "GET", path: "/v1/domains", statuses: { 200: listOf(Domain), ...errors(400, 401, 403, 429, 500) } },
   { method: "GET", path: "/v1/domains/{domain}", statuses: { 200: Domain, ...errors(400, 401, 403, 404, 429, 500) } },
   {

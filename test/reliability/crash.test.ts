@@ -10,8 +10,10 @@ import { declaredInventory, fleetProgramSource, inventory, serviceIds, stateIds 
 import {
   type CliResult,
   creates,
+  DOMAIN_CREATE_ROUTES,
   descendants,
   dmarcRecover,
+  domainCreates,
   emulatorPerCase,
   emulatorState,
   eventually,
@@ -88,8 +90,8 @@ const moments: Moment[] = [
   {
     name: "first domain and webhook creates in flight",
     phase: "up",
-    hold: ["POST /v1/domains", "POST /v1/webhooks"],
-    when: (c) => routeCount(c, "POST /v1/domains") >= 2 && routeCount(c, "POST /v1/webhooks") >= 2,
+    hold: [...DOMAIN_CREATE_ROUTES, "POST /v1/webhooks"],
+    when: (c) => domainCreates(c) >= 2 && routeCount(c, "POST /v1/webhooks") >= 2,
     representative: true,
   },
   {

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack } from "../support/engine";
 import { declaredInventory, fleetProgram, inventory, RESOURCES_PER_TENANT, serviceIds, stateIds } from "./fleet";
-import { emulatorState, FULL, report, type Stats, stats } from "./harness";
+import { DOMAIN_CREATE_ROUTES, emulatorState, FULL, report, type Stats, stats } from "./harness";
 
 // The fault matrix: a 20-tenant fleet through the real engine while the
 // emulator throttles, fails, stalls and drops connections. Whatever happens,
@@ -48,6 +48,7 @@ const STALLED_ROUTES = [
   "POST /v1/organizations",
   "POST /v1/domain-groups",
   "POST /v1/domains",
+  "POST /v1/domains/batch",
   "GET /v1/domains/:domain/setup",
   "POST /v1/webhooks",
   "POST /v1/partners/subscriptions/assign",
@@ -63,7 +64,7 @@ const scenarios: Scenario[] = [
       { route: "*", errorRate: 0.1, errorStatus: 503 },
       { route: "*", dropRate: 0.05 },
       { route: "*", dropRate: 0.05, dropAfterProcessing: true },
-      ...stalls(2_500, 2, ["POST /v1/organizations", "POST /v1/domains", "GET /v1/users/:userId"]),
+      ...stalls(2_500, 2, ["POST /v1/organizations", ...DOMAIN_CREATE_ROUTES, "GET /v1/users/:userId"]),
     ],
     config: { maxAttempts: "12", requestTimeoutMs: "1500" },
     absorbable: true,

@@ -9,7 +9,9 @@ import { uniqueStackName, useEngine } from "../support/engine";
 import { declaredInventory, inventory, tenants } from "./fleet";
 import {
   creates,
+  DOMAIN_CREATE_ROUTES,
   descendants,
+  domainCreates,
   emulatorPerCase,
   emulatorState,
   eventually,
@@ -60,8 +62,8 @@ const CASES: KillCase[] = [
   {
     moment: "domain and webhook creates in flight",
     victim: "pulumi alone",
-    hold: ["POST /v1/domains", "POST /v1/webhooks"],
-    when: (c) => routeCount(c, "POST /v1/domains") >= 2 && routeCount(c, "POST /v1/webhooks") >= 1,
+    hold: [...DOMAIN_CREATE_ROUTES, "POST /v1/webhooks"],
+    when: (c) => domainCreates(c) >= 2 && routeCount(c, "POST /v1/webhooks") >= 1,
   },
   { moment: "the middle of the creates", victim: "runner alone", when: (c) => creates(c) >= DECLARED_CREATES / 2 },
   {

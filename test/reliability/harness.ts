@@ -40,13 +40,21 @@ export const CREATE_ROUTES = [
   "POST /v1/organizations",
   "POST /v1/domain-groups",
   "POST /v1/domains",
+  "POST /v1/domains/batch",
   "POST /v1/webhooks",
   "POST /v1/partners/subscriptions/assign",
   "POST /v1/users/invite",
 ];
 
+/** The routes a domain is created on: alone, or with the others of its organisation that came at the same time. */
+export const DOMAIN_CREATE_ROUTES = ["POST /v1/domains", "POST /v1/domains/batch"];
+
 /** Requests the service received on `route` (`POST /v1/domains`). */
 export const routeCount = (counted: Stats, route: string) => counted.byRoute[route] ?? 0;
+
+/** Domain create requests the service received, alone or in batches. */
+export const domainCreates = (counted: Stats) =>
+  DOMAIN_CREATE_ROUTES.reduce((sum, route) => sum + routeCount(counted, route), 0);
 
 /** Creates the service received, on every {@link CREATE_ROUTES}. */
 export const creates = (counted: Stats) => CREATE_ROUTES.reduce((sum, route) => sum + routeCount(counted, route), 0);

@@ -287,7 +287,12 @@ describe("objects created outside Pulumi", () => {
       expect(up.summary.resourceChanges).toEqual({ create: 4 });
       // Adopted, not created: no create call reached the service.
       const requestsAfter = await handle.control<{ byRoute: Record<string, number> }>("GET", "/stats");
-      for (const route of ["POST /v1/organizations", "POST /v1/domains", "POST /v1/webhooks"]) {
+      for (const route of [
+        "POST /v1/organizations",
+        "POST /v1/domains",
+        "POST /v1/domains/batch",
+        "POST /v1/webhooks",
+      ]) {
         expect(requestsAfter.byRoute[route] ?? 0).toBe(requestsBefore.byRoute[route] ?? 0);
       }
       expect(up.outputs.name?.value).toBe("Imported Ltd");

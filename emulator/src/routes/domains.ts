@@ -1,5 +1,7 @@
 import {
+  CreatedDomains,
   CreateDomainRequest,
+  CreateDomainsBatchRequest,
   Domain,
   DomainList,
   DomainName,
@@ -11,9 +13,10 @@ import {
 import { z } from "zod";
 import { domainGroupOf, domainOf, organizationInScope } from "../access";
 import { type Context, now } from "../context";
+import type { Dispatcher } from "../delivery";
 import { setupRecord } from "../dns/dmarc";
 import { conflict, invalid, notFound } from "../errors";
-import { checkRoomForDomain } from "../limits";
+import { checkRoomForDomains } from "../limits";
 import { paginateAs } from "../pagination";
 import type { Partner } from "../partners";
 import type { ApiRouter, PartnerCall } from "../router";
@@ -56,43 +59,74 @@ function domainForUpdate(store: Store, partner: Partner, domain: string, organiz
   return match;
 }
 
-export function domainRoutes(router: ApiRouter, { store, dispatcher, profile }: Context): void {
-  const inScope = (partner: Partner, organizationId: string) =>
-    organizationInScope(store, profile, partner, organizationId);
-  router.resource("POST", "/domains", ({ request, reply, partner }) => {
-    const body = parseInput(CreateDomainRequest, request.body, "body");
-    inScope(partner, body.organizationId);
-    domainGroupOf(store, partner, body.groupId, body.organizationId);
-    const key = domainKey(body.organizationId, body.domain);
-    if (store.domains.has(key)) {
-      throw conflict("Domain", body.domain, "already_exists", `${body.domain} is already in this organisation.`);
+interface NewDomain {
+  domain: string;
+  type: DomainRecord["type"];
+  groupId: string;
+}
+
+/** Checks every domain, then adds them all and announces each: one refused adds none. */
+function addDomains(
+  store: Store,
+  dispatcher: Dispatcher,
+  partner: Partner,
+  organizationId: string,
+  wanted: NewDomain[],
+): DomainRecord[] {
+  const names = new Set<string>();
+  for (const { domain, groupId } of wanted) {
+    domainGroupOf(store, partner, groupId, organizationId);
+    if (store.domains.has(domainKey(organizationId, domain)) || names.has(domain)) {
+      throw conflict("Domain", domain, "already_exists", `${domain} is already in this organisation.`);
     }
-    checkRoomForDomain(store, partner, body.organizationId);
-    const at = now();
+    names.add(domain);
+  }
+  checkRoomForDomains(store, partner, organizationId, wanted.length);
+  const at = now();
+  return wanted.map(({ domain, type, groupId }) => {
     const record: DomainRecord = {
       partnerId: partner.id,
-      organizationId: body.organizationId,
-      domain: body.domain,
-      type: body.type,
-      groupId: body.groupId,
+      organizationId,
+      domain,
+      type,
+      groupId,
       policy: "missing",
       domainVerified: false,
       createdAt: at,
       updatedAt: at,
       verification: { startedAt: at, finished: false, lastFailure: null },
     };
-    store.domains.set(key, record);
-    dispatcher.emit(partner.id, record.organizationId, {
+    store.domains.set(domainKey(organizationId, domain), record);
+    dispatcher.emit(partner.id, organizationId, {
       eventName: "domain.created",
-      data: {
-        domain: record.domain,
-        organizationId: record.organizationId,
-        type: record.type,
-        groupId: record.groupId,
-      },
+      data: { domain, organizationId, type, groupId },
     });
+    return record;
+  });
+}
+
+export function domainRoutes(router: ApiRouter, { store, dispatcher, profile }: Context): void {
+  const inScope = (partner: Partner, organizationId: string) =>
+    organizationInScope(store, profile, partner, organizationId);
+  router.resource("POST", "/domains", ({ request, reply, partner }) => {
+    const body = parseInput(CreateDomainRequest, request.body, "body");
+    inScope(partner, body.organizationId);
+    const [record] = addDomains(store, dispatcher, partner, body.organizationId, [body]);
     reply.code(201);
-    return view(store, record);
+    return record && view(store, record);
+  });
+
+  // All or nothing: every domain is checked before any is added (the description's 409 names one that exists).
+  router.resource("POST", "/domains/batch", ({ request, reply, partner }) => {
+    const body = parseInput(CreateDomainsBatchRequest, request.body, "body");
+    inScope(partner, body.organizationId);
+    const wanted = body.domains.map(({ domainName, type, groupId }) => ({ domain: domainName, type, groupId }));
+    const records = addDomains(store, dispatcher, partner, body.organizationId, wanted);
+    reply.code(201);
+    return conform(
+      CreatedDomains,
+      records.map((record) => view(store, record)),
+    );
   });
 
   router.resource("GET", "/domains", ({ request, partner }) => {

@@ -35,6 +35,23 @@ export type Domain = z.infer<typeof Domain>;
 
 export const DomainList = listOf(Domain);
 
+/** `POST /v1/domains/batch`: one organisation's domains in one call. */
+export const CreateDomainsBatchRequest = z.object({
+  organizationId: z.string().min(1),
+  domains: z
+    .array(z.object({ domainName: DomainName, type: DomainType, groupId: z.string().min(1) }))
+    .min(1, { message: "must list at least one domain" }),
+});
+export type CreateDomainsBatchRequest = z.infer<typeof CreateDomainsBatchRequest>;
+
+/**
+ * The batch's answer: an array of Domain in the description's schema, an
+ * array of `{ domains: [Domain] }` in its example. Read as the domains either way.
+ */
+export const CreatedDomains = z
+  .union([z.array(Domain), z.array(z.object({ domains: z.array(Domain) }))])
+  .transform((answer) => answer.flatMap((entry) => ("domains" in entry ? entry.domains : [entry])));
+
 /** The setup call takes the record type in upper case and answers it in lower case. */
 export const SetupRecordType = z.enum(["TXT", "CNAME"]);
 export type SetupRecordType = z.infer<typeof SetupRecordType>;

@@ -3,6 +3,7 @@ import {
   type AssignSubscriptionRequest,
   type CreateDomainGroupRequest,
   type CreateDomainRequest,
+  CreatedDomains,
   CreatedWebhook,
   type CreateOrganizationRequest,
   type CreateWebhookRequest,
@@ -33,7 +34,14 @@ import {
   WebhookWithSecret,
 } from "../api";
 import { type ListScope, ReadBatcher } from "./coalescing";
-import { type DmarcApiError, isNotFound, OrganizationGoneError, refusesOrganization } from "./errors";
+import {
+  type DmarcApiError,
+  isNotFound,
+  OrganizationGoneError,
+  OutcomeUnknownError,
+  refusesOrganization,
+} from "./errors";
+import { type GatheredCall, Gatherer } from "./gathering";
 import { collectPages, PAGE_SIZE, type Page } from "./pagination";
 import { rememberSecret } from "./redaction";
 import type { Requester } from "./requester";
@@ -85,8 +93,15 @@ const domainsAndGroupsOf = (organizationId: string) => [domainsOf(organizationId
 /** Build one with {@link createClient}, which shares connections, tokens, pacing and list reads. */
 export class DmarcClient {
   private readonly reads = new ReadBatcher();
+  private readonly gatherer: Gatherer;
 
-  constructor(private readonly requester: Requester) {}
+  /** @param batchWindowMs how long a domain create waits for others of its organisation; 0 sends each alone. */
+  constructor(
+    private readonly requester: Requester,
+    batchWindowMs = 0,
+  ) {
+    this.gatherer = new Gatherer(batchWindowMs);
+  }
 
   /**
    * Starts afresh: lists this client read before are not used again. For an
@@ -291,8 +306,18 @@ export class DmarcClient {
 
   // Domains
 
+  /**
+   * Creates of one organisation's domains that arrive together are sent as
+   * one `POST /v1/domains/batch` (./gathering.ts); one alone is a plain create.
+   */
   createDomain(body: CreateDomainRequest): Promise<Domain> {
     return this.reads.write(domainsAndGroupsOf(body.organizationId), () =>
+      this.gatherer.submit(body.organizationId, body, this.domainCreates),
+    );
+  }
+
+  private readonly domainCreates: GatheredCall<CreateDomainRequest, Domain> = {
+    single: (body) =>
       this.requester.call({
         operation: "create domain",
         method: "POST",
@@ -301,8 +326,27 @@ export class DmarcClient {
         schema: Domain,
         repeatable: false,
       }),
-    );
-  }
+    batch: (bodies) =>
+      this.requester.call({
+        operation: "create domains",
+        method: "POST",
+        path: "/v1/domains/batch",
+        json: {
+          organizationId: bodies[0]?.organizationId ?? "",
+          domains: bodies.map(({ domain, type, groupId }) => ({ domainName: domain, type, groupId })),
+        },
+        schema: CreatedDomains,
+        repeatable: false,
+      }),
+    keyOfItem: (body) => body.domain,
+    keyOfResult: (domain) => domain.domain,
+    missing: (body) =>
+      new OutcomeUnknownError(
+        { operation: "create domain", method: "POST", path: "/v1/domains/batch" },
+        `the batch's answer does not list ${body.domain}`,
+        undefined,
+      ),
+  };
 
   /** From the organisation's list of domains, shared by every domain read of this client. */
   readDomain(organizationId: string, domain: string): Promise<Domain | undefined> {

@@ -52,7 +52,8 @@ export function createClient(options: ClientOptions): DmarcClient {
   const key = JSON.stringify([address, identity, tuning, logId(log)]);
   let client = clients.get(key);
   if (client === undefined) {
-    client = new DmarcClient(new Requester(resolved, sharedPacer, tokenSourceFor(`${address} ${identity}`, resolved)));
+    const requester = new Requester(resolved, sharedPacer, tokenSourceFor(`${address} ${identity}`, resolved));
+    client = new DmarcClient(requester, resolved.domainBatchWindowMs);
     clients.set(key, client);
   }
   return client;

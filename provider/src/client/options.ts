@@ -16,6 +16,8 @@ export const CLIENT_DEFAULTS = {
   maxConcurrency: 16,
   // Tokens can live as little as 300 s; a minute leaves room for a slow renewal.
   tokenRenewMarginSeconds: 60,
+  // The engine starts a tenant's domain creates within milliseconds of each other.
+  domainBatchWindowMs: 25,
 } as const;
 
 function wholeNumber(min: number) {
@@ -87,6 +89,11 @@ export const ClientOptionsSchema = z
     maxConcurrency: wholeNumber(1).optional(),
     /** A token is renewed this long before it expires (at most half its lifetime). */
     tokenRenewMarginSeconds: wholeNumber(0).default(CLIENT_DEFAULTS.tokenRenewMarginSeconds),
+    /**
+     * How long a domain create waits for others of its organisation, to send
+     * them as one `POST /v1/domains/batch`, in milliseconds; 0 sends each alone.
+     */
+    domainBatchWindowMs: wholeNumber(0).default(CLIENT_DEFAULTS.domainBatchWindowMs),
     /** Receives one debug line per attempt (method, path, status, attempt, ms), secrets redacted. */
     log: z.custom<(line: string) => void>((value) => typeof value === "function").optional(),
   })
@@ -169,6 +176,7 @@ export interface ResolvedOptions {
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
   tokenRenewMarginSeconds: number;
+  domainBatchWindowMs: number;
   log: ((line: string) => void) | undefined;
   /** Pacing the options set explicitly; unset ones leave the process-wide value alone. */
   pacing: { requestsPerSecond?: number; maxConcurrency?: number };

@@ -30,6 +30,7 @@ const SETTING_KINDS = {
   retryBaseDelayMs: "number",
   retryMaxDelayMs: "number",
   tokenRenewMarginSeconds: "number",
+  domainBatchWindowMs: "number",
 } as const satisfies Record<Exclude<keyof ClientOptions, "log"> | "partnerId", "text" | "secret" | "number">;
 
 export type SettingKey = keyof typeof SETTING_KINDS;
