@@ -21,6 +21,7 @@ const SETTING_KINDS = {
   clientId: "text",
   clientSecret: "secret",
   partnerId: "text",
+  requestsPerMinute: "number",
   requestsPerSecond: "number",
   maxConcurrency: "number",
   maxAttempts: "number",
@@ -30,7 +31,7 @@ const SETTING_KINDS = {
   retryBaseDelayMs: "number",
   retryMaxDelayMs: "number",
   tokenRenewMarginSeconds: "number",
-} as const satisfies Record<Exclude<keyof ClientOptions, "log"> | "partnerId", "text" | "secret" | "number">;
+} as const satisfies Record<Exclude<keyof ClientOptions, "log" | "notice"> | "partnerId", "text" | "secret" | "number">;
 
 export type SettingKey = keyof typeof SETTING_KINDS;
 
