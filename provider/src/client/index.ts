@@ -29,6 +29,7 @@ export {
   PUBLISHED_REQUESTS_PER_MINUTE,
   pacingFor,
 } from "./options";
+export { formatRate } from "./pacing";
 export { redact } from "./redaction";
 
 const clients = new Map<string, DmarcClient>();

@@ -91,7 +91,10 @@ export const ClientOptionsSchema = z
      * the latest createClient call applies to all clients.
      */
     requestsPerMinute: rate.optional(),
-    /** The same limit per second (requestsPerMinute ÷ 60), as earlier releases took it; set one of the two. */
+    /**
+     * The same limit per second (requestsPerMinute ÷ 60), as earlier releases took it; requestsPerMinute
+     * wins when both are set (so the fleet's share of its budget beats an older setting).
+     */
     requestsPerSecond: rate.optional(),
     /** Requests in flight across every client in the process, set like requestsPerMinute. */
     maxConcurrency: wholeNumber(1).optional(),
@@ -103,12 +106,8 @@ export const ClientOptionsSchema = z
     notice: lineSink.optional(),
   })
   .superRefine((options, ctx) => {
-    if (options.requestsPerMinute !== undefined && options.requestsPerSecond !== undefined) {
-      const message = COMBINATION_RULES.pacing((name) => name);
-      ctx.addIssue({ code: "custom", path: ["requestsPerMinute"], message, params: { rule: "pacing" } });
-    }
     const hasClient = options.clientId !== undefined || options.clientSecret !== undefined;
-    const rule: CombinationRule | undefined =
+    const rule: CredentialRule | undefined =
       options.accessToken !== undefined && hasClient
         ? "conflict"
         : options.accessToken === undefined && !hasClient
@@ -117,23 +116,21 @@ export const ClientOptionsSchema = z
             ? "incomplete"
             : undefined;
     if (rule)
-      ctx.addIssue({ code: "custom", path: [], message: COMBINATION_RULES[rule]((name) => name), params: { rule } });
+      ctx.addIssue({ code: "custom", path: [], message: CREDENTIAL_RULES[rule]((name) => name), params: { rule } });
   });
 
 /** How options are named in a message: as client options, or as the provider's `dmarc:*` keys. */
 export type OptionNamer = (option: string) => string;
 
-/** The rules on options set together, with their messages in the caller's names for the options. */
-const COMBINATION_RULES = {
+/** The credential rules, with their messages in the caller's names for the options. */
+const CREDENTIAL_RULES = {
   conflict: (name: OptionNamer) =>
     `Both ${name("accessToken")} and ${name("clientId")}/${name("clientSecret")} are set: set either, not both.`,
   missing: (name: OptionNamer) =>
     `No credentials: set ${name("clientId")} and ${name("clientSecret")} (preferred), or ${name("accessToken")}.`,
   incomplete: (name: OptionNamer) => `${name("clientId")} and ${name("clientSecret")} must be set together.`,
-  pacing: (name: OptionNamer) =>
-    `Both ${name("requestsPerMinute")} and ${name("requestsPerSecond")} are set: set one (requestsPerMinute is requestsPerSecond × 60).`,
 } as const;
-type CombinationRule = keyof typeof COMBINATION_RULES;
+type CredentialRule = keyof typeof CREDENTIAL_RULES;
 
 export type ClientOptions = z.input<typeof ClientOptionsSchema>;
 type ValidOptions = z.output<typeof ClientOptionsSchema>;
@@ -148,8 +145,8 @@ export function describeIssues(
   given: (option: string) => unknown,
 ): string[] {
   return issues.map((issue) => {
-    const rule = issue.code === "custom" ? (issue.params?.rule as CombinationRule | undefined) : undefined;
-    if (rule) return COMBINATION_RULES[rule](name);
+    const rule = issue.code === "custom" ? (issue.params?.rule as CredentialRule | undefined) : undefined;
+    if (rule) return CREDENTIAL_RULES[rule](name);
     const option = String(issue.path[0] ?? "");
     const value = given(option);
     return `${name(option)} ${issue.message}${value === undefined ? "" : `; got ${JSON.stringify(value)}`}.`;
@@ -201,7 +198,11 @@ export interface Pacing {
   source: string;
 }
 
-/** The rate set, else the default for the address: the published limit's 90% for the service, unpaced on loopback. */
+/**
+ * The rate set (requestsPerMinute before requestsPerSecond), else the
+ * default for the address: the published limit's 90% for the service,
+ * unpaced on loopback.
+ */
 function pacingOf(options: ValidOptions, url: URL): Pacing {
   const maxConcurrency = options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency;
   if (options.requestsPerMinute !== undefined) {
