@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ClientOptions, closeClients, createClient, DmarcApiError } from "../../provider/src/client";
-import { json, type Loopback, ORGANIZATION, type SeenRequest, startLoopback, tokenAnswer } from "./loopback";
+import { failure, json, type Loopback, ORGANIZATION, type SeenRequest, startLoopback, tokenAnswer } from "./loopback";
 
 // The client's decisions on 429 answers and its pacing, against a real
 // loopback server that answers as the service may: the published 429
@@ -49,15 +49,6 @@ function clientFor(timed: Timed, options: Partial<ClientOptions> = {}) {
 }
 
 const gaps = (arrivals: number[]) => arrivals.slice(1).map((time, index) => time - (arrivals[index] ?? time));
-
-async function failure(pending: Promise<unknown>): Promise<Error> {
-  try {
-    await pending;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("a 429 without a hint", () => {
   it("is waited out, longer each time, with a line saying how long and why", async () => {
