@@ -1,4 +1,4 @@
-// The one entry point behind `npm test`, `npm run test:reliability`,
+// The one entry point behind `npm test`, `npm run test:guides`, `npm run test:reliability`,
 // `npm run demo`, `npm run emulator`, `npm run bench` and `npm run docs`. npm
 // runs these scripts even without node_modules, so this file is
 // dependency-free: it installs, builds and provisions the engine first, then
@@ -77,6 +77,13 @@ switch (task) {
     process.exit(code);
     break;
   }
+  case "guides": {
+    // The whole suite against the emulator's "guides" profile; `npm test` runs it against "published".
+    const env = await prepare({ engine: true });
+    say("running the whole suite against the emulator's guides profile (vitest)");
+    process.exit(await run(bin("vitest"), ["run", ...args], { ...env, DMARC_EMULATOR_PROFILE: "guides" }));
+    break;
+  }
   case "reliability": {
     // The whole fault, crash and secrets matrix of test/reliability; `npm test` runs a representative part of it.
     const env = await prepare({ engine: true });
@@ -107,6 +114,6 @@ switch (task) {
     break;
   }
   default:
-    say(`unknown task "${task}": use test, reliability, demo, bench, emulator or docs`);
+    say(`unknown task "${task}": use test, guides, reliability, demo, bench, emulator or docs`);
     process.exit(2);
 }

@@ -39,8 +39,10 @@ export function resourceCount(spec: FleetSpec): number {
 
 /** Picks the plan for `domainsPerTenant` from the partner's catalogue, or says why none fits. */
 export function fleetSpec(plans: readonly Plan[], tenants: number, domainsPerTenant: number): FleetSpec {
-  const bySize = [...plans].sort((a, b) => a.features.domainCount - b.features.domainCount);
-  const fitting = bySize.find((plan) => plan.features.domainCount >= domainsPerTenant);
+  // A plan that states no domain limit has none the bench can run into.
+  const domainsOf = (plan: Plan) => plan.features.domainCount ?? Number.POSITIVE_INFINITY;
+  const bySize = [...plans].sort((a, b) => domainsOf(a) - domainsOf(b));
+  const fitting = bySize.find((plan) => domainsOf(plan) >= domainsPerTenant);
   if (!fitting) {
     const largest = bySize.at(-1);
     throw new Error(

@@ -1,5 +1,6 @@
-import { notFound } from "./errors";
+import { forbidden, notFound } from "./errors";
 import type { Partner } from "./partners";
+import type { WireProfile } from "./profiles";
 import {
   type DomainGroupRecord,
   type DomainRecord,
@@ -18,6 +19,25 @@ export function organizationOf(store: Store, partner: Partner, id: string): Orga
   const organization = store.organizations.get(id);
   if (organization?.partnerId !== partner.id) throw notFound("Organization", id);
   return organization;
+}
+
+/**
+ * The organisation a call names by id (in its body or query), on routes other
+ * than the organisation's own: the description answers 403 there for an
+ * organisation that is not the partner's, the guides 404.
+ */
+export function organizationInScope(
+  store: Store,
+  profile: WireProfile,
+  partner: Partner,
+  id: string,
+): OrganizationRecord {
+  const organization = store.organizations.get(id);
+  if (organization?.partnerId === partner.id) return organization;
+  if (profile.foreignOrganizationStatus === 403) {
+    throw forbidden(`Organization ${id} does not belong to this partner.`, { requiredPermissions: ["organization"] });
+  }
+  throw notFound("Organization", id);
 }
 
 export function domainGroupOf(store: Store, partner: Partner, id: string, organizationId?: string): DomainGroupRecord {

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import type { RunningEmulator } from "./index";
 import type { EmulatorOptions, RateLimitOption } from "./options";
 import { loadPartnersFile } from "./partners";
+import { PROFILE_ENV, PROFILE_NAMES, type ProfileName } from "./profiles";
 
 /** The CLI's port when none is given (in-process starts default to a random port). */
 export const DEFAULT_CLI_PORT = 4010;
@@ -14,7 +15,9 @@ export const USAGE = `Usage: dmarc-emulator [options]
   --request-log <file>       append every API request and answer as JSON lines, secrets redacted
                              (default: env DMARC_EMULATOR_REQUEST_LOG)
   --state-file <file>        keep the state in this file across restarts (default: memory only)
-  --token-ttl <seconds>      expires_in of issued tokens (default 3600)
+  --profile <name>           answer as the service's OpenAPI description ("published") or its
+                             guides ("guides") where they differ (default: env ${PROFILE_ENV}, else published)
+  --token-ttl <seconds>      expires_in of issued tokens (default 300 published, 3600 guides)
   --dns-resolver <host:port> verify domains through this DNS server (default: the simulated zone)
   --dns-check-interval <ms>  pause between verification checks (default 5000)
   --dns-window <ms>          how long a missing DMARC record may take to appear (default 86400000)
@@ -89,6 +92,7 @@ export function parseCommandLine(argv: string[]): EmulatorOptions | undefined {
       "request-log": { type: "string" },
       "state-file": { type: "string" },
       "token-ttl": { type: "string" },
+      profile: { type: "string" },
       "dns-resolver": { type: "string" },
       "dns-check-interval": { type: "string" },
       "dns-window": { type: "string" },
@@ -107,8 +111,13 @@ export function parseCommandLine(argv: string[]): EmulatorOptions | undefined {
     throw new Error(`--dns-resolver must be host:port, such as 127.0.0.1:53, not "${dnsResolver}"`);
   }
   const rateLimit = rateLimitOf(values["rate-limit"], values["rate-limit-hints"], values["rate-limit-window"]);
+  const profile = values.profile;
+  if (profile !== undefined && !PROFILE_NAMES.includes(profile as ProfileName)) {
+    throw new Error(`--profile must be ${PROFILE_NAMES.join(" or ")}, not "${profile}"`);
+  }
   return {
     ...(rateLimit ? { rateLimit } : {}),
+    ...(profile === undefined ? {} : { profile: profile as ProfileName }),
     port: number("port", values.port, { integer: true, max: 65_535 }) ?? DEFAULT_CLI_PORT,
     host: values.host,
     partners: values.partners === undefined ? undefined : loadPartnersFile(values.partners),
@@ -128,7 +137,9 @@ export function parseCommandLine(argv: string[]): EmulatorOptions | undefined {
 
 /** What the CLI prints once it is ready: where it listens and how to point the provider at it. */
 export function banner(emulator: RunningEmulator, readyMs: number): string {
-  const lines = [`DMARC partner API emulator listening on ${emulator.url} (ready in ${Math.round(readyMs)} ms)`];
+  const lines = [
+    `DMARC partner API emulator listening on ${emulator.url} (ready in ${Math.round(readyMs)} ms, profile ${emulator.profile})`,
+  ];
   if (emulator.dnsServer) {
     lines.push(
       `Simulated DNS zone on udp://${emulator.dnsServer}: publish records with PUT ${emulator.url}/_emulator/dns/records`,

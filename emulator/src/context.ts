@@ -5,6 +5,7 @@ import type { Verifier } from "./dns/verifier";
 import type { SimulatedZone } from "./dns/zone";
 import type { Faults } from "./faults";
 import type { PartnerDirectory } from "./partners";
+import type { WireProfile } from "./profiles";
 import type { Stats } from "./stats";
 import type { Store } from "./store";
 
@@ -22,6 +23,8 @@ export interface Context {
   /** The base URL the emulator answers on (magic links point at it). */
   baseUrl(): string;
   magicLinkTtlSeconds: number;
+  /** Which self-description of the service the answers follow where its two differ. */
+  profile: WireProfile;
 }
 
 export function param(request: FastifyRequest, name: string): string {

@@ -1,7 +1,7 @@
-import type { ErrorCode, ErrorEnvelope, InvalidField } from "pulumi-dmarc-partner/api";
+import type { ErrorCode, InvalidField } from "pulumi-dmarc-partner/api";
 import type { z } from "zod";
 
-/** A refusal answered with the published error envelope (facts page, section 3). */
+/** A refusal; the profile (profiles.ts) turns it into the error body its source describes. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -11,10 +11,6 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
-  }
-
-  envelope(traceId: string): ErrorEnvelope {
-    return { error: this.code, message: this.message, details: this.details, traceId };
   }
 }
 
@@ -32,6 +28,10 @@ export function notFound(resourceType: string, resourceId: string): ApiError {
     resourceId,
     resourceType,
   });
+}
+
+export function forbidden(message: string, details: Record<string, unknown> = {}): ApiError {
+  return new ApiError(403, "PermissionDenied", message, details);
 }
 
 export function conflict(resourceType: string, resourceId: string, conflictReason: string, message: string): ApiError {

@@ -10,6 +10,7 @@ import { SimulatedZone } from "./dns/zone";
 import { FaultSpec, Faults } from "./faults";
 import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from "./options";
 import { type EmulatorPartner, PartnerDirectory } from "./partners";
+import type { ProfileName } from "./profiles";
 import { RequestLog } from "./requestLog";
 import { buildServer } from "./server";
 import { readStateFile, StateFileWriter } from "./stateFile";
@@ -18,6 +19,7 @@ import { domainKey, Store } from "./store";
 
 export type { EmulatorOptions } from "./options";
 export { DEMO_PARTNERS, defaultCatalogue, type EmulatorPartner, loadPartnersFile } from "./partners";
+export { PROFILE_NAMES, type ProfileName } from "./profiles";
 export type { RequestWindow, StatsView } from "./stats";
 export type { StateSnapshot } from "./store";
 
@@ -27,6 +29,8 @@ export interface RunningEmulator {
   partners: EmulatorPartner[];
   /** "127.0.0.1:port" of the simulated DNS zone, when verification uses it. */
   dnsServer?: string;
+  /** Which self-description of the service the answers follow (profiles.ts). */
+  profile: ProfileName;
   close(): Promise<void>;
 }
 
@@ -106,6 +110,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       resolver: dns.resolver,
       checkIntervalMs: config.dns.checkIntervalMs,
       windowMs: config.dns.windowMs,
+      verifiedStatus: config.profile.verifiedStatus,
       log: log.child({ component: "verification" }),
     });
     let baseUrl = "";
@@ -122,6 +127,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       stats: new Stats(),
       baseUrl: () => baseUrl,
       magicLinkTtlSeconds: config.magicLinkTtlSeconds,
+      profile: config.profile,
     };
     app = buildServer({ ctx, log, requestLog, shutdown: shutdown.signal });
     await app.listen({ port: config.port, host: config.host });
@@ -131,7 +137,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     dispatcher.resume();
     verifier.start();
     log.info({ url: baseUrl, dnsServer: zone ? dns.resolver : undefined }, "DMARC partner API emulator ready");
-    return { url: baseUrl, partners: partners.all, ...(zone ? { dnsServer: dns.resolver } : {}), close };
+    return {
+      url: baseUrl,
+      partners: partners.all,
+      ...(zone ? { dnsServer: dns.resolver } : {}),
+      profile: config.profile.name,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

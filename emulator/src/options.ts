@@ -2,6 +2,7 @@ import type { LoggerOptions } from "pino";
 import type { z } from "zod";
 import type { FaultSpec } from "./faults";
 import { DEMO_PARTNERS, type EmulatorPartner } from "./partners";
+import { type ProfileName, profileNamed, type WireProfile } from "./profiles";
 
 export interface EmulatorOptions {
   /** TCP port; 0 picks a free one. Default 0 in-process; the CLI defaults to 4010. */
@@ -10,7 +11,13 @@ export interface EmulatorOptions {
   host?: string;
   /** Default: two built-in demo partners (see README). */
   partners?: EmulatorPartner[];
-  /** `expires_in` of tokens from POST /auth/token. Default 3600. */
+  /**
+   * Which of the service's two self-descriptions the answers follow where they
+   * differ: "published" (its OpenAPI description) or "guides". Default: env
+   * DMARC_EMULATOR_PROFILE, else "published".
+   */
+  profile?: ProfileName;
+  /** `expires_in` of tokens from POST /auth/token. Default: the profile's (300 published, 3600 guides). */
   tokenTtlSeconds?: number;
   /** Lifetime of a magic link. Default 900 (15 minutes). */
   magicLinkTtlSeconds?: number;
@@ -38,7 +45,10 @@ export interface EmulatorOptions {
 
 export type RateLimitOption = NonNullable<z.input<typeof FaultSpec>["rateLimit"]>;
 
-export type ResolvedOptions = Required<Omit<EmulatorOptions, "requestLogFile" | "stateFile" | "dns" | "rateLimit">> & {
+export type ResolvedOptions = Required<
+  Omit<EmulatorOptions, "requestLogFile" | "stateFile" | "dns" | "profile" | "rateLimit">
+> & {
+  profile: WireProfile;
   requestLogFile: string | undefined;
   stateFile: string | undefined;
   rateLimit: RateLimitOption | undefined;
@@ -48,11 +58,13 @@ export type ResolvedOptions = Required<Omit<EmulatorOptions, "requestLogFile" | 
 export const REQUEST_LOG_ENV = "DMARC_EMULATOR_REQUEST_LOG";
 
 export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
+  const profile = profileNamed(options.profile);
   return {
+    profile,
     port: options.port ?? 0,
     host: options.host ?? "127.0.0.1",
     partners: options.partners ?? DEMO_PARTNERS,
-    tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+    tokenTtlSeconds: options.tokenTtlSeconds ?? profile.tokenTtlSeconds,
     magicLinkTtlSeconds: options.magicLinkTtlSeconds ?? 900,
     requestLogFile: options.requestLogFile ?? (process.env[REQUEST_LOG_ENV] || undefined),
     stateFile: options.stateFile,

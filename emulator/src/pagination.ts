@@ -1,7 +1,8 @@
 import type { ListMeta } from "pulumi-dmarc-partner/api";
+import type { ListFamily, WireProfile } from "./profiles";
 
-/** Page size when the caller names none; the published maximum (100) is enforced by the query schema. */
-const DEFAULT_PAGE_SIZE = 20;
+/** Page size when the caller names none: the description's default for the organisation list. */
+const DEFAULT_PAGE_SIZE = 10;
 
 interface PageRequest {
   page?: number | undefined;
@@ -9,20 +10,36 @@ interface PageRequest {
   pageSize?: number | undefined;
 }
 
-/** One page of `items` in the published list envelope; routes name the size `limit` or `pageSize`, both are accepted. */
-export function paginate<T>(items: T[], request: PageRequest): { data: T[]; meta: ListMeta } {
+interface Slice<T> {
+  data: T[];
+  total: number;
+  limit: number;
+  page: number;
+}
+
+function slice<T>(items: T[], request: PageRequest): Slice<T> {
   const limit = request.limit ?? request.pageSize ?? DEFAULT_PAGE_SIZE;
   const page = request.page ?? 1;
-  const pageCount = Math.ceil(items.length / limit);
+  return { data: items.slice((page - 1) * limit, page * limit), total: items.length, limit, page };
+}
+
+/** One page of `items` with all six meta fields, as the organisation list always answers; routes name the size `limit` or `pageSize`, both are accepted. */
+export function paginate<T>(items: T[], request: PageRequest): { data: T[]; meta: ListMeta } {
+  const { data, total, limit, page } = slice(items, request);
+  const pageCount = Math.ceil(total / limit);
   return {
-    data: items.slice((page - 1) * limit, page * limit),
-    meta: {
-      total: items.length,
-      limit,
-      page,
-      pageCount,
-      hasPreviousPage: page > 1,
-      hasNextPage: page < pageCount,
-    },
+    data,
+    meta: { total, limit, page, pageCount, hasPreviousPage: page > 1, hasNextPage: page < pageCount },
   };
+}
+
+/** One page of a list whose meta the profile spells its own way. */
+export function paginateAs<T>(
+  profile: WireProfile,
+  family: ListFamily,
+  items: T[],
+  request: PageRequest,
+): { data: T[]; meta: Record<string, unknown> } {
+  const { data, ...counts } = slice(items, request);
+  return { data, meta: profile.listMeta(family, counts) };
 }

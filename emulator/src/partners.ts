@@ -1,6 +1,15 @@
 import { readFileSync } from "node:fs";
-import { type Plan, PlanList, type Price } from "pulumi-dmarc-partner/api";
+import { Plan, PlanFeatures, type Price } from "pulumi-dmarc-partner/api";
 import { z } from "zod";
+
+/**
+ * A plan of the emulator's catalogue. The service may leave any feature out,
+ * but the emulator enforces the domain limit, so its own plans state every
+ * feature the guides list.
+ */
+export const CataloguePlan = Plan.extend({ features: PlanFeatures.required() });
+export type CataloguePlan = z.output<typeof CataloguePlan>;
+export type CatalogueFeatures = CataloguePlan["features"];
 
 /** A reseller known to the emulator: its OAuth client, static bearer tokens and plan catalogue. */
 export interface EmulatorPartner {
@@ -9,11 +18,11 @@ export interface EmulatorPartner {
   clientId: string;
   clientSecret: string;
   tokens: string[];
-  catalogue?: Plan[];
+  catalogue?: CataloguePlan[];
 }
 
 /** A partner with its catalogue filled in. */
-export type Partner = EmulatorPartner & { catalogue: Plan[] };
+export type Partner = EmulatorPartner & { catalogue: CataloguePlan[] };
 
 export const PartnersFile = z.array(
   z.object({
@@ -22,7 +31,7 @@ export const PartnersFile = z.array(
     clientId: z.string().min(1),
     clientSecret: z.string().min(1),
     tokens: z.array(z.string().min(1)),
-    catalogue: PlanList.optional(),
+    catalogue: z.array(CataloguePlan).optional(),
   }),
 );
 
@@ -43,7 +52,7 @@ function price(partnerId: string, tier: string, frequency: "m" | "y", amount: nu
 }
 
 /** A lower and a higher tier, each with a monthly and a yearly price whose ids belong to this partner only. */
-export function defaultCatalogue(partnerId: string): Plan[] {
+export function defaultCatalogue(partnerId: string): CataloguePlan[] {
   return [
     {
       id: `plan_${partnerId}_starter`,
@@ -157,7 +166,7 @@ export class PartnerDirectory {
 }
 
 /** The plan and price behind a price id, looked up in one partner's catalogue only. */
-export function findPrice(partner: Partner, priceId: string): { plan: Plan; price: Price } | undefined {
+export function findPrice(partner: Partner, priceId: string): { plan: CataloguePlan; price: Price } | undefined {
   for (const plan of partner.catalogue) {
     const match = plan.prices.find((candidate) => candidate.id === priceId);
     if (match) return { plan, price: match };

@@ -194,17 +194,16 @@ export function buildServer({ ctx, log, requestLog, shutdown }: ServerOptions): 
     return reply
       .code(apiError.status)
       .headers(apiError.headers)
-      .send(apiError.envelope(String(request.id)));
+      .send(ctx.profile.errorBody(apiError, String(request.id)));
   });
 
   app.setNotFoundHandler((request, reply) => {
     const route = `${request.method} ${pathOf(request)}`;
-    return reply.code(404).send(
-      new ApiError(404, "ResourceNotFound", `No route ${route}.`, {
-        resourceType: "Route",
-        resourceId: route,
-      }).envelope(String(request.id)),
-    );
+    const error = new ApiError(404, "ResourceNotFound", `No route ${route}.`, {
+      resourceType: "Route",
+      resourceId: route,
+    });
+    return reply.code(404).send(ctx.profile.errorBody(error, String(request.id)));
   });
 
   const router = new ApiRouter(app);

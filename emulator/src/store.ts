@@ -1,12 +1,5 @@
-import type {
-  DomainPolicy,
-  DomainType,
-  EventName,
-  Frequency,
-  PlanFeatures,
-  Role,
-  WebhookEvent,
-} from "pulumi-dmarc-partner/api";
+import type { DomainPolicy, DomainType, EventName, Frequency, Role, WebhookEvent } from "pulumi-dmarc-partner/api";
+import type { CatalogueFeatures } from "./partners";
 
 // Every record carries the partner that owns it: a partner only ever sees its own.
 
@@ -95,7 +88,7 @@ export interface SubscriptionRecord {
   planId: string;
   priceId: string;
   /** The plan's features when assigned: limits follow the subscription, not later catalogue edits. */
-  features: PlanFeatures;
+  features: CatalogueFeatures;
   /** The price's term, by which renew extends expireDate. */
   frequency: Frequency;
   billingPeriod: number;

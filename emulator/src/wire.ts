@@ -6,9 +6,10 @@ export function parseInput<T extends z.ZodType>(
   schema: T,
   value: unknown,
   whole: "body" | "query" | "params",
+  status = 400,
 ): z.output<T> {
   const result = schema.safeParse(value ?? (whole === "body" ? undefined : {}));
-  if (!result.success) throw invalid(invalidFieldsOf(result.error, whole));
+  if (!result.success) throw invalid(invalidFieldsOf(result.error, whole), undefined, status);
   return result.data;
 }
 

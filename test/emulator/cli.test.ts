@@ -115,7 +115,9 @@ describe("dmarc-emulator CLI", () => {
     }
     expect(statuses.filter((status) => status === 429)).toHaveLength(1);
     expect(refused?.headers.get("retry-after")).toBeNull();
-    expect((refused?.body as { details: Record<string, unknown> }).details).not.toHaveProperty("retryAfterSeconds");
+    const details = (refused?.body as { details?: Record<string, unknown> } | undefined)?.details;
+    expect(details).toBeDefined();
+    expect(details).not.toHaveProperty("retryAfterSeconds");
   });
 
   it("refuses a rate limit it cannot read", async () => {

@@ -104,8 +104,12 @@ export interface TestEmulator {
   close(): Promise<void>;
 }
 
+/**
+ * These tests state the answers of the service's guides; published.test.ts and
+ * contract.test.ts state where the OpenAPI description differs.
+ */
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
-  const emulator = await startEmulator({ port: 0, retryScale: 0.001, ...options });
+  const emulator = await startEmulator({ port: 0, retryScale: 0.001, profile: "guides", ...options });
   const [first, second] = emulator.partners;
   if (!first?.tokens[0] || !second?.tokens[0]) throw new Error("expected two partners with static tokens");
   return {

@@ -536,6 +536,23 @@ describe("lifecycle against the emulator", () => {
     await host.delete("Subscription", sub.id, reactivated.outs as Props);
   });
 
+  it("Subscription: a create the service refuses as a second active one (409) takes over the active one at the declared price", async () => {
+    const { organizationId } = await organizationWithGroup();
+    const plans = await client.listPlans();
+    const priceOf = (name: string) =>
+      plans.find((plan) => plan.name === name)?.prices.find((price) => price.frequency === "m")?.id as string;
+    const outside = await client.assignSubscription({ organizationId, priceId: priceOf("Starter") });
+
+    const sub = await created("Subscription", { organizationId, priceId: priceOf("Business") });
+    expect(sub.outs).toMatchObject({ status: "active", priceId: priceOf("Business") });
+    const active = (await client.listSubscriptions(organizationId)).filter((item) => item.cancelledAt === null);
+    expect(active.map((item) => item.id)).toEqual([sub.outs.subscriptionId]);
+    expect(sub.outs.subscriptionId).not.toBe(outside.id);
+
+    const same = await created("Subscription", { organizationId, priceId: priceOf("Business") });
+    expect(same.outs.subscriptionId).toBe(sub.outs.subscriptionId);
+  });
+
   it("importId adopts an existing object, and refuses a missing or different one without changing it", async () => {
     const existing = await client.createOrganization({ name: "Existing Ltd" });
     const adopted = await host.create(

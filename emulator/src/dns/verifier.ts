@@ -10,6 +10,8 @@ export interface VerifierOptions {
   resolver: string;
   checkIntervalMs: number;
   windowMs: number;
+  /** The word a successful verification is reported with: the profile's. */
+  verifiedStatus: string;
   log: Logger;
 }
 
@@ -118,9 +120,9 @@ export class Verifier {
     this.store.changed();
     this.dispatcher.emit(domain.partnerId, domain.organizationId, {
       eventName: "domain.verified",
-      data: { domain: domain.domain, verificationStatus: "success" },
+      data: { domain: domain.domain, verificationStatus: this.options.verifiedStatus },
     });
-    return { verificationStatus: "success" };
+    return { verificationStatus: this.options.verifiedStatus };
   }
 
   private fail(domain: DomainRecord, reason: string): VerificationResult {

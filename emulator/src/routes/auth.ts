@@ -1,7 +1,7 @@
 import { MagicLink, MagicLinkRequest, TokenRequest, TokenResponse } from "pulumi-dmarc-partner/api";
-import { memberOf, organizationOf } from "../access";
+import { memberOf, organizationInScope } from "../access";
 import { type Context, now, param } from "../context";
-import { ApiError, notFound, unauthenticated } from "../errors";
+import { ApiError, invalid, notFound, unauthenticated } from "../errors";
 import { newSecretToken } from "../ids";
 import type { ApiRouter } from "../router";
 import type { MagicLinkRecord } from "../store";
@@ -14,6 +14,12 @@ export function authRoutes(router: ApiRouter, ctx: Context): void {
     const body = parseInput(TokenRequest, request.body, "body");
     const partner = partners.withClientId(body.client_id);
     if (!partner || partner.clientSecret !== body.client_secret) {
+      if (ctx.profile.badCredentialsStatus === 400) {
+        throw invalid(
+          [{ field: "client_id", message: "unknown client or wrong secret" }],
+          "Invalid client credentials.",
+        );
+      }
       throw unauthenticated("The client credentials are not valid.");
     }
     return conform(TokenResponse, tokens.issue(partner));
@@ -21,20 +27,24 @@ export function authRoutes(router: ApiRouter, ctx: Context): void {
 
   router.authenticated("POST", "/auth/magic-link", ({ request, partner }) => {
     const body = parseInput(MagicLinkRequest, request.body, "body");
-    organizationOf(store, partner, body.organizationId);
+    organizationInScope(store, ctx.profile, partner, body.organizationId);
     const user = memberOf(store, partner, body.organizationId, body.userId);
     const record: MagicLinkRecord = {
       token: newSecretToken("ml"),
       partnerId: partner.id,
       organizationId: body.organizationId,
       userId: user.id,
-      redirectUri: body.redirectUri,
+      // Without one, the link lands on the emulator's stand-in for the service's console.
+      redirectUri: body.redirectUri ?? `${ctx.baseUrl()}/auth/signed-in`,
       expiresAt: new Date(Date.now() + ctx.magicLinkTtlSeconds * 1000).toISOString(),
       consumedAt: null,
     };
     store.magicLinks.set(record.token, record);
     return conform(MagicLink, { url: `${ctx.baseUrl()}/auth/magic/${record.token}`, expiringAt: record.expiresAt });
   });
+
+  // Where a link made without redirectUri lands.
+  router.open("GET", "/auth/signed-in", "json", () => ({ signedIn: true }));
 
   // What the user's browser opens: single use, and only until it expires.
   router.open("GET", "/auth/magic/:token", "json", ({ request, reply }) => {

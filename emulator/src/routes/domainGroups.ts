@@ -6,11 +6,11 @@ import {
   UpdateDomainGroupRequest,
 } from "pulumi-dmarc-partner/api";
 import { z } from "zod";
-import { domainGroupOf, organizationOf } from "../access";
+import { domainGroupOf, organizationInScope } from "../access";
 import { type Context, now, param } from "../context";
 import { conflict } from "../errors";
 import { newId } from "../ids";
-import { paginate } from "../pagination";
+import { paginateAs } from "../pagination";
 import type { ApiRouter } from "../router";
 import type { DomainGroupRecord, Store } from "../store";
 import { conform, parseInput } from "../wire";
@@ -30,10 +30,10 @@ function view(store: Store, group: DomainGroupRecord): DomainGroup {
   return conform(DomainGroup, { id: group.id, name: group.name, domains: domainsIn(store, group) });
 }
 
-export function domainGroupRoutes(router: ApiRouter, { store }: Context): void {
+export function domainGroupRoutes(router: ApiRouter, { store, profile }: Context): void {
   router.resource("POST", "/domain-groups", ({ request, reply, partner }) => {
     const body = parseInput(CreateDomainGroupRequest, request.body, "body");
-    organizationOf(store, partner, body.organizationId);
+    organizationInScope(store, profile, partner, body.organizationId);
     const at = now();
     const group: DomainGroupRecord = {
       id: newId("dmngrp"),
@@ -50,11 +50,13 @@ export function domainGroupRoutes(router: ApiRouter, { store }: Context): void {
 
   router.resource("GET", "/domain-groups", ({ request, partner }) => {
     const query = parseInput(ListQuery, request.query, "query");
-    organizationOf(store, partner, query.organizationId);
+    organizationInScope(store, profile, partner, query.organizationId);
     const groups = [...store.domainGroups.values()].filter((group) => group.organizationId === query.organizationId);
     return conform(
       DomainGroupList,
-      paginate(
+      paginateAs(
+        profile,
+        "domainGroups",
         groups.map((group) => view(store, group)),
         query,
       ),

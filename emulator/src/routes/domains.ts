@@ -9,12 +9,12 @@ import {
   UpdateDomainRequest,
 } from "pulumi-dmarc-partner/api";
 import { z } from "zod";
-import { domainGroupOf, domainOf, organizationOf } from "../access";
+import { domainGroupOf, domainOf, organizationInScope } from "../access";
 import { type Context, now } from "../context";
 import { setupRecord } from "../dns/dmarc";
 import { conflict, invalid, notFound } from "../errors";
 import { checkRoomForDomain } from "../limits";
-import { paginate } from "../pagination";
+import { paginateAs } from "../pagination";
 import type { Partner } from "../partners";
 import type { ApiRouter, PartnerCall } from "../router";
 import { type DomainRecord, domainKey, type Store } from "../store";
@@ -56,10 +56,12 @@ function domainForUpdate(store: Store, partner: Partner, domain: string, organiz
   return match;
 }
 
-export function domainRoutes(router: ApiRouter, { store, dispatcher }: Context): void {
+export function domainRoutes(router: ApiRouter, { store, dispatcher, profile }: Context): void {
+  const inScope = (partner: Partner, organizationId: string) =>
+    organizationInScope(store, profile, partner, organizationId);
   router.resource("POST", "/domains", ({ request, reply, partner }) => {
     const body = parseInput(CreateDomainRequest, request.body, "body");
-    organizationOf(store, partner, body.organizationId);
+    inScope(partner, body.organizationId);
     domainGroupOf(store, partner, body.groupId, body.organizationId);
     const key = domainKey(body.organizationId, body.domain);
     if (store.domains.has(key)) {
@@ -95,14 +97,15 @@ export function domainRoutes(router: ApiRouter, { store, dispatcher }: Context):
 
   router.resource("GET", "/domains", ({ request, partner }) => {
     const query = parseInput(ListQuery, request.query, "query");
-    organizationOf(store, partner, query.organizationId);
+    inScope(partner, query.organizationId);
     const records = store.domainsOf(query.organizationId).map((record) => view(store, record));
-    return conform(DomainList, paginate(records, query));
+    return conform(DomainList, paginateAs(profile, "domains", records, query));
   });
 
   router.resource("GET", "/domains/:domain", (call) => {
     const domain = domainParam(call);
     const query = parseInput(OrganizationQuery, call.request.query, "query");
+    inScope(call.partner, query.organizationId);
     return view(store, domainOf(store, call.partner, query.organizationId, domain));
   });
 
@@ -123,6 +126,7 @@ export function domainRoutes(router: ApiRouter, { store, dispatcher }: Context):
   router.resource("DELETE", "/domains/:domain", (call) => {
     const domain = domainParam(call);
     const query = parseInput(OrganizationQuery, call.request.query, "query");
+    inScope(call.partner, query.organizationId);
     const record = domainOf(store, call.partner, query.organizationId, domain);
     store.domains.delete(domainKey(record.organizationId, record.domain));
     call.reply.code(204);
@@ -131,6 +135,7 @@ export function domainRoutes(router: ApiRouter, { store, dispatcher }: Context):
   router.resource("GET", "/domains/:domain/setup", (call) => {
     const domain = domainParam(call);
     const query = parseInput(SetupRecordQuery, call.request.query, "query");
+    inScope(call.partner, query.organizationId);
     const record = domainOf(store, call.partner, query.organizationId, domain);
     return conform(SetupRecord, setupRecord(record.organizationId, record.domain, query.type));
   });

@@ -7,14 +7,16 @@ import {
   SubscriptionList,
   SubscriptionListQuery,
 } from "pulumi-dmarc-partner/api";
-import { organizationOf, subscriptionOf } from "../access";
+import type { z } from "zod";
+import { organizationInScope, subscriptionOf } from "../access";
 import { type Context, now, param } from "../context";
-import { notFound, unprocessable } from "../errors";
+import { conflict, forbidden, notFound, unprocessable } from "../errors";
 import { newId } from "../ids";
 import { checkDowngrade } from "../limits";
 import { findPrice, type Partner } from "../partners";
+import { itemFeatures, type WireProfile } from "../profiles";
 import type { ApiRouter } from "../router";
-import type { SubscriptionRecord } from "../store";
+import type { Store, SubscriptionRecord } from "../store";
 import { conform, parseInput } from "../wire";
 
 function addTerm(from: string, frequency: Frequency, periods: number): string {
@@ -25,17 +27,18 @@ function addTerm(from: string, frequency: Frequency, periods: number): string {
   return date.toISOString();
 }
 
-function view(record: SubscriptionRecord): Subscription {
+function viewAs(profile: WireProfile, record: SubscriptionRecord): z.input<typeof Subscription> {
+  const leaveOut = record.cancelledAt === null && profile.activeCancelledAt === "omitted";
   return conform(Subscription, {
     id: record.id,
     expireDate: record.expireDate,
-    cancelledAt: record.cancelledAt,
+    ...(leaveOut ? {} : { cancelledAt: record.cancelledAt }),
     items: [
       {
         id: record.itemId,
         quantity: 1,
         priceId: record.priceId,
-        features: record.features,
+        features: itemFeatures(profile, record.features),
         createdAt: record.createdAt,
         updatedAt: record.updatedAt,
       },
@@ -45,15 +48,22 @@ function view(record: SubscriptionRecord): Subscription {
   });
 }
 
-/** Only prices of the caller's own catalogue exist for it; any other answers 404. */
-function priceOf(partner: Partner, priceId: string) {
+/** Only prices of the caller's own catalogue exist for it: any other answers 403 in the description, 404 in the guides. */
+function priceOf(profile: WireProfile, partner: Partner, priceId: string) {
   const found = findPrice(partner, priceId);
-  if (!found) throw notFound("Price", priceId);
-  return found;
+  if (found) return found;
+  if (profile.foreignOrganizationStatus === 403)
+    throw forbidden(`Price ${priceId} is not in this partner's catalogue.`);
+  throw notFound("Price", priceId);
 }
 
-function newSubscription(partner: Partner, organizationId: string, priceId: string): SubscriptionRecord {
-  const { plan, price } = priceOf(partner, priceId);
+function newSubscription(
+  profile: WireProfile,
+  partner: Partner,
+  organizationId: string,
+  priceId: string,
+): SubscriptionRecord {
+  const { plan, price } = priceOf(profile, partner, priceId);
   const at = now();
   return {
     id: newId("sub"),
@@ -82,13 +92,28 @@ function refuseIfCancelled(record: SubscriptionRecord, action: string): void {
   }
 }
 
-export function subscriptionRoutes(router: ApiRouter, { store }: Context): void {
+/** An organisation holds one active subscription at a time: a second assignment answers 409 (description). */
+function refuseIfActive(store: Store, organizationId: string): void {
+  const active = store.subscriptionsOf(organizationId).find((subscription) => subscription.cancelledAt === null);
+  if (active) {
+    throw conflict(
+      "Subscription",
+      active.id,
+      "active_subscription",
+      `Organization ${organizationId} already has an active subscription (${active.id}): change its price instead.`,
+    );
+  }
+}
+
+export function subscriptionRoutes(router: ApiRouter, { store, profile }: Context): void {
+  const view = (record: SubscriptionRecord) => viewAs(profile, record);
   router.resource("GET", "/partners/plans", ({ partner }) => conform(PlanList, partner.catalogue));
 
   router.resource("POST", "/partners/subscriptions/assign", ({ request, reply, partner }) => {
     const body = parseInput(AssignSubscriptionRequest, request.body, "body");
-    organizationOf(store, partner, body.organizationId);
-    const record = newSubscription(partner, body.organizationId, body.priceId);
+    organizationInScope(store, profile, partner, body.organizationId);
+    const record = newSubscription(profile, partner, body.organizationId, body.priceId);
+    refuseIfActive(store, body.organizationId);
     store.subscriptions.set(record.id, record);
     reply.code(201);
     return view(record);
@@ -99,7 +124,7 @@ export function subscriptionRoutes(router: ApiRouter, { store }: Context): void 
     const old = subscriptionOf(store, partner, param(request, "subscriptionId"));
     const body = parseInput(ChangeSubscriptionPriceRequest, request.body, "body");
     refuseIfCancelled(old, "changed");
-    const replacement = newSubscription(partner, old.organizationId, body.priceId);
+    const replacement = newSubscription(profile, partner, old.organizationId, body.priceId);
     checkDowngrade(store, old, replacement.features.domainCount);
     Object.assign(old, { cancelledAt: replacement.createdAt, updatedAt: replacement.createdAt });
     store.subscriptions.set(replacement.id, replacement);
@@ -126,7 +151,7 @@ export function subscriptionRoutes(router: ApiRouter, { store }: Context): void 
 
   router.resource("GET", "/partners/subscriptions", ({ request, partner }) => {
     const query = parseInput(SubscriptionListQuery, request.query, "query");
-    organizationOf(store, partner, query.organizationId);
+    organizationInScope(store, profile, partner, query.organizationId);
     return conform(SubscriptionList, store.subscriptionsOf(query.organizationId).map(view));
   });
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   InviteUserRequest,
   InviteUserResponse,
@@ -6,9 +7,8 @@ import {
   User,
   UserQuery,
 } from "pulumi-dmarc-partner/api";
-import { findUser, memberOf, organizationOf } from "../access";
+import { findUser, memberOf, organizationInScope } from "../access";
 import { type Context, now, param } from "../context";
-import { newId } from "../ids";
 import type { ApiRouter, PartnerCall } from "../router";
 import type { UserRecord } from "../store";
 import { conform, parseInput } from "../wire";
@@ -25,15 +25,15 @@ function view(record: UserRecord): User {
   });
 }
 
-export function userRoutes(router: ApiRouter, { store }: Context): void {
+export function userRoutes(router: ApiRouter, { store, profile }: Context): void {
   router.resource("POST", "/users/invite", ({ request, partner }) => {
     const body = parseInput(InviteUserRequest, request.body, "body");
-    organizationOf(store, partner, body.organizationId);
+    organizationInScope(store, profile, partner, body.organizationId);
     const role = body.permissions.organization.role;
     const users = body.permissions.users.map(({ email }) => {
       const existing = findUser(store, partner, email);
       const user: UserRecord = existing ?? {
-        id: newId("usr"),
+        id: randomUUID(),
         partnerId: partner.id,
         email: email.toLowerCase(),
         emailVerified: false,
@@ -49,7 +49,7 @@ export function userRoutes(router: ApiRouter, { store }: Context): void {
 
   router.resource("GET", "/users/:userId", ({ request, partner }) => {
     const query = parseInput(UserQuery, request.query, "query");
-    organizationOf(store, partner, query.organizationId);
+    organizationInScope(store, profile, partner, query.organizationId);
     const user = memberOf(store, partner, query.organizationId, param(request, "userId"));
     return view(user);
   });
@@ -57,7 +57,7 @@ export function userRoutes(router: ApiRouter, { store }: Context): void {
   // Idempotent, so a client may repeat a revoke whose answer it never saw: users without access are skipped.
   const revoke = ({ request, partner }: PartnerCall) => {
     const body = parseInput(RevokeOrganizationAccessRequest, request.body, "body");
-    organizationOf(store, partner, body.organizationId);
+    organizationInScope(store, profile, partner, body.organizationId);
     const revoked: string[] = [];
     for (const userId of body.userIds) {
       const user = findUser(store, partner, userId);

@@ -11,9 +11,9 @@ import {
 } from "pulumi-dmarc-partner/api";
 import { webhookOf } from "../access";
 import { type Context, now, param } from "../context";
-import { invalid, unprocessable } from "../errors";
+import { invalid, notFound, unprocessable } from "../errors";
 import { newId } from "../ids";
-import { paginate } from "../pagination";
+import { paginateAs } from "../pagination";
 import type { Partner } from "../partners";
 import type { ApiRouter } from "../router";
 import type { Store, WebhookRecord } from "../store";
@@ -46,18 +46,20 @@ function viewWithSecret(record: WebhookRecord): WebhookWithSecret {
  * its organisations (that organisation's events): anything else would be a
  * webhook that never hears an event.
  */
-function checkOwner(store: Store, partner: Partner, ownerId: string): void {
+function checkOwner(store: Store, partner: Partner, ownerId: string, status: number): void {
   const organization = store.organizations.get(ownerId);
   if (ownerId === partner.id || organization?.partnerId === partner.id) return;
-  throw invalid([
-    { field: "ownerId", message: `must be your partner id (${partner.id}) or the id of one of your organisations` },
-  ]);
+  throw invalid(
+    [{ field: "ownerId", message: `must be your partner id (${partner.id}) or the id of one of your organisations` }],
+    undefined,
+    status,
+  );
 }
 
-export function webhookRoutes(router: ApiRouter, { store }: Context): void {
+export function webhookRoutes(router: ApiRouter, { store, profile }: Context): void {
   router.resource("POST", "/webhooks", ({ request, reply, partner }) => {
-    const body = parseInput(CreateWebhookRequest, request.body, "body");
-    checkOwner(store, partner, body.ownerId);
+    const body = parseInput(CreateWebhookRequest, request.body, "body", profile.webhookValidationStatus);
+    checkOwner(store, partner, body.ownerId, profile.webhookValidationStatus);
     const owned = [...store.webhooks.values()].filter(
       (webhook) => webhook.partnerId === partner.id && webhook.ownerId === body.ownerId,
     );
@@ -81,7 +83,7 @@ export function webhookRoutes(router: ApiRouter, { store }: Context): void {
     };
     store.webhooks.set(record.objectId, record);
     reply.code(201);
-    return viewWithSecret(record);
+    return profile.secretOnCreate ? viewWithSecret(record) : view(record);
   });
 
   router.resource("GET", "/webhooks/owner/:ownerId", ({ request, partner }) => {
@@ -90,7 +92,9 @@ export function webhookRoutes(router: ApiRouter, { store }: Context): void {
     const owned = [...store.webhooks.values()].filter(
       (webhook) => webhook.partnerId === partner.id && webhook.ownerId === ownerId,
     );
-    return conform(WebhookList, paginate(owned.map(view), query));
+    // The description answers 404 "no webhooks exist for this owner" rather than an empty list.
+    if (owned.length === 0 && profile.ownerWithoutWebhooks === "notFound") throw notFound("Webhook owner", ownerId);
+    return conform(WebhookList, paginateAs(profile, "webhooks", owned.map(view), query));
   });
 
   router.resource("GET", "/webhooks/:webhookId", ({ request, partner }) =>
@@ -99,7 +103,7 @@ export function webhookRoutes(router: ApiRouter, { store }: Context): void {
 
   router.resource("PUT", "/webhooks/:webhookId", ({ request, partner }) => {
     const record = webhookOf(store, partner, param(request, "webhookId"));
-    const body = parseInput(UpdateWebhookRequest, request.body, "body");
+    const body = parseInput(UpdateWebhookRequest, request.body, "body", profile.webhookValidationStatus);
     Object.assign(record, {
       name: body.name ?? record.name,
       url: body.url ?? record.url,
@@ -128,6 +132,6 @@ export function webhookRoutes(router: ApiRouter, { store }: Context): void {
     const deliveries = [...store.deliveries.values()].filter(
       (delivery) => delivery.webhookObjectId === record.objectId,
     );
-    return conform(DeliveryList, paginate(deliveries, query));
+    return conform(DeliveryList, paginateAs(profile, "deliveries", deliveries, query));
   });
 }

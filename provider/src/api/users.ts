@@ -47,9 +47,17 @@ export type RevokeOrganizationAccessResponse = z.infer<typeof RevokeOrganization
 export const MagicLinkRequest = z.object({
   userId: z.string().min(1),
   organizationId: z.string().min(1),
-  redirectUri: z.url(),
+  redirectUri: z.url().optional(),
 });
 export type MagicLinkRequest = z.infer<typeof MagicLinkRequest>;
 
-export const MagicLink = z.object({ url: z.url(), expiringAt: Timestamp });
-export type MagicLink = z.infer<typeof MagicLink>;
+/** The description names the link `url`, a guide `link`: either is read as `url`. */
+export const MagicLink = z
+  .object({ url: z.url().optional(), link: z.url().optional(), expiringAt: Timestamp })
+  .transform(({ url, link, expiringAt }, context) => {
+    const address = url ?? link;
+    if (address !== undefined) return { url: address, expiringAt };
+    context.addIssue({ code: "custom", path: ["url"], message: "the answer carries neither url nor link" });
+    return z.NEVER;
+  });
+export type MagicLink = z.output<typeof MagicLink>;

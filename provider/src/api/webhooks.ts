@@ -50,18 +50,26 @@ export type Webhook = z.infer<typeof Webhook>;
 export const WebhookWithSecret = Webhook.extend({ secret: z.string().min(1) });
 export type WebhookWithSecret = z.infer<typeof WebhookWithSecret>;
 
+/**
+ * The create answer: the guides say it carries the secret, the description's
+ * schema is the plain Webhook. Without one, the client asks for a new secret.
+ */
+export const CreatedWebhook = Webhook.extend({ secret: z.string().min(1).optional() });
+export type CreatedWebhook = z.infer<typeof CreatedWebhook>;
+
 /** `GET /v1/webhooks/owner/{ownerId}` answers either a plain array or a list envelope. */
 export const WebhookList = z.union([z.array(Webhook), listOf(Webhook)]);
 
 export const DeliveryStatus = z.enum(["pending", "success", "failed"]);
 
+/** The description types `webhookObjectId` and `nextRetryAt` as numbers, the guides as text: both are read. */
 export const Delivery = z.object({
-  webhookObjectId: z.string(),
+  webhookObjectId: z.union([z.string(), z.number()]).transform(String),
   eventName: z.string(),
   payload: z.unknown(),
   attempts: z.number().int().nonnegative(),
   maxAttempts: z.number().int().positive(),
-  nextRetryAt: Timestamp.nullable().optional(),
+  nextRetryAt: z.union([Timestamp, z.number()]).nullable().optional(),
   status: DeliveryStatus,
   statusCode: z.number().int().nullable().optional(),
   error: z.string().nullable().optional(),

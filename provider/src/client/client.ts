@@ -3,6 +3,7 @@ import {
   type AssignSubscriptionRequest,
   type CreateDomainGroupRequest,
   type CreateDomainRequest,
+  CreatedWebhook,
   type CreateOrganizationRequest,
   type CreateWebhookRequest,
   Delivery,
@@ -32,7 +33,7 @@ import {
   WebhookWithSecret,
 } from "../api";
 import { type ListScope, ReadBatcher } from "./coalescing";
-import { isNotFound } from "./errors";
+import { type DmarcApiError, isNotFound, OrganizationGoneError, refusesOrganization } from "./errors";
 import { collectPages, PAGE_SIZE, type Page } from "./pagination";
 import { rememberSecret } from "./redaction";
 import type { Requester } from "./requester";
@@ -226,7 +227,8 @@ export class DmarcClient {
   }
 
   getDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
-    return unlessNotFound(
+    return this.scopedRead(
+      organizationId,
       this.requester.call({
         operation: "read domain group",
         method: "GET",
@@ -250,7 +252,11 @@ export class DmarcClient {
     const keyOf = (group: DomainGroup) => group.id;
     const query = { organizationId };
     return {
-      fetch: () => this.listPages("list domain groups", "/v1/domain-groups", query, "pageSize", DomainGroupList, keyOf),
+      fetch: () =>
+        this.scoped(
+          organizationId,
+          this.listPages("list domain groups", "/v1/domain-groups", query, "pageSize", DomainGroupList, keyOf),
+        ),
       keyOf,
     };
   }
@@ -260,7 +266,8 @@ export class DmarcClient {
       this.requester.call({
         operation: "update domain group",
         method: "PUT",
-        path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
+        // The description gives this route no organizationId query.
+        path: `/v1/domain-groups/${segment(id)}`,
         json: body,
         schema: DomainGroup,
         repeatable: true,
@@ -270,7 +277,8 @@ export class DmarcClient {
 
   deleteDomainGroup(organizationId: string, id: string): Promise<boolean> {
     return this.reads.write(domainsAndGroupsOf(organizationId), () =>
-      deleted(
+      this.scopedDelete(
+        organizationId,
         this.requester.call({
           operation: "delete domain group",
           method: "DELETE",
@@ -304,7 +312,8 @@ export class DmarcClient {
   }
 
   getDomain(organizationId: string, domain: string): Promise<Domain | undefined> {
-    return unlessNotFound(
+    return this.scopedRead(
+      organizationId,
       this.requester.call({
         operation: "read domain",
         method: "GET",
@@ -328,7 +337,11 @@ export class DmarcClient {
     const keyOf = (item: Domain) => item.domain;
     const query = { organizationId };
     return {
-      fetch: () => this.listPages("list domains", "/v1/domains", query, "pageSize", DomainList, keyOf),
+      fetch: () =>
+        this.scoped(
+          organizationId,
+          this.listPages("list domains", "/v1/domains", query, "pageSize", DomainList, keyOf),
+        ),
       keyOf,
     };
   }
@@ -338,7 +351,8 @@ export class DmarcClient {
       this.requester.call({
         operation: "update domain",
         method: "PATCH",
-        path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
+        // The description gives this route no organizationId query: the domain name alone identifies it.
+        path: `/v1/domains/${segment(domain)}`,
         json: body,
         schema: Domain,
         repeatable: true,
@@ -348,7 +362,8 @@ export class DmarcClient {
 
   deleteDomain(organizationId: string, domain: string): Promise<boolean> {
     return this.reads.write(domainsAndGroupsOf(organizationId), () =>
-      deleted(
+      this.scopedDelete(
+        organizationId,
         this.requester.call({
           operation: "delete domain",
           method: "DELETE",
@@ -371,19 +386,25 @@ export class DmarcClient {
 
   // Webhooks
 
+  /**
+   * The guides' create answer carries the secret, the description's does not:
+   * without one, a new secret is asked for at once, the only way to learn it.
+   */
   async createWebhook(body: CreateWebhookRequest): Promise<WebhookWithSecret> {
-    const webhook = await this.reads.write([webhooksOf(body.ownerId)], () =>
+    const created = await this.reads.write([webhooksOf(body.ownerId)], () =>
       this.requester.call({
         operation: "create webhook",
         method: "POST",
         path: "/v1/webhooks",
         json: body,
-        schema: WebhookWithSecret,
+        schema: CreatedWebhook,
         repeatable: false,
       }),
     );
-    rememberSecret(webhook.secret);
-    return this.learnWebhook(webhook);
+    const { secret } = created;
+    if (secret === undefined) return this.learnWebhook(await this.regenerateWebhookSecret(created.objectId));
+    rememberSecret(secret);
+    return this.learnWebhook({ ...created, secret });
   }
 
   /** From the owner's list of webhooks, shared by every webhook read of that owner on this client. */
@@ -417,12 +438,16 @@ export class DmarcClient {
     const keyOf = (webhook: Webhook) => webhook.objectId;
     return {
       fetch: async () => {
+        // The description answers 404 for an owner without webhooks, the guides an empty list.
         const list = await this.listArrayOrPages(
           "list webhooks",
           `/v1/webhooks/owner/${segment(ownerId)}`,
           Webhook,
           keyOf,
-        );
+        ).catch((error: unknown) => {
+          if (isNotFound(error)) return [];
+          throw error;
+        });
         return list.map((webhook) => this.learnWebhook(webhook));
       },
       keyOf,
@@ -554,13 +579,16 @@ export class DmarcClient {
 
   /** Cancelled and expired ones included. */
   async listSubscriptions(organizationId: string): Promise<Subscription[]> {
-    const list = await this.requester.call({
-      operation: "list subscriptions",
-      method: "GET",
-      path: withQuery("/v1/partners/subscriptions", { organizationId }),
-      schema: SubscriptionList,
-      repeatable: true,
-    });
+    const list = await this.scoped(
+      organizationId,
+      this.requester.call({
+        operation: "list subscriptions",
+        method: "GET",
+        path: withQuery("/v1/partners/subscriptions", { organizationId }),
+        schema: SubscriptionList,
+        repeatable: true,
+      }),
+    );
     for (const subscription of list) this.reads.learnOwner("subscriptions", subscription.id, organizationId);
     return list;
   }
@@ -579,7 +607,8 @@ export class DmarcClient {
   }
 
   getUser(organizationId: string, userId: string): Promise<User | undefined> {
-    return unlessNotFound(
+    return this.scopedRead(
+      organizationId,
       this.requester.call({
         operation: "read user",
         method: "GET",
@@ -612,6 +641,31 @@ export class DmarcClient {
     });
     rememberSecret(link.url);
     return link;
+  }
+
+  /**
+   * A call scoped by an organisation id. The description answers 403 or 422
+   * on several routes for an organisation that is not (or no longer) the
+   * partner's; the organisation's own read tells "gone" (404) from
+   * "forbidden", and a gone organisation's call fails as not found.
+   */
+  private async scoped<T>(organizationId: string, pending: Promise<T>): Promise<T> {
+    try {
+      return await pending;
+    } catch (error) {
+      if (!refusesOrganization(error) || (await this.getOrganization(organizationId)) !== undefined) throw error;
+      throw new OrganizationGoneError(organizationId, error as DmarcApiError);
+    }
+  }
+
+  /** {@link scoped}, answering undefined for a missing object or organisation. */
+  private scopedRead<T>(organizationId: string, pending: Promise<T>): Promise<T | undefined> {
+    return unlessNotFound(this.scoped(organizationId, pending));
+  }
+
+  /** {@link scoped}, answering false for a missing object or organisation. */
+  private scopedDelete(organizationId: string, pending: Promise<void>): Promise<boolean> {
+    return deleted(this.scoped(organizationId, pending));
   }
 
   // Some list routes answer a plain array, others the paginated envelope.

@@ -68,24 +68,40 @@ export interface ServiceError {
   message: string;
   details?: Record<string, unknown>;
   traceId?: string;
+  /** The answer had no body at all, as the description shows for several 404s. */
+  emptyBody: boolean;
 }
 
-/** What an error answer says, whatever its shape (the service's envelope, an OAuth error, a proxy's page). */
+/**
+ * The description's `ErrorResponse` names one field at fault as
+ * `details.property`; the guides list `details.invalidFields`. Either way a
+ * refusal lists the fields it names.
+ */
+function withInvalidFields(status: number, details: Record<string, unknown> | undefined) {
+  if (details === undefined || (status !== 400 && status !== 422) || Array.isArray(details.invalidFields))
+    return details;
+  if (typeof details.property !== "string") return details;
+  const message = typeof details.message === "string" ? details.message : "is not valid";
+  return { ...details, invalidFields: [{ field: details.property, message }] };
+}
+
+/** What an error answer says, whatever its shape (either published envelope, an OAuth error, a proxy's page). */
 export function decodeServiceError(response: WireResponse): ServiceError {
+  if (response.body.toString("utf8").trim() === "") return { code: "", message: "", emptyBody: true };
   const parsed = parseJson(response);
-  if (!parsed.ok) return { code: "", message: parsed.problem.replace(/ instead of JSON$/, "") };
+  if (!parsed.ok) return { code: "", message: parsed.problem.replace(/ instead of JSON$/, ""), emptyBody: false };
   const envelope = ErrorEnvelope.safeParse(parsed.value);
-  if (envelope.success) {
-    const { error, message, details, traceId } = envelope.data;
-    return {
-      code: error,
-      message,
-      ...(details === undefined ? {} : { details }),
-      ...(traceId === undefined ? {} : { traceId }),
-    };
-  }
-  // OAuth token endpoints answer { error, error_description } instead.
   const body = (parsed.value ?? {}) as Record<string, unknown>;
-  const text = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : "");
-  return { code: text("error"), message: text("message") || text("error_description") };
+  if (!envelope.success) return { code: "", message: "", emptyBody: false };
+  const { error, message, details, traceId } = envelope.data;
+  // OAuth token endpoints answer { error, error_description } instead.
+  const description = typeof body.error_description === "string" ? body.error_description : undefined;
+  const checkedDetails = withInvalidFields(response.status, details);
+  return {
+    code: error ?? "",
+    message: message ?? description ?? (typeof details?.message === "string" ? details.message : ""),
+    ...(checkedDetails === undefined ? {} : { details: checkedDetails }),
+    ...(traceId === undefined ? {} : { traceId }),
+    emptyBody: false,
+  };
 }

@@ -37,6 +37,8 @@ export class DmarcApiError extends Error {
   readonly path: string;
   readonly operation: string;
   readonly attempts: number;
+  /** The answer had no body, as the description shows for several 404s. */
+  readonly emptyBody: boolean;
 
   constructor(init: {
     context: CallContext;
@@ -46,6 +48,7 @@ export class DmarcApiError extends Error {
     serviceMessage: string;
     details?: Record<string, unknown>;
     traceId?: string;
+    emptyBody?: boolean;
   }) {
     const serviceMessage = redact(init.serviceMessage);
     const details = init.details === undefined ? undefined : (redactDeep(init.details) as Record<string, unknown>);
@@ -56,7 +59,7 @@ export class DmarcApiError extends Error {
         `${serviceMessage ? `: ${serviceMessage}` : ""}${traceId ? ` (traceId ${traceId})` : ""}${describeEffort(init.effort)}`,
       ...invalidFields.map((item) => `  - ${item.field}: ${item.message}`),
       ...describeDetails(details),
-      `What to do: ${adviceFor(status, code)}`,
+      `What to do: ${adviceFor(status, code, context.path)}`,
     ];
     super(redact(lines.join("\n")));
     this.status = status;
@@ -69,6 +72,7 @@ export class DmarcApiError extends Error {
     this.path = context.path;
     this.operation = context.operation;
     this.attempts = init.effort.attempts;
+    this.emptyBody = init.emptyBody ?? false;
   }
 }
 
@@ -98,7 +102,13 @@ function describeDetails(details: Record<string, unknown> | undefined): string[]
   return lines;
 }
 
-function adviceFor(status: number, code: string): string {
+/** The token call answers bad credentials with 400 in the description and 401 in the guides. */
+const TOKEN_PATH = "/auth/token";
+
+function adviceFor(status: number, code: string, path: string): string {
+  if (path.startsWith(TOKEN_PATH) && (status === 400 || status === 401)) {
+    return "the service refused the client credentials. Check clientId and clientSecret (dmarc:clientId, dmarc:clientSecret or DMARC_CLIENT_ID, DMARC_CLIENT_SECRET).";
+  }
   if (status === 400 || status === 422) return "correct the values listed above and run again.";
   if (status === 401) {
     return "the service refused the credentials. Check clientId and clientSecret, or supply a fresh accessToken (a static token cannot be renewed by the client).";
@@ -124,9 +134,44 @@ function adviceFor(status: number, code: string): string {
   return "see the service's message above.";
 }
 
-/** True for the service's "no such object" answer (404 `ResourceNotFound`). */
+/**
+ * True for the service's "no such object" answer: a 404 with the
+ * `ResourceNotFound` code, or a 404 with no body at all, as the description
+ * shows for several routes. A 404 with some other body (a proxy's page, a
+ * missing route) is not taken as "gone": every call first got its token from
+ * the same address, so that address is the service.
+ */
 export function isNotFound(error: unknown): boolean {
-  return error instanceof DmarcApiError && error.status === 404 && error.code === "ResourceNotFound";
+  if (error instanceof OrganizationGoneError) return true;
+  return (
+    error instanceof DmarcApiError && error.status === 404 && (error.code === "ResourceNotFound" || error.emptyBody)
+  );
+}
+
+/** The description's answer, on several routes, for an organisation that is not (or no longer) the partner's. */
+export function refusesOrganization(error: unknown): boolean {
+  return error instanceof DmarcApiError && (error.status === 403 || error.status === 422);
+}
+
+/**
+ * A call scoped by an organisation was refused (403 or 422), and the
+ * organisation's own read then answered 404: the organisation is gone, and so
+ * is whatever the call was about. Counts as not found.
+ */
+export class OrganizationGoneError extends Error {
+  override readonly name = "OrganizationGoneError";
+  readonly organizationId: string;
+  declare readonly cause: unknown;
+
+  constructor(organizationId: string, cause: DmarcApiError) {
+    super(
+      redact(
+        `${cause.operation}: organisation ${organizationId} is gone (its own read answers 404; ${cause.method} ${cause.path} answered ${cause.status}).`,
+      ),
+      { cause },
+    );
+    this.organizationId = organizationId;
+  }
 }
 
 /**

@@ -17,6 +17,7 @@ export {
   DmarcResponseError,
   DmarcTransportError,
   isNotFound,
+  OrganizationGoneError,
   OutcomeUnknownError,
 } from "./errors";
 export { NOTICE_PREFIX } from "./notice";

@@ -10,7 +10,22 @@ export const MAX_PAGES = 10_000;
 
 export interface Page<T> {
   data: T[];
-  meta: ListMeta;
+  meta?: ListMeta | undefined;
+}
+
+/**
+ * Whether a page after `page` exists, from the strongest sign the meta gives:
+ * `hasNextPage`, then `pageCount`, then `total` against the items seen so far.
+ * A list without any of them ends at the first page shorter than asked for
+ * (the description requires no meta field on most lists).
+ */
+function hasMore(current: Page<unknown>, page: number, seen: number, pageSize: number): boolean {
+  const meta = current.meta ?? {};
+  if (current.data.length === 0) return false;
+  if (meta.hasNextPage !== undefined) return meta.hasNextPage;
+  if (meta.pageCount !== undefined) return page < meta.pageCount;
+  if (meta.total !== undefined) return seen < meta.total;
+  return current.data.length >= pageSize;
 }
 
 /**
@@ -23,12 +38,15 @@ export async function collectPages<T>(
   fetchPage: (page: number) => Promise<Page<T>>,
   keyOf: (item: T) => string,
   firstPage: Page<T> | undefined = undefined,
+  pageSize = PAGE_SIZE,
 ): Promise<T[]> {
   const items = new Map<string, T>();
   let current = firstPage ?? (await fetchPage(1));
+  let seen = 0;
   for (let page = 1; ; page++) {
     for (const item of current.data) items.set(keyOf(item), item);
-    if (!current.meta.hasNextPage) return [...items.values()];
+    seen += current.data.length;
+    if (!hasMore(current, page, seen, pageSize)) return [...items.values()];
     if (page >= MAX_PAGES) {
       throw new DmarcResponseError(
         context,

@@ -150,6 +150,7 @@ export class Requester {
         serviceMessage: said.message,
         ...(said.details === undefined ? {} : { details: said.details }),
         ...(said.traceId === undefined ? {} : { traceId: said.traceId }),
+        emptyBody: said.emptyBody,
       });
     }
   }

@@ -7,10 +7,10 @@ import { programClient } from "./programClient";
 const MagicLinkInputs = z.object({
   userId: z.union([EmailAddress, serviceId("a user id or e-mail address", "alice@example.com")]),
   organizationId: OrganizationId,
-  redirectUri: SecureLink,
+  redirectUri: SecureLink.optional(),
 });
 
-function validInputs(given: Record<keyof MagicLinkArgs, string>): z.output<typeof MagicLinkInputs> {
+function validInputs(given: Record<keyof MagicLinkArgs, string | undefined>): z.output<typeof MagicLinkInputs> {
   const parsed = MagicLinkInputs.safeParse(given);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
@@ -24,8 +24,8 @@ export interface MagicLinkArgs {
   /** The invited user's e-mail address (accepted as user id). */
   userId: pulumi.Input<string>;
   organizationId: pulumi.Input<string>;
-  /** Where the user lands after signing in: https (http for loopback hosts only). */
-  redirectUri: pulumi.Input<string>;
+  /** Where the user lands after signing in: https (http for loopback hosts only). Default: the service's own choice. */
+  redirectUri?: pulumi.Input<string>;
 }
 
 /**
@@ -38,6 +38,7 @@ export function createMagicLink(args: MagicLinkArgs): pulumi.Output<MagicLink> {
     .all([args.userId, args.organizationId, args.redirectUri])
     .apply(async ([userId, organizationId, redirectUri]) => {
       const inputs = validInputs({ userId, organizationId, redirectUri });
+      if (inputs.redirectUri === undefined) delete inputs.redirectUri;
       if (pulumi.runtime.isDryRun()) return pulumi.unknown as unknown as MagicLink;
       return (await programClient()).createMagicLink(inputs);
     });

@@ -1,6 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { DomainName, DomainPolicy, type Domain as DomainRecord, DomainVerifiedEvent } from "../api";
+import {
+  DomainName,
+  DomainPolicy,
+  type Domain as DomainRecord,
+  DomainVerifiedEvent,
+  verificationOutcome,
+} from "../api";
 import { DmarcApiError, type DmarcClient, DmarcTransportError, OutcomeUnknownError } from "../client";
 import type { ProviderSettings } from "../runtime/config";
 import type { EngineLog } from "../runtime/engineLog";
@@ -187,7 +193,7 @@ async function serviceReason(
     .filter(({ event }) => event.success && event.data.data.domain === domain)
     .sort((a, b) => Date.parse(b.at) - Date.parse(a.at))[0];
   const data = newest?.event.data?.data;
-  return data?.verificationStatus === "failed" ? data.reason : undefined;
+  return data && verificationOutcome(data.verificationStatus) === "failed" ? data.reason : undefined;
 }
 
 interface WaitPlan {

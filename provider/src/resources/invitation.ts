@@ -27,9 +27,17 @@ function propsOf(inputs: InvitationInputs, user: User): InvitationProps {
   return { ...inputs, userId: user.id, emailVerified: user.emailVerified };
 }
 
-async function findUser(client: DmarcClient, organizationId: string, email: string): Promise<User | undefined> {
-  // The invited user's e-mail address is accepted as the user id (spec, section 2).
-  return client.getUser(organizationId, email);
+/**
+ * The user by the id the service gave it once known (the description reads
+ * users by id), else by e-mail address, which the spec accepts as the user id.
+ */
+async function findUser(
+  client: DmarcClient,
+  organizationId: string,
+  email: string,
+  userId?: string,
+): Promise<User | undefined> {
+  return client.getUser(organizationId, userId ?? email);
 }
 
 /** The outputs of an invitation the service accepted, read back from its user. */
@@ -72,7 +80,7 @@ export const invitation = defineResource({
 
   async read({ client }, id, props) {
     const { organizationId, child: email } = splitId(id, "Invitation", "email");
-    const user = await findUser(client, organizationId, email);
+    const user = await findUser(client, organizationId, email, props?.userId);
     if (!user) return undefined;
     const inputs: InvitationInputs = {
       organizationId,
@@ -91,7 +99,7 @@ export const invitation = defineResource({
   },
 
   async delete({ client }, _id, props) {
-    const user = await findUser(client, props.organizationId, props.email);
+    const user = await findUser(client, props.organizationId, props.email, props.userId);
     if (user) await client.revokeOrganizationAccess({ organizationId: props.organizationId, userIds: [user.id] });
   },
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Subscription as SubscriptionRecord } from "../api";
-import { type DmarcClient, isNotFound } from "../client";
+import { DmarcApiError, type DmarcClient, isNotFound } from "../client";
 import { joinId, splitId } from "../runtime/ids";
 import { defineResource } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
@@ -164,14 +164,46 @@ async function findAssigned(
   );
 }
 
+/** Moves a subscription to the declared price; the service answers with the one now in force. */
+function changePrice(client: DmarcClient, inputs: SubscriptionInputs, subscriptionId: string) {
+  return settleCall(
+    client,
+    () => client.changeSubscriptionPrice(subscriptionId, inputs.priceId),
+    () => findAssigned(client, inputs, new Set(), undefined),
+  );
+}
+
+/**
+ * The service refuses (409) a second active subscription. The organisation's
+ * active one becomes the declared one: kept when it has the declared price,
+ * moved to it otherwise.
+ */
+async function takeOverActive(
+  client: DmarcClient,
+  inputs: SubscriptionInputs,
+  refusal: DmarcApiError,
+): Promise<SubscriptionRecord> {
+  const active = (await subscriptionsOf(client, inputs.organizationId))?.find(
+    (candidate) => candidate.cancelledAt === null,
+  );
+  if (!active) throw refusal;
+  if (active.items.some((item) => item.priceId === inputs.priceId)) return active;
+  return changePrice(client, inputs, active.id);
+}
+
 /** Assigns the declared price; renewing it as declared is up to the caller. */
 async function assign(client: DmarcClient, inputs: SubscriptionInputs): Promise<SubscriptionRecord> {
   const startedAt = Date.now();
-  return settleCall(
-    client,
-    () => client.assignSubscription({ organizationId: inputs.organizationId, priceId: inputs.priceId }),
-    () => findAssigned(client, inputs, new Set(), startedAt),
-  );
+  try {
+    return await settleCall(
+      client,
+      () => client.assignSubscription({ organizationId: inputs.organizationId, priceId: inputs.priceId }),
+      () => findAssigned(client, inputs, new Set(), startedAt),
+    );
+  } catch (error) {
+    if (error instanceof DmarcApiError && error.status === 409) return takeOverActive(client, inputs, error);
+    throw error;
+  }
 }
 
 export const subscription = defineResource({
@@ -221,14 +253,7 @@ export const subscription = defineResource({
       record = await renewAsDeclared(client, news.organizationId, await assign(client, news), news.keepActiveUntil);
       return outputsFor(news, record);
     }
-    if (changed.has("priceId")) {
-      const previousId = record.id;
-      record = await settleCall(
-        client,
-        () => client.changeSubscriptionPrice(previousId, news.priceId),
-        () => findAssigned(client, news, new Set(), undefined),
-      );
-    }
+    if (changed.has("priceId")) record = await changePrice(client, news, record.id);
     record = await renewAsDeclared(client, news.organizationId, record, news.keepActiveUntil);
     return outputsFor(news, record);
   },
