@@ -81,7 +81,8 @@ describe("a 429 without a hint", () => {
     expect(error.message).toMatch(/Lower requestsPerMinute .* raise maxRetryElapsedMs and maxAttempts/);
     // 0.5-1 s, then 1-2 s, then whatever is left of 2.5 s (at least a second, or no more tries).
     const spent = (timed.arrivals.at(-1) ?? 0) - (timed.arrivals[0] ?? 0);
-    expect(spent).toBeLessThanOrEqual(2_500 + 1_000);
+    // Bounded by the 2.5 s given, not the default 120 s; the rest is room for a busy machine.
+    expect(spent).toBeLessThanOrEqual(2_500 + 2_500);
     expect(timed.arrivals.length).toBeGreaterThanOrEqual(3);
     expect(notices.at(-1)).toMatch(/not waiting .* beyond the bounds/);
   });
@@ -143,11 +144,11 @@ describe("pacing", () => {
     const perMinute = 600;
     const { client } = clientFor(timed, { requestsPerMinute: perMinute });
     await Promise.all(Array.from({ length: 16 }, () => client.getOrganization(ORGANIZATION.id)));
-    // Requests start one 100 ms apart at least; arrivals may bunch by a few ms on a busy machine.
+    // Requests start 100 ms apart at least (unpaced, all 16 would arrive at once); a busy machine may bunch arrivals by one more.
     const window = 1_000;
     const most = Math.max(
       ...timed.arrivals.map((start) => timed.arrivals.filter((time) => time >= start && time < start + window).length),
     );
-    expect(most).toBeLessThanOrEqual((perMinute / 60) * (window / 1000) + 1);
+    expect(most).toBeLessThanOrEqual((perMinute / 60) * (window / 1000) + 2);
   });
 });
