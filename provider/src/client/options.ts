@@ -217,7 +217,7 @@ function pacingOf(options: ValidOptions, url: URL): Pacing {
   return {
     requestsPerMinute: CLIENT_DEFAULTS.requestsPerMinute,
     maxConcurrency,
-    source: `the default for the service: 90% of its published ${PUBLISHED_REQUESTS_PER_MINUTE} a minute`,
+    source: `the default for the service: ${Math.round((100 * CLIENT_DEFAULTS.requestsPerMinute) / PUBLISHED_REQUESTS_PER_MINUTE)}% of its published ${PUBLISHED_REQUESTS_PER_MINUTE} a minute`,
   };
 }
 
