@@ -2,6 +2,7 @@ import { fork } from "node:child_process";
 import { join } from "node:path";
 import type { RequestWindow, StatsView } from "dmarc-partner-emulator";
 import type { EmulatorReady } from "./emulatorProcess";
+import type { RateLimitHints } from "./options";
 
 /** `GET /_emulator/stats`: API requests counted since the emulator started (the control plane is not counted). */
 export type EmulatorStats = StatsView;
@@ -15,7 +16,7 @@ export interface BenchEmulator {
   /** Starts timing the API requests from now on. */
   openWindow(): Promise<RequestWindow>;
   /** Replaces every fault with one that adds `latencyMs` to each API request and, optionally, a rate limit. */
-  shapeTraffic(latencyMs: number, rateLimit: number | undefined): Promise<void>;
+  shapeTraffic(latencyMs: number, rateLimit: number | undefined, hints: RateLimitHints): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,13 +62,13 @@ export async function launchEmulator(): Promise<BenchEmulator> {
     pid: child.pid ?? 0,
     stats: async () => JSON.parse(await control("GET", "/stats")) as EmulatorStats,
     openWindow: async () => JSON.parse(await control("POST", "/stats/window")) as RequestWindow,
-    async shapeTraffic(latencyMs, rateLimit) {
+    async shapeTraffic(latencyMs, rateLimit, hints) {
       await control("DELETE", "/faults");
       if (latencyMs === 0 && rateLimit === undefined) return;
       await control("POST", "/faults", {
         route: "*",
         latencyMs,
-        ...(rateLimit === undefined ? {} : { rateLimit: { requests: rateLimit, perSeconds: 1 } }),
+        ...(rateLimit === undefined ? {} : { rateLimit: { requests: rateLimit, perSeconds: 1, hints } }),
       });
     },
     async close() {

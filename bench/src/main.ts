@@ -148,7 +148,11 @@ async function measure(
       concurrency: Math.min(options.parallel, options.maxConcurrency ?? CLIENT_MAX_CONCURRENCY),
     }),
   };
-  say(`${label}: ${wallSeconds.toFixed(2)} s, ${requests} requests, ${result.rateLimited} answered 429`);
+  const perMinute = (requests / wallSeconds) * 60;
+  const limit = options.rateLimit === undefined ? "" : ` (limit ${options.rateLimit * 60})`;
+  say(
+    `${label}: ${wallSeconds.toFixed(2)} s, ${requests} requests, ${perMinute.toFixed(0)} a minute${limit}, ${result.rateLimited} answered 429`,
+  );
   return result;
 }
 
@@ -228,6 +232,7 @@ function settingsOf(options: BenchOptions, spec: FleetSpec): Settings {
     plan: spec.plan,
     latencyMs: options.latencyMs,
     rateLimit: options.rateLimit ?? null,
+    rateLimitHints: options.rateLimitHints,
     parallel: options.parallel,
     parallelSource: options.parallelFlag === undefined ? "Pulumi's default (4 x CPU cores)" : "--parallel",
     requestsPerSecond: options.pace ?? null,
@@ -330,7 +335,10 @@ async function main(): Promise<void> {
   }
   mkdirSync(options.outDir, { recursive: true });
   const loadAtStart = loadavg()[0] ?? 0;
-  say(`starting the emulator (latency ${options.latencyMs} ms, rate limit ${options.rateLimit ?? "off"})`);
+  say(
+    `starting the emulator (latency ${options.latencyMs} ms, rate limit ${options.rateLimit === undefined ? "off" : `${options.rateLimit}/s, hints ${options.rateLimitHints}`}); ` +
+      `provider pacing ${options.pace === undefined ? "off (the client's default on loopback)" : `${options.pace}/s`}`,
+  );
   const emulator = await launchEmulator();
   const stop = () => {
     emulator.close().finally(() => process.exit(130));
@@ -356,7 +364,7 @@ async function main(): Promise<void> {
     const plans = await baselineClient(context).listPlans();
     // One tenant through the baseline, untimed, so that neither side pays for warming up the emulator's code.
     await warmUp(context, fleetSpec(plans, 1, options.domains));
-    await emulator.shapeTraffic(options.latencyMs, options.rateLimit);
+    await emulator.shapeTraffic(options.latencyMs, options.rateLimit, options.rateLimitHints);
     if (options.import) await runImportBench(context, plans);
     else if (options.fleet) await runFleetSweep(context, options.sweep ?? [options.tenants], plans);
     else if (options.sweep) await sweep(context, options.sweep, plans, loadAtStart);

@@ -7,9 +7,12 @@ export const USAGE = `usage: npm run bench [-- options]
   --domains <n>            domains per tenant (default 3)
   --latency <ms>           latency the emulator adds to every API request (default 25)
   --rate-limit <n>         requests per second the emulator admits, 429 beyond (default off)
+  --rate-limit-hints <h>   what its 429 says of when to come back: both (Retry-After and
+                           retryAfterSeconds), header, body, or none as the published example (default both)
   --parallel <n>           Pulumi's --parallel, and the baseline's resource operations in flight
                            (default Pulumi's own: 4 x CPU cores)
-  --pace <n>               the provider's requestsPerSecond pacing (default off, the client's default)
+  --pace <n>               the provider's requestsPerSecond pacing (default off: the client's default
+                           on loopback, where the emulator runs; 54 a minute against the service)
   --max-concurrency <n>    the provider's maxConcurrency (default the client's, 16)
   --skip-checkpoints       PULUMI_SKIP_CHECKPOINTS=true: the file backend writes the state once, at the end
   --sweep                  time up (and destroy) for 10, 50, 100 and 200 tenants and draw time against N
@@ -38,6 +41,8 @@ export interface BenchOptions {
   latencyMs: number;
   /** Requests per second the emulator admits; undefined for no limit. */
   rateLimit: number | undefined;
+  /** What the emulator's 429 says of when to come back. */
+  rateLimitHints: RateLimitHints;
   /** Value passed to Pulumi, or undefined to leave Pulumi's default. */
   parallelFlag: number | undefined;
   /** Resource operations in flight: the flag, or what Pulumi uses without it. */
@@ -76,6 +81,16 @@ function positive(name: string, raw: string | undefined): number | undefined {
 
 const DEFAULT_SWEEP = [10, 50, 100, 200];
 
+const RATE_LIMIT_HINTS = ["both", "header", "body", "none"] as const;
+export type RateLimitHints = (typeof RATE_LIMIT_HINTS)[number];
+
+function hintsOf(raw: string | undefined): RateLimitHints {
+  if (raw === undefined) return "both";
+  const found = RATE_LIMIT_HINTS.find((hints) => hints === raw);
+  if (!found) throw new UsageError(`--rate-limit-hints must be one of ${RATE_LIMIT_HINTS.join(", ")}; got "${raw}"`);
+  return found;
+}
+
 /** Parses the command line; undefined means --help was asked for. */
 export function parseOptions(argv: string[], projectRoot: string): BenchOptions | undefined {
   let values: ReturnType<typeof parse>["values"];
@@ -93,6 +108,7 @@ export function parseOptions(argv: string[], projectRoot: string): BenchOptions 
     domains: whole("domains", values.domains, 3, 1) as number,
     latencyMs: whole("latency", values.latency, 25, 0) as number,
     rateLimit: whole("rate-limit", values["rate-limit"], undefined, 1),
+    rateLimitHints: hintsOf(values["rate-limit-hints"]),
     parallelFlag,
     parallel: parallelFlag ?? pulumiDefaultParallel(),
     pace: positive("pace", values.pace),
@@ -118,6 +134,7 @@ function parse(argv: string[]) {
       domains: { type: "string" },
       latency: { type: "string" },
       "rate-limit": { type: "string" },
+      "rate-limit-hints": { type: "string" },
       parallel: { type: "string" },
       pace: { type: "string" },
       "max-concurrency": { type: "string" },

@@ -1,4 +1,5 @@
 import type { Bounds, Phase } from "./fleet";
+import type { RateLimitHints } from "./options";
 import type { Role, RoleUsage } from "./sampler";
 import type { StateFootprint } from "./state";
 import { lineChart } from "./svg";
@@ -12,6 +13,8 @@ export interface Settings {
   latencyMs: number;
   /** Requests per second the emulator admits; null when unlimited. */
   rateLimit: number | null;
+  /** What its 429 says of when to come back (`none`: the published example). */
+  rateLimitHints: RateLimitHints;
   /** Resource operations in flight (Pulumi's --parallel), and where the value came from. */
   parallel: number;
   parallelSource: "--parallel" | "Pulumi's default (4 x CPU cores)";
@@ -130,9 +133,9 @@ function table(header: string[], rows: string[][]): string {
 function describeSettings(settings: BenchReport["settings"] | SweepReport["settings"]): string {
   return [
     `latency ${settings.latencyMs} ms`,
-    `rate limit ${settings.rateLimit === null ? "off" : `${settings.rateLimit}/s`}`,
+    `rate limit ${settings.rateLimit === null ? "off" : `${settings.rateLimit}/s (429 hints: ${settings.rateLimitHints})`}`,
     `parallel ${settings.parallel} (${settings.parallelSource})`,
-    `pacing ${settings.requestsPerSecond === null ? "off" : `${settings.requestsPerSecond}/s`}`,
+    `pacing ${settings.requestsPerSecond === null ? "off (the default on loopback)" : `${settings.requestsPerSecond}/s`}`,
     `maxConcurrency ${settings.maxConcurrency}`,
     `checkpoints ${settings.skipCheckpoints ? "skipped (PULUMI_SKIP_CHECKPOINTS)" : "after every step"}`,
   ].join(", ");

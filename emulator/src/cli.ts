@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import type { RunningEmulator } from "./index";
-import type { EmulatorOptions } from "./options";
+import type { EmulatorOptions, RateLimitOption } from "./options";
 import { loadPartnersFile } from "./partners";
 import { PROFILE_ENV, PROFILE_NAMES, type ProfileName } from "./profiles";
 
@@ -23,6 +23,12 @@ export const USAGE = `Usage: dmarc-emulator [options]
   --dns-window <ms>          how long a missing DMARC record may take to appear (default 86400000)
   --retry-scale <factor>     multiply the webhook retry schedule (default 1)
   --webhook-timeout <ms>     time a webhook receiver has to answer (default 3000)
+  --rate-limit <n>/<seconds> admit n API requests per that many seconds, 429 beyond (default none)
+  --rate-limit-hints <which> what a 429 says of when to come back: both (Retry-After and
+                             retryAfterSeconds), header, body, or none as the published example
+                             (default both)
+  --rate-limit-window <kind> sliding (any last <seconds>) or fixed (each period of the clock)
+                             (default sliding)
   --log-level <level>        pino level on stderr: fatal, error, warn, info, debug, trace, silent (default info)
   --help                     show this text
 `;
@@ -40,6 +46,38 @@ function number(name: string, value: string | undefined, { integer = false, max 
     throw new Error(`--${name} must be a${integer ? " whole" : ""} number from 0 to ${max}, not "${value}"`);
   }
   return parsed;
+}
+
+const RATE_LIMIT_HINTS = ["both", "header", "body", "none"] as const;
+const RATE_LIMIT_WINDOWS = ["sliding", "fixed"] as const;
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
+  throw new Error(`--${name} must be one of ${allowed.join(", ")}, not "${value}"`);
+}
+
+/** `--rate-limit 60/60` and its two companions, which mean nothing without it. */
+function rateLimitOf(
+  limit: string | undefined,
+  hints: string | undefined,
+  window: string | undefined,
+): RateLimitOption | undefined {
+  if (limit === undefined) {
+    if (hints !== undefined || window !== undefined) {
+      throw new Error("--rate-limit-hints and --rate-limit-window go with --rate-limit <n>/<seconds>");
+    }
+    return undefined;
+  }
+  const [, requests, perSeconds] = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(limit) ?? [];
+  if (requests === undefined || perSeconds === undefined || Number(requests) < 1 || Number(perSeconds) <= 0) {
+    throw new Error(`--rate-limit must be <requests>/<seconds> such as 60/60 (the published limit), not "${limit}"`);
+  }
+  return {
+    requests: Number(requests),
+    perSeconds: Number(perSeconds),
+    hints: oneOf("rate-limit-hints", hints, RATE_LIMIT_HINTS) ?? "both",
+    window: oneOf("rate-limit-window", window, RATE_LIMIT_WINDOWS) ?? "sliding",
+  };
 }
 
 /** Options from the command line; undefined when --help was asked for. */
@@ -60,6 +98,9 @@ export function parseCommandLine(argv: string[]): EmulatorOptions | undefined {
       "dns-window": { type: "string" },
       "retry-scale": { type: "string" },
       "webhook-timeout": { type: "string" },
+      "rate-limit": { type: "string" },
+      "rate-limit-hints": { type: "string" },
+      "rate-limit-window": { type: "string" },
       "log-level": { type: "string" },
       help: { type: "boolean" },
     },
@@ -69,11 +110,13 @@ export function parseCommandLine(argv: string[]): EmulatorOptions | undefined {
   if (dnsResolver !== undefined && !/^(\[[0-9a-f:]+\]|[^:\s]+):\d{1,5}$/i.test(dnsResolver)) {
     throw new Error(`--dns-resolver must be host:port, such as 127.0.0.1:53, not "${dnsResolver}"`);
   }
+  const rateLimit = rateLimitOf(values["rate-limit"], values["rate-limit-hints"], values["rate-limit-window"]);
   const profile = values.profile;
   if (profile !== undefined && !PROFILE_NAMES.includes(profile as ProfileName)) {
     throw new Error(`--profile must be ${PROFILE_NAMES.join(" or ")}, not "${profile}"`);
   }
   return {
+    ...(rateLimit ? { rateLimit } : {}),
     ...(profile === undefined ? {} : { profile: profile as ProfileName }),
     port: number("port", values.port, { integer: true, max: 65_535 }) ?? DEFAULT_CLI_PORT,
     host: values.host,

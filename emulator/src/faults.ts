@@ -12,6 +12,14 @@ export const FaultSpec = z.object({
       requests: z.number().int().positive(),
       perSeconds: z.number().positive(),
       retryAfterSeconds: z.number().int().nonnegative().optional(),
+      /** Where a 429 says when to come back; "none" is the published example, which says nothing. */
+      hints: z.enum(["both", "header", "body", "none"]).default("both"),
+      /**
+       * "sliding": any `perSeconds` before each request; "fixed": each whole
+       * period of the clock (every minute from :00 for 60), as a gateway
+       * that resets a counter does, so a refusal may last a whole period.
+       */
+      window: z.enum(["sliding", "fixed"]).default("sliding"),
     })
     .optional(),
   dropRate: z.number().min(0).max(1).optional(),
@@ -31,10 +39,42 @@ interface Fault {
   admitted: number[];
 }
 
+type RateLimit = NonNullable<FaultSpec["rateLimit"]>;
+
+/** What a 429 carries: its message, its body's details and its headers. */
+export interface RateLimitAnswer {
+  message: string;
+  details: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
 export type FaultOutcome =
   | { kind: "drop" }
   | { kind: "error"; status: number }
-  | { kind: "rateLimit"; limit: number; perSeconds: number; retryAfterSeconds: number };
+  | { kind: "rateLimit"; answer: RateLimitAnswer };
+
+/** Which hints each `hints` setting puts in a 429: the `Retry-After` header, the body's `retryAfterSeconds`. */
+const HINTS: Record<RateLimit["hints"], { header: boolean; body: boolean }> = {
+  both: { header: true, body: true },
+  header: { header: true, body: false },
+  body: { header: false, body: true },
+  none: { header: false, body: false },
+};
+
+function rateLimitAnswer(limit: RateLimit, retryAfterSeconds: number): RateLimitAnswer {
+  const { requests, perSeconds } = limit;
+  const hints = HINTS[limit.hints];
+  return {
+    message: `Rate limit of ${requests} requests per ${perSeconds} seconds exceeded.`,
+    details: { limit: requests, period: `${perSeconds}s`, ...(hints.body ? { retryAfterSeconds } : {}) },
+    headers: hints.header ? { "retry-after": String(retryAfterSeconds) } : {},
+  };
+}
+
+/** Whether a request admitted at `time` still counts at `now`: within the last `windowMs`, or in the same period of the clock. */
+function stillCounts(limit: RateLimit, windowMs: number, now: number, time: number): boolean {
+  return limit.window === "fixed" ? Math.floor(time / windowMs) === Math.floor(now / windowMs) : now - time < windowMs;
+}
 
 export interface FaultDecision {
   latencyMs: number;
@@ -92,13 +132,17 @@ export class Faults {
       return { kind: "drop" };
     }
     if (spec.rateLimit) {
-      const { requests, perSeconds, retryAfterSeconds } = spec.rateLimit;
-      const windowMs = perSeconds * 1000;
-      fault.admitted = fault.admitted.filter((time) => now - time < windowMs);
-      if (fault.admitted.length >= requests) {
-        const oldest = fault.admitted[0] ?? now;
-        const untilFree = Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
-        return { kind: "rateLimit", limit: requests, perSeconds, retryAfterSeconds: retryAfterSeconds ?? untilFree };
+      const limit = spec.rateLimit;
+      const windowMs = limit.perSeconds * 1000;
+      fault.admitted = fault.admitted.filter((time) => stillCounts(limit, windowMs, now, time));
+      if (fault.admitted.length >= limit.requests) {
+        // A slot frees when the oldest request leaves a sliding window, or when a fixed one ends.
+        const freeAt =
+          limit.window === "fixed"
+            ? (Math.floor(now / windowMs) + 1) * windowMs
+            : (fault.admitted[0] ?? now) + windowMs;
+        const untilFree = Math.max(1, Math.ceil((freeAt - now) / 1000));
+        return { kind: "rateLimit", answer: rateLimitAnswer(limit, limit.retryAfterSeconds ?? untilFree) };
       }
       fault.admitted.push(now);
     }

@@ -7,7 +7,7 @@ import { Dispatcher } from "./delivery";
 import { dmarcRecordValue, parseRecordHost } from "./dns/dmarc";
 import { Verifier } from "./dns/verifier";
 import { SimulatedZone } from "./dns/zone";
-import { Faults } from "./faults";
+import { FaultSpec, Faults } from "./faults";
 import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from "./options";
 import { type EmulatorPartner, PartnerDirectory } from "./partners";
 import type { ProfileName } from "./profiles";
@@ -114,6 +114,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       log: log.child({ component: "verification" }),
     });
     let baseUrl = "";
+    const faults = new Faults();
+    if (config.rateLimit) faults.add(FaultSpec.parse({ route: "*", rateLimit: config.rateLimit }));
     const ctx: Context = {
       store,
       partners,
@@ -121,7 +123,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       dispatcher,
       verifier,
       zone,
-      faults: new Faults(),
+      faults,
       stats: new Stats(),
       baseUrl: () => baseUrl,
       magicLinkTtlSeconds: config.magicLinkTtlSeconds,

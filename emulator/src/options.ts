@@ -1,4 +1,6 @@
 import type { LoggerOptions } from "pino";
+import type { z } from "zod";
+import type { FaultSpec } from "./faults";
 import { DEMO_PARTNERS, type EmulatorPartner } from "./partners";
 import { type ProfileName, profileNamed, type WireProfile } from "./profiles";
 
@@ -37,12 +39,19 @@ export interface EmulatorOptions {
   };
   /** pino logging to stderr: true for level info, or pino options. Default false (silent). */
   logger?: boolean | LoggerOptions;
+  /** A rate limit on every API route from the start, as the fault `{ route: "*", rateLimit }`. Default none. */
+  rateLimit?: RateLimitOption;
 }
 
-export type ResolvedOptions = Required<Omit<EmulatorOptions, "requestLogFile" | "stateFile" | "dns" | "profile">> & {
+export type RateLimitOption = NonNullable<z.input<typeof FaultSpec>["rateLimit"]>;
+
+export type ResolvedOptions = Required<
+  Omit<EmulatorOptions, "requestLogFile" | "stateFile" | "dns" | "profile" | "rateLimit">
+> & {
   profile: WireProfile;
   requestLogFile: string | undefined;
   stateFile: string | undefined;
+  rateLimit: RateLimitOption | undefined;
   dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number };
 };
 
@@ -67,5 +76,6 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
       windowMs: options.dns?.windowMs ?? 24 * 60 * 60 * 1000,
     },
     logger: options.logger ?? false,
+    rateLimit: options.rateLimit,
   };
 }

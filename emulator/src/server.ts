@@ -153,14 +153,8 @@ export function buildServer({ ctx, log, requestLog, shutdown }: ServerOptions): 
     }
     if (outcome?.kind === "rateLimit") {
       ctx.stats.rateLimited();
-      const { limit, perSeconds, retryAfterSeconds } = outcome;
-      throw new ApiError(
-        429,
-        "RateLimitExceeded",
-        `Rate limit of ${limit} requests per ${perSeconds} seconds exceeded.`,
-        { limit, period: `${perSeconds}s`, retryAfterSeconds },
-        { "retry-after": String(retryAfterSeconds) },
-      );
+      const { message, details, headers } = outcome.answer;
+      throw new ApiError(429, "RateLimitExceeded", message, details, headers);
     }
     if (outcome?.kind === "error") throw internal("Injected fault: the service is failing.", outcome.status);
   });

@@ -9,6 +9,7 @@ import {
   DmarcTransportError,
   OutcomeUnknownError,
 } from "../../provider/src/client";
+import { failure } from "./loopback";
 
 // The client against the emulator and its fault injection: the behaviour a
 // large unattended `pulumi up` depends on.
@@ -52,15 +53,6 @@ function client(options: Partial<ClientOptions> = {}) {
     retryMaxDelayMs: 50,
     ...options,
   });
-}
-
-async function failure(pending: Promise<unknown>): Promise<Error> {
-  try {
-    await pending;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected the call to fail");
 }
 
 beforeAll(async () => {

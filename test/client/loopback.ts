@@ -44,6 +44,16 @@ export async function startLoopback(handler: Handler): Promise<Loopback> {
   };
 }
 
+/** The error a call fails with; the test fails when the call succeeds. */
+export async function failure(pending: Promise<unknown>): Promise<Error> {
+  try {
+    await pending;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("expected the call to fail");
+}
+
 export function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
   response.writeHead(status, {

@@ -1,13 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { createClient, DmarcConfigError } from "../../provider/src/client";
+import { CLIENT_DEFAULTS, createClient, DmarcConfigError, pacingFor } from "../../provider/src/client";
 import { Pacer } from "../../provider/src/client/pacing";
 import { REDACTED, redact, rememberSecret } from "../../provider/src/client/redaction";
 import {
   backoffDelayMs,
+  boundedDelayMs,
   isRetryableStatus,
+  RATE_LIMIT_WINDOW_MS,
+  rateLimitDelayMs,
   requestedDelayMs,
   retryDelayMs,
-  withinBounds,
+  type WaitReason,
+  waitReasonOf,
 } from "../../provider/src/client/retry";
 
 const settings = { maxAttempts: 4, maxRetryElapsedMs: 10_000, retryBaseDelayMs: 100, retryMaxDelayMs: 1_000 };
@@ -27,7 +31,47 @@ describe("retry policy", () => {
     const now = Date.parse("2024-01-01T00:00:00Z");
     expect(requestedDelayMs({ "retry-after": "Mon, 01 Jan 2024 00:00:05 GMT" }, undefined, now)).toBe(5000);
     expect(requestedDelayMs({ "retry-after": "soon" }, undefined)).toBeUndefined();
-    expect(retryDelayMs(1, settings, 2000, () => 0.5)).toBe(2050);
+    expect(retryDelayMs(1, settings, { kind: "requested", ms: 2000 }, () => 0.5)).toBe(2050);
+  });
+
+  it("tells a wait asked for from a 429 without a hint and from a fault", () => {
+    expect(waitReasonOf(429, 3000)).toEqual({ kind: "requested", ms: 3000 });
+    expect(waitReasonOf(503, 3000)).toEqual({ kind: "requested", ms: 3000 });
+    expect(waitReasonOf(429, undefined)).toEqual({ kind: "rateLimited" });
+    expect(waitReasonOf(503, undefined)).toEqual({ kind: "fault" });
+  });
+
+  it("waits out a 429 without a hint from one second up to the whole window", () => {
+    expect(rateLimitDelayMs(1, () => 0)).toBe(500);
+    expect(rateLimitDelayMs(1, () => 0.999)).toBe(999);
+    expect(rateLimitDelayMs(6, () => 0)).toBe(16_000);
+    expect(rateLimitDelayMs(20, () => 0.999)).toBeLessThanOrEqual(RATE_LIMIT_WINDOW_MS);
+    expect(rateLimitDelayMs(20, () => 0)).toBe(RATE_LIMIT_WINDOW_MS / 2);
+  });
+
+  it.each([
+    ["the shortest", () => 0],
+    ["the middle", () => 0.5],
+    ["the longest", () => 0.999],
+  ])("with %s waits, outlasts a whole window refused without a hint within the default bounds", (_name, random) => {
+    // A call refused by every try that starts within a minute of the first refusal still gets a try after it.
+    const reason: WaitReason = { kind: "rateLimited" };
+    let elapsed = 0;
+    let attempts = 1;
+    while (elapsed < RATE_LIMIT_WINDOW_MS) {
+      const delay = boundedDelayMs(
+        attempts,
+        elapsed,
+        retryDelayMs(attempts, CLIENT_DEFAULTS, reason, random),
+        reason,
+        CLIENT_DEFAULTS,
+      );
+      expect(delay).toBeDefined();
+      elapsed += delay ?? Number.POSITIVE_INFINITY;
+      attempts += 1;
+    }
+    expect(attempts).toBeLessThanOrEqual(CLIENT_DEFAULTS.maxAttempts);
+    expect(elapsed).toBeLessThanOrEqual(CLIENT_DEFAULTS.maxRetryElapsedMs);
   });
 
   it("retries gateway answers for every call and 500 only for repeatable ones", () => {
@@ -38,16 +82,26 @@ describe("retry policy", () => {
   });
 
   it("stops at the attempt bound and at the elapsed-time bound", () => {
-    expect(withinBounds(3, 0, 0, settings)).toBe(true);
-    expect(withinBounds(4, 0, 0, settings)).toBe(false);
-    expect(withinBounds(1, 9_000, 1_000, settings)).toBe(true);
-    expect(withinBounds(1, 9_000, 1_001, settings)).toBe(false);
+    const fault: WaitReason = { kind: "fault" };
+    expect(boundedDelayMs(3, 0, 0, fault, settings)).toBe(0);
+    expect(boundedDelayMs(4, 0, 0, fault, settings)).toBeUndefined();
+    expect(boundedDelayMs(1, 9_000, 1_000, fault, settings)).toBe(1_000);
+    expect(boundedDelayMs(1, 9_000, 1_001, fault, settings)).toBeUndefined();
+  });
+
+  it("cuts a wait of its own choosing to what the time bound leaves, never one the service asked for", () => {
+    const guessed: WaitReason = { kind: "rateLimited" };
+    expect(boundedDelayMs(2, 6_000, 8_000, guessed, settings)).toBe(4_000);
+    expect(boundedDelayMs(2, 9_500, 8_000, guessed, settings)).toBeUndefined();
+    expect(boundedDelayMs(2, 6_000, 8_000, { kind: "requested", ms: 8_000 }, settings)).toBeUndefined();
   });
 });
 
 describe("pacer", () => {
+  const unpaced = { requestsPerMinute: 0, source: "a test", notice: () => {} };
+
   it("never lets more than maxConcurrency through and serves waiters in order", async () => {
-    const pacer = new Pacer({ requestsPerSecond: 0, maxConcurrency: 2 });
+    const pacer = new Pacer({ ...unpaced, maxConcurrency: 2 });
     const order: number[] = [];
     let active = 0;
     let peak = 0;
@@ -66,7 +120,7 @@ describe("pacer", () => {
   });
 
   it("lets more through when the cap is raised", async () => {
-    const pacer = new Pacer({ requestsPerSecond: 0, maxConcurrency: 1 });
+    const pacer = new Pacer({ ...unpaced, maxConcurrency: 1 });
     const first = await pacer.acquire();
     let secondIn = false;
     const second = pacer.acquire().then((release) => {
@@ -129,6 +183,21 @@ describe("configuration", () => {
     for (const baseUrl of ["http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1", "https://api.example.com/"]) {
       expect(() => createClient({ baseUrl, ...credentials })).not.toThrow();
     }
+  });
+
+  it("paces at 90% of the published limit by default, unless the address is loopback", () => {
+    const paced = (baseUrl: string, extra: Record<string, number> = {}) =>
+      pacingFor({ baseUrl, ...credentials, ...extra }).requestsPerMinute;
+    expect(paced("https://api.example.com")).toBe(54);
+    expect(pacingFor({ baseUrl: "https://api.example.com", ...credentials }).source).toMatch(/published 60 a minute/);
+    for (const loopback of ["http://127.0.0.1:4010", "http://127.8.9.10:1", "http://localhost:1", "http://[::1]:1"]) {
+      expect(paced(loopback)).toBe(0);
+    }
+    expect(paced("https://api.example.com", { requestsPerMinute: 0 })).toBe(0);
+    expect(paced("http://127.0.0.1:4010", { requestsPerMinute: 60 })).toBe(60);
+    expect(paced("https://api.example.com", { requestsPerSecond: 0.5 })).toBe(30);
+    // The fleet writes a shard's share per minute; an older per-second setting beside it gives way.
+    expect(paced("https://api.example.com", { requestsPerSecond: 0.5, requestsPerMinute: 12 })).toBe(12);
   });
 
   it("hands out one client per address, credential and settings", () => {

@@ -12,7 +12,7 @@ import {
   OutcomeUnknownError,
 } from "../../provider/src/client";
 import { freePort } from "../support/loopback";
-import { json, type Loopback, ORGANIZATION, startLoopback, tokenAnswer, UNTRUSTED_TLS } from "./loopback";
+import { failure, json, type Loopback, ORGANIZATION, startLoopback, tokenAnswer, UNTRUSTED_TLS } from "./loopback";
 
 // The client against small loopback servers that misbehave on purpose.
 
@@ -52,15 +52,6 @@ function clientFor(server: Loopback, options: Partial<ClientOptions> = {}) {
 
 const tokenCalls = (server: Loopback) => server.seen.filter((request) => request.path === "/auth/token").length;
 const apiCalls = (server: Loopback) => server.seen.filter((request) => request.path.startsWith("/v1/")).length;
-
-async function failure(pending: Promise<unknown>): Promise<Error> {
-  try {
-    await pending;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("tokens", () => {
   it("exchanges the client credentials once for concurrent callers, form encoded", async () => {

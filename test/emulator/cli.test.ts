@@ -84,6 +84,48 @@ describe("dmarc-emulator CLI", () => {
     expect(output.stderr).toContain("Usage: dmarc-emulator");
   });
 
+  it("starts with a rate limit that gives no hints, as the published example of a 429", async () => {
+    const { output } = run([
+      "--port",
+      "0",
+      "--log-level",
+      "silent",
+      "--rate-limit",
+      "2/60",
+      "--rate-limit-hints",
+      "none",
+      "--rate-limit-window",
+      "fixed",
+    ]);
+    const url = await waitFor("the banner", () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.stdout)?.[1], {
+      timeoutMs: 10_000,
+    });
+    const listed = (await (await fetch(`${url}/_emulator/faults`)).json()) as Array<Record<string, unknown>>;
+    expect(listed).toMatchObject([
+      { route: "*", rateLimit: { requests: 2, perSeconds: 60, hints: "none", window: "fixed" } },
+    ]);
+    const caller = new ApiCaller(url, "demo-alpha-token");
+    const statuses: number[] = [];
+    let refused: Awaited<ReturnType<ApiCaller["call"]>> | undefined;
+    // Three calls meet the limit within one minute of the clock, whichever minute they start in.
+    for (let attempt = 0; attempt < 6 && refused === undefined; attempt += 1) {
+      const answer = await caller.call("GET", "/v1/partners/plans");
+      statuses.push(answer.status);
+      if (answer.status === 429) refused = answer;
+    }
+    expect(statuses.filter((status) => status === 429)).toHaveLength(1);
+    expect(refused?.headers.get("retry-after")).toBeNull();
+    const details = (refused?.body as { details?: Record<string, unknown> } | undefined)?.details;
+    expect(details).toBeDefined();
+    expect(details).not.toHaveProperty("retryAfterSeconds");
+  });
+
+  it("refuses a rate limit it cannot read", async () => {
+    const { output, exited } = run(["--rate-limit", "60"]);
+    expect(await exited).toBe(2);
+    expect(output.stderr).toContain("--rate-limit must be <requests>/<seconds> such as 60/60");
+  });
+
   it("refuses an invalid partners file", async () => {
     const directory = mkdtempSync(join(tmpdir(), "dmarc-emulator-cli-"));
     const partnersFile = join(directory, "partners.json");

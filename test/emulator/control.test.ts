@@ -59,6 +59,46 @@ describe("fault injection", () => {
     expect((await stats()).rateLimited).toBe(1);
   });
 
+  it("rate limits without hints, as the published example of a 429", async () => {
+    await addFault({ route: "GET /v1/organizations", rateLimit: { requests: 1, perSeconds: 60, hints: "none" } });
+    expect((await t.alpha.call("GET", "/v1/organizations")).status).toBe(200);
+    const limited = await t.alpha.call("GET", "/v1/organizations");
+    const body = expectRefusal(limited, 429, "RateLimitExceeded", { details: { limit: 1, period: "60s" } });
+    expect(body.details).not.toHaveProperty("retryAfterSeconds");
+    expect(limited.headers.get("retry-after")).toBeNull();
+  });
+
+  it.each([
+    ["header", { header: "3", body: undefined }],
+    ["body", { header: null, body: 3 }],
+  ] as const)("rate limits with the %s hint only", async (hints, expected) => {
+    await addFault({
+      route: "GET /v1/organizations",
+      rateLimit: { requests: 1, perSeconds: 60, retryAfterSeconds: 3, hints },
+    });
+    await t.alpha.call("GET", "/v1/organizations");
+    const limited = await t.alpha.call("GET", "/v1/organizations");
+    expect(limited.headers.get("retry-after")).toBe(expected.header);
+    expect((limited.body as { details: Record<string, unknown> }).details.retryAfterSeconds).toBe(expected.body);
+  });
+
+  it("counts a fixed window per period of the clock, and says when the period ends", async () => {
+    // A period of an hour: the two requests below fall in the same one unless the test runs across its end.
+    const periodMs = 3_600_000;
+    const startedIn = Math.floor(Date.now() / periodMs);
+    await addFault({ route: "GET /v1/organizations", rateLimit: { requests: 1, perSeconds: 3600, window: "fixed" } });
+    expect((await t.alpha.call("GET", "/v1/organizations")).status).toBe(200);
+    const limited = await t.alpha.call("GET", "/v1/organizations");
+    if (Math.floor(Date.now() / periodMs) !== startedIn) return;
+    expect(limited.status).toBe(429);
+    const untilEnd = ((startedIn + 1) * periodMs - Date.now()) / 1000;
+    const retryAfter = Number(limited.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(Math.floor(untilEnd));
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(untilEnd) + 1);
+    const listed = (await control<Array<{ rateLimit: unknown }>>(t.emulator, "GET", "/faults")).body;
+    expect(listed[0]?.rateLimit).toEqual({ requests: 1, perSeconds: 3600, hints: "both", window: "fixed" });
+  });
+
   it("adds latency", async () => {
     await addFault({ route: "GET /v1/partners/plans", latencyMs: 200 });
     const started = performance.now();

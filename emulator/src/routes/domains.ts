@@ -1,7 +1,7 @@
 import {
-  CreatedDomains,
   CreateDomainRequest,
   CreateDomainsBatchRequest,
+  CreatedDomains,
   Domain,
   DomainList,
   DomainName,

@@ -125,8 +125,8 @@ function adviceFor(status: number, code: string, path: string): string {
     return "the call conflicts with the service's current state (see the conflict above): adopt an object that already exists, or first end what stands in the way, then run again.";
   }
   if (status === 429) {
-    // Pacing is off by default, and the retries stop at whichever bound comes first: name every knob that helps.
-    return "the service kept rate limiting. Set requestsPerSecond below the service's limit, or raise maxAttempts and maxRetryElapsedMs to wait longer.";
+    // Retries stop at whichever bound comes first, and a wait asked for beyond them is not waited: name every knob that helps.
+    return "the service kept rate limiting (its published limit is 60 requests a minute per partner, with daily limits besides). Lower requestsPerMinute so fewer requests meet the limit (several runs at once share it), or raise maxRetryElapsedMs and maxAttempts to wait longer; a wait the service asks for that is longer than maxRetryElapsedMs leaves is not waited, so run again after it.";
   }
   if (status >= 500) {
     return "the service is failing. Run again later, or raise maxAttempts and maxRetryElapsedMs to ride out longer outages.";

@@ -20,12 +20,22 @@ export {
   OrganizationGoneError,
   OutcomeUnknownError,
 } from "./errors";
-export { CLIENT_DEFAULTS, type ClientOptions, ClientOptionsSchema, describeIssues } from "./options";
+export { NOTICE_PREFIX } from "./notice";
+export {
+  CLIENT_DEFAULTS,
+  type ClientOptions,
+  ClientOptionsSchema,
+  describeIssues,
+  type Pacing,
+  PUBLISHED_REQUESTS_PER_MINUTE,
+  pacingFor,
+} from "./options";
+export { formatRate } from "./pacing";
 export { redact } from "./redaction";
 
 const clients = new Map<string, DmarcClient>();
 const tokenSources = new Map<string, TokenSource>();
-// Clients with different log functions must not share one client object.
+// Clients with different log or notice functions must not share one client object.
 const logIds = new WeakMap<object, number>();
 let nextLogId = 1;
 
@@ -41,15 +51,16 @@ function logId(log: ((line: string) => void) | undefined): number {
  * The client for a base address and credential. Clients are cached per
  * (address, credential, settings); every client of an address shares one
  * connection pool, every client of a credential one token, and the whole
- * process one pacer.
+ * process one pacer, set by the latest call: its rate, else the default for
+ * its address.
  */
 export function createClient(options: ClientOptions): DmarcClient {
   const resolved = resolveOptions(options);
-  sharedPacer.configure(resolved.pacing);
+  sharedPacer.configure({ ...resolved.pacing, notice: resolved.notice });
   const address = resolved.origin + resolved.basePath;
   const identity = credentialIdentity(resolved.credentials);
-  const { credentials, log, origin, basePath, pacing, ...tuning } = resolved;
-  const key = JSON.stringify([address, identity, tuning, logId(log)]);
+  const { credentials, log, notice, origin, basePath, pacing, ...tuning } = resolved;
+  const key = JSON.stringify([address, identity, tuning, logId(log), logId(notice)]);
   let client = clients.get(key);
   if (client === undefined) {
     const requester = new Requester(resolved, sharedPacer, tokenSourceFor(`${address} ${identity}`, resolved));

@@ -1,24 +1,34 @@
 import { z } from "zod";
 import { isLoopbackHost } from "../api";
 import { DmarcConfigError } from "./errors";
+import { writeToStandardError } from "./notice";
+
+/** The service's published rate limit: 60 requests a minute per customer (with daily limits besides). */
+export const PUBLISHED_REQUESTS_PER_MINUTE = 60;
 
 export const CLIENT_DEFAULTS = {
   connectTimeoutMs: 10_000,
   // Long enough for a slow list page, short enough that a hung connection is retried within the budget.
   requestTimeoutMs: 30_000,
-  maxAttempts: 6,
+  // A 429 without a hint is waited out over 8 tries (retry.ts); two more for faults on top.
+  maxAttempts: 10,
   // Outlasts a 60-requests-per-minute window with room for backoff.
   maxRetryElapsedMs: 120_000,
   retryBaseDelayMs: 250,
   retryMaxDelayMs: 20_000,
-  // Off: the service's limit is not published per partner; 429 answers are absorbed by retries.
-  requestsPerSecond: 0,
+  // 90% of the published limit, for every address but loopback (the emulator, unpaced): a sliding
+  // window counts arrivals, so network jitter and a new process's first requests need the room.
+  requestsPerMinute: PUBLISHED_REQUESTS_PER_MINUTE * 0.9,
   maxConcurrency: 16,
   // Tokens can live as little as 300 s; a minute leaves room for a slow renewal.
   tokenRenewMarginSeconds: 60,
   // The engine starts a tenant's domain creates within milliseconds of each other.
   domainBatchWindowMs: 25,
 } as const;
+
+const rate = z.number({ message: "must be a number" }).min(0, { message: "must be at least 0 (0 turns pacing off)" });
+
+const lineSink = z.custom<(line: string) => void>((value) => typeof value === "function");
 
 function wholeNumber(min: number) {
   return z
@@ -78,14 +88,17 @@ export const ClientOptionsSchema = z
     /** Ceiling of one backoff delay (a longer wait the service asks for is still honoured). */
     retryMaxDelayMs: wholeNumber(0).default(CLIENT_DEFAULTS.retryMaxDelayMs),
     /**
-     * Requests per second across every client in the process; 0 turns pacing off.
-     * Process-wide: the latest createClient call that sets it applies to all clients.
+     * Requests a minute across every client in the process; 0 turns pacing off. Unset: 54 (90% of
+     * the published 60) for the service, 0 for a loopback address (the emulator). Process-wide:
+     * the latest createClient call applies to all clients.
      */
-    requestsPerSecond: z
-      .number({ message: "must be a number" })
-      .min(0, { message: "must be at least 0 (0 turns pacing off)" })
-      .optional(),
-    /** Requests in flight across every client in the process, set like requestsPerSecond. */
+    requestsPerMinute: rate.optional(),
+    /**
+     * The same limit per second (requestsPerMinute ÷ 60), as earlier releases took it; requestsPerMinute
+     * wins when both are set (so the fleet's share of its budget beats an older setting).
+     */
+    requestsPerSecond: rate.optional(),
+    /** Requests in flight across every client in the process, set like requestsPerMinute. */
     maxConcurrency: wholeNumber(1).optional(),
     /** A token is renewed this long before it expires (at most half its lifetime). */
     tokenRenewMarginSeconds: wholeNumber(0).default(CLIENT_DEFAULTS.tokenRenewMarginSeconds),
@@ -95,7 +108,9 @@ export const ClientOptionsSchema = z
      */
     domainBatchWindowMs: wholeNumber(0).default(CLIENT_DEFAULTS.domainBatchWindowMs),
     /** Receives one debug line per attempt (method, path, status, attempt, ms), secrets redacted. */
-    log: z.custom<(line: string) => void>((value) => typeof value === "function").optional(),
+    log: lineSink.optional(),
+    /** Receives a line whenever calls wait on the rate limit, saying how long and why; default standard error. */
+    notice: lineSink.optional(),
   })
   .superRefine((options, ctx) => {
     const hasClient = options.clientId !== undefined || options.clientSecret !== undefined;
@@ -178,13 +193,52 @@ export interface ResolvedOptions {
   tokenRenewMarginSeconds: number;
   domainBatchWindowMs: number;
   log: ((line: string) => void) | undefined;
-  /** Pacing the options set explicitly; unset ones leave the process-wide value alone. */
-  pacing: { requestsPerSecond?: number; maxConcurrency?: number };
+  notice: (line: string) => void;
+  /** The process-wide pacing this client asks for. */
+  pacing: Pacing;
+}
+
+/** How fast the process sends, and why at that rate. */
+export interface Pacing {
+  requestsPerMinute: number;
+  maxConcurrency: number;
+  /** Where the rate comes from, in words, for the lines that say why a run waits. */
+  source: string;
+}
+
+/**
+ * The rate set (requestsPerMinute before requestsPerSecond), else the
+ * default for the address: the published limit's 90% for the service,
+ * unpaced on loopback.
+ */
+function pacingOf(options: ValidOptions, url: URL): Pacing {
+  const maxConcurrency = options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency;
+  if (options.requestsPerMinute !== undefined) {
+    return { requestsPerMinute: options.requestsPerMinute, maxConcurrency, source: "requestsPerMinute" };
+  }
+  if (options.requestsPerSecond !== undefined) {
+    return { requestsPerMinute: options.requestsPerSecond * 60, maxConcurrency, source: "requestsPerSecond" };
+  }
+  if (isLoopbackHost(url.hostname)) {
+    return { requestsPerMinute: 0, maxConcurrency, source: `the default for a loopback address (${url.host})` };
+  }
+  return {
+    requestsPerMinute: CLIENT_DEFAULTS.requestsPerMinute,
+    maxConcurrency,
+    source: `the default for the service: ${Math.round((100 * CLIENT_DEFAULTS.requestsPerMinute) / PUBLISHED_REQUESTS_PER_MINUTE)}% of its published ${PUBLISHED_REQUESTS_PER_MINUTE} a minute`,
+  };
+}
+
+/** The pacing a client with these options asks for (the fleet divides its rate among shards). */
+export function pacingFor(options: ClientOptions): Pacing {
+  const valid = validateOptions(options);
+  return pacingOf(valid, new URL(valid.baseUrl));
 }
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
-  const { baseUrl, accessToken, clientId, clientSecret, requestsPerSecond, maxConcurrency, log, ...tuning } =
-    validateOptions(options);
+  const valid = validateOptions(options);
+  const { baseUrl, accessToken, clientId, clientSecret, log, notice, ...rest } = valid;
+  const { requestsPerMinute, requestsPerSecond, maxConcurrency, ...tuning } = rest;
   const url = new URL(baseUrl);
   const credentials: Credentials = accessToken
     ? { kind: "static", accessToken }
@@ -195,9 +249,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     credentials,
     ...tuning,
     log,
-    pacing: {
-      ...(requestsPerSecond === undefined ? {} : { requestsPerSecond }),
-      ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
-    },
+    notice: notice ?? writeToStandardError,
+    pacing: pacingOf(valid, url),
   };
 }

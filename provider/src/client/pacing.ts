@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { noticeLine } from "./notice";
 import { CLIENT_DEFAULTS } from "./options";
 
 // Keeps a large deployment under the service's rate limit instead of bouncing
@@ -7,15 +8,27 @@ import { CLIENT_DEFAULTS } from "./options";
 // because the service counts the partner's requests, not one client's.
 
 export interface PacingSettings {
-  requestsPerSecond: number;
+  /** 0 sends as fast as the cap on requests in flight allows. */
+  requestsPerMinute: number;
   maxConcurrency: number;
+  /** Where the rate comes from, in words. */
+  source: string;
+  /** Receives the line that says requests are waiting their turn. */
+  notice: (line: string) => void;
 }
+
+/** Requests held this long by the pacing get a line saying so, and another at most this often. */
+export const PACING_NOTICE_INTERVAL_MS = 30_000;
 
 export class Pacer {
   private settings: PacingSettings;
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   private nextStartAt = 0;
+  /** Callers holding a slot and waiting for their start time. */
+  private spacing = 0;
+  /** Since when callers have waited for their start time without a line saying so. */
+  private unsaidSince = 0;
 
   constructor(settings: PacingSettings) {
     this.settings = { ...settings };
@@ -57,20 +70,49 @@ export class Pacer {
    * others wait for the one after.
    */
   private async waitForStartTime(): Promise<void> {
-    for (;;) {
-      const rate = this.settings.requestsPerSecond;
-      if (rate <= 0) return;
-      const now = performance.now();
-      if (now >= this.nextStartAt) {
-        this.nextStartAt = now + 1000 / rate;
-        return;
+    if (this.spacing === 0) this.unsaidSince = performance.now();
+    this.spacing += 1;
+    try {
+      for (;;) {
+        const rate = this.settings.requestsPerMinute;
+        if (rate <= 0) return;
+        const now = performance.now();
+        if (now >= this.nextStartAt) {
+          this.nextStartAt = now + 60_000 / rate;
+          return;
+        }
+        this.sayWhoWaits(now, rate);
+        // In steps no longer than the notice interval, so a long wait is announced while it lasts.
+        await sleep(Math.min(this.nextStartAt - now, PACING_NOTICE_INTERVAL_MS));
       }
-      await sleep(this.nextStartAt - now);
+    } finally {
+      this.spacing -= 1;
     }
+  }
+
+  /** A run held back by its own pacing says so now and then, so a slow run is not taken for a stuck one. */
+  private sayWhoWaits(now: number, rate: number): void {
+    if (now - this.unsaidSince < PACING_NOTICE_INTERVAL_MS) return;
+    this.unsaidSince = now;
+    const queued = this.spacing + this.waiting.length;
+    const seconds = Math.ceil((queued * 60) / rate);
+    this.settings.notice(
+      noticeLine(
+        `pacing at ${formatRate(rate)} requests a minute (${this.settings.source}): ` +
+          `${queued} requests waiting their turn, about ${seconds} s of sending ahead`,
+      ),
+    );
   }
 }
 
+/** A rate as people read it: whole numbers bare, others to two decimals. */
+export function formatRate(perMinute: number): string {
+  return Number.isInteger(perMinute) ? String(perMinute) : perMinute.toFixed(2);
+}
+
 export const sharedPacer = new Pacer({
-  requestsPerSecond: CLIENT_DEFAULTS.requestsPerSecond,
+  requestsPerMinute: 0,
   maxConcurrency: CLIENT_DEFAULTS.maxConcurrency,
+  source: "no client created yet",
+  notice: () => {},
 });

@@ -10,10 +10,18 @@ import {
   type Effort,
   OutcomeUnknownError,
 } from "./errors";
+import { noticeLine, seconds } from "./notice";
 import type { ResolvedOptions } from "./options";
 import type { Pacer } from "./pacing";
 import { redact } from "./redaction";
-import { isRetryableStatus, requestedDelayMs, retryDelayMs, withinBounds } from "./retry";
+import {
+  boundedDelayMs,
+  isRetryableStatus,
+  requestedDelayMs,
+  retryDelayMs,
+  type WaitReason,
+  waitReasonOf,
+} from "./retry";
 import { ResponseTooLarge, send, TransportFault, type WireRequest, type WireResponse } from "./transport";
 
 // Runs one logical call: pacing, the bearer token, same-origin redirects,
@@ -93,9 +101,16 @@ export class Requester {
         }
         if (!(error instanceof TransportFault)) throw error;
         if (error.sent && !spec.repeatable) throw new OutcomeUnknownError(context, error.message, error);
-        const delay = retryDelayMs(faultAttempts, this.options, undefined);
+        const reason: WaitReason = { kind: "fault" };
         const spent = effort(faultAttempts);
-        if (error.permanent || !withinBounds(faultAttempts, spent.elapsedMs, delay, this.options)) {
+        const delay = boundedDelayMs(
+          faultAttempts,
+          spent.elapsedMs,
+          retryDelayMs(faultAttempts, this.options, reason),
+          reason,
+          this.options,
+        );
+        if (error.permanent || delay === undefined) {
           throw new DmarcTransportError({ ...context, origin: this.options.origin }, spent, error.message, error);
         }
         this.log(`retrying ${context.method} ${context.path} in ${delay}ms after: ${error.message}`);
@@ -113,9 +128,15 @@ export class Requester {
       }
       const said = decodeServiceError(response);
       if (isRetryableStatus(response.status, spec.repeatable)) {
-        const requested = requestedDelayMs(response.headers, said.details?.retryAfterSeconds);
-        const delay = retryDelayMs(faultAttempts, this.options, requested);
-        if (withinBounds(faultAttempts, effort(faultAttempts).elapsedMs, delay, this.options)) {
+        const reason = waitReasonOf(
+          response.status,
+          requestedDelayMs(response.headers, said.details?.retryAfterSeconds),
+        );
+        const spent = effort(faultAttempts);
+        const wanted = retryDelayMs(faultAttempts, this.options, reason);
+        const delay = boundedDelayMs(faultAttempts, spent.elapsedMs, wanted, reason, this.options);
+        if (response.status === 429) this.sayRateLimited(context, reason, spent, wanted, delay);
+        if (delay !== undefined) {
           this.log(`retrying ${context.method} ${context.path} in ${delay}ms after status ${response.status}`);
           await sleep(delay);
           continue;
@@ -216,5 +237,28 @@ export class Requester {
 
   private log(line: string): void {
     this.options.log?.(redact(line));
+  }
+
+  /** Every wait on the rate limit is announced: how long, why, and how much of the bounds it leaves. */
+  private sayRateLimited(
+    context: CallContext,
+    reason: WaitReason,
+    spent: Effort,
+    wanted: number,
+    delay: number | undefined,
+  ): void {
+    const { maxAttempts, maxRetryElapsedMs } = this.options;
+    const asked =
+      reason.kind === "requested"
+        ? `asking to wait ${seconds(reason.ms)}`
+        : `with no Retry-After or retryAfterSeconds, so the client waits out the limit's window`;
+    const bounds = `attempt ${spent.attempts} of at most ${maxAttempts}, ${seconds(spent.elapsedMs)} of maxRetryElapsedMs ${seconds(maxRetryElapsedMs)} spent`;
+    const outcome =
+      delay === undefined
+        ? `not waiting ${seconds(wanted)}: that is beyond the bounds (${bounds})`
+        : `waiting ${seconds(delay)} (${bounds})`;
+    this.options.notice(
+      redact(noticeLine(`rate limited: ${context.method} ${context.path} answered 429 ${asked}; ${outcome}`)),
+    );
   }
 }

@@ -49,6 +49,25 @@ export function requestedDelayMs(
   return candidates.length === 0 ? undefined : Math.max(...candidates);
 }
 
+/** The window the published limit is counted in ("60 requests per minute"). */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+/** The first wait after a 429 without a hint: one request's share of the window at the published rate. */
+const RATE_LIMIT_FIRST_WAIT_MS = 1_000;
+
+/**
+ * The wait after a 429 that says nothing of when to come back (the published
+ * example carries no hint): doubling from a second up to the whole window,
+ * with "equal jitter" (the upper half of the range) so the waits add up to a
+ * full window, wherever in it the limit was met, within 8 tries.
+ */
+export function rateLimitDelayMs(retry: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(RATE_LIMIT_WINDOW_MS, RATE_LIMIT_FIRST_WAIT_MS * 2 ** Math.max(0, retry - 1));
+  return Math.floor(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/** Why a retry waits: the service asked for a time, refused without one (429), or failed. */
+export type WaitReason = { kind: "requested"; ms: number } | { kind: "rateLimited" } | { kind: "fault" };
+
 /**
  * The wait before retry number `retry` (1 for the first retry). A wait the
  * service asked for is honoured in full, plus a little jitter so that callers
@@ -57,19 +76,36 @@ export function requestedDelayMs(
 export function retryDelayMs(
   retry: number,
   settings: RetrySettings,
-  requested: number | undefined,
+  reason: WaitReason,
   random: () => number = Math.random,
 ): number {
-  if (requested !== undefined) return Math.ceil(requested + random() * settings.retryBaseDelayMs);
+  if (reason.kind === "requested") return Math.ceil(reason.ms + random() * settings.retryBaseDelayMs);
+  if (reason.kind === "rateLimited") return rateLimitDelayMs(retry, random);
   return backoffDelayMs(retry, settings, random);
 }
 
-/** Whether another attempt fits in the bounds: attempts made so far, and time since the first one. */
-export function withinBounds(
+/** Why an answer waits, from its status and the wait it asked for. */
+export function waitReasonOf(status: number, requestedMs: number | undefined): WaitReason {
+  if (requestedMs !== undefined) return { kind: "requested", ms: requestedMs };
+  return status === 429 ? { kind: "rateLimited" } : { kind: "fault" };
+}
+
+/**
+ * The wait before the next attempt when one fits in the bounds (attempts made
+ * so far, time since the first one), else undefined. A wait of our own
+ * choosing after a 429 is cut to what the time bound leaves, so the last try
+ * comes as late as allowed; a wait the service asked for is not, as coming
+ * back sooner only meets another 429.
+ */
+export function boundedDelayMs(
   attemptsMade: number,
   elapsedMs: number,
   delayMs: number,
+  reason: WaitReason,
   settings: RetrySettings,
-): boolean {
-  return attemptsMade < settings.maxAttempts && elapsedMs + delayMs <= settings.maxRetryElapsedMs;
+): number | undefined {
+  if (attemptsMade >= settings.maxAttempts) return undefined;
+  const left = settings.maxRetryElapsedMs - elapsedMs;
+  if (delayMs <= left) return delayMs;
+  return reason.kind === "rateLimited" && left >= RATE_LIMIT_FIRST_WAIT_MS ? Math.floor(left) : undefined;
 }

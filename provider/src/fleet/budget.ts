@@ -1,6 +1,6 @@
 /**
  * One request budget for the whole fleet. A shard's provider reads its rate
- * (`dmarc:requestsPerSecond`) once, when its run starts, so the budget is
+ * (`dmarc:requestsPerMinute`) once, when its run starts, so the budget is
  * handed out at starts: a starting shard takes an equal part of what the
  * running shards leave free, split among the shards about to start with it;
  * a shard's part returns to the pool when it ends, for the next one. The
@@ -9,7 +9,7 @@
 export class RequestBudget {
   private free: number;
 
-  /** @param total requests per second for all shards together; undefined for no limit. */
+  /** @param total requests a minute for all shards together; undefined for no limit. */
   constructor(readonly total: number | undefined) {
     this.free = total ?? 0;
   }

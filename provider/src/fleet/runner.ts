@@ -3,7 +3,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
-import { createClient } from "../client";
+import { createClient, formatRate, type Pacing, pacingFor } from "../client";
 import { checkPlans } from "../inventory/declare";
 import { interruptionSummary } from "../recovery/shard";
 import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings } from "../runtime/config";
@@ -138,11 +138,14 @@ export function settingsOf(options: Pick<FleetOptions, "config">): ProviderSetti
   return readSettings({ get: (key) => options.config[`${CONFIG_NAMESPACE}:${key}`]?.value }, process.env);
 }
 
-/** The fleet's rate for all shards together: `dmarc:requestsPerSecond`. */
-function totalRate(options: FleetOptions): number | undefined {
-  const settings = settingsOf(options);
-  const rate = settings.requestsPerSecond === undefined ? undefined : Number(settings.requestsPerSecond);
-  return rate !== undefined && Number.isFinite(rate) && rate > 0 ? rate : undefined;
+/**
+ * The fleet's rate for all shards together, in requests a minute: the one a
+ * client with the fleet's settings paces at (`dmarc:requestsPerMinute`, else
+ * the default for the address); undefined when unpaced.
+ */
+function totalRate(options: FleetOptions): Pacing | undefined {
+  const pacing = pacingFor(clientOptionsFrom(settingsOf(options)));
+  return pacing.requestsPerMinute > 0 ? pacing : undefined;
 }
 
 /**
@@ -296,10 +299,17 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   mkdirSync(logDir, { recursive: true });
   const progress = progressSink(options.progress ?? process.stderr, jobs.length + skipped.length);
   for (const result of skipped) progress.finished(result);
+  const rate = totalRate(options);
+  if (rate && jobs.length > 0) {
+    progress.note(
+      "requests",
+      `${formatRate(rate.requestsPerMinute)} a minute for all shards together (${rate.source})`,
+    );
+  }
   const context: ShardJobContext = {
     options,
     pulumi,
-    budget: new RequestBudget(totalRate(options)),
+    budget: new RequestBudget(rate?.requestsPerMinute),
     progress,
     logDir,
     plans: catalogue.value,

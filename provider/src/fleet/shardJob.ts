@@ -2,6 +2,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { EngineEvent, OpMap, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
+import { formatRate, NOTICE_PREFIX } from "../client";
 import { type Interruption, interruptionSummary, lockOf, recoveryHint } from "../recovery/shard";
 import { CONFIG_NAMESPACE } from "../runtime/config";
 import type { Shard } from "./assignment";
@@ -106,14 +107,38 @@ async function openStack(running: Running): Promise<Stack> {
   return withoutReadsAfterOperations(stack);
 }
 
-/** The fleet's configuration, with this shard's part of the request budget as its rate. */
+/**
+ * The fleet's configuration, with this shard's part of the request budget as
+ * its rate: written as `requestsPerMinute`, which wins over a
+ * `requestsPerSecond` from the configuration or an earlier run; 0 when the
+ * fleet is unpaced, so a shard never falls back to the default on its own.
+ */
 async function writeConfig(running: Running, stack: Stack, rate: number | undefined): Promise<void> {
   const { config } = running.context.options;
-  await applyConfig(stack, {
-    ...config,
-    ...(rate === undefined ? {} : { [`${CONFIG_NAMESPACE}:requestsPerSecond`]: { value: rate.toFixed(3) } }),
-  });
+  // Rounded down, so the parts never add up to more than the budget.
+  const perMinute = rate === undefined ? "0" : String(Math.floor(rate * 1000) / 1000);
+  await applyConfig(stack, { ...config, [`${CONFIG_NAMESPACE}:requestsPerMinute`]: { value: perMinute } });
   running.clock.lap("configSeconds");
+}
+
+/** A shard's waits shown in the fleet's progress at most this often; its log keeps every line. */
+const NOTICE_RELAY_INTERVAL_MS = 15_000;
+
+/**
+ * Shows in the fleet's progress why a shard waits: its provider's lines on
+ * the rate limit and its pacing (the client's notices, on standard error,
+ * which the engine passes on as diagnostics).
+ */
+function noticeRelay(running: Running): (event: EngineEvent) => void {
+  let relayedAt = Number.NEGATIVE_INFINITY;
+  return (event) => {
+    const message = event.diagnosticEvent?.message.trim();
+    if (!message?.startsWith(NOTICE_PREFIX)) return;
+    const now = performance.now();
+    if (now - relayedAt < NOTICE_RELAY_INTERVAL_MS) return;
+    relayedAt = now;
+    running.context.progress.note(running.job.shard.name, message.slice(NOTICE_PREFIX.length));
+  };
 }
 
 /** One engine operation on the stack; its change counts from the engine's summary. */
@@ -122,11 +147,13 @@ async function operate(running: Running, stack: Stack): Promise<Record<string, n
   running.marks = marks;
   const mark = marking(marks);
   const record = running.context.steps.recorder(running.job.shard.name);
+  const relay = noticeRelay(running);
   const common = {
     onOutput: (text: string) => running.log.write(text),
     onEvent: (event: EngineEvent) => {
       mark(event);
       record(event);
+      relay(event);
     },
     color: "never" as const,
   };
@@ -229,6 +256,7 @@ export async function runShardJob(context: ShardJobContext, job: ShardJob, slot:
   const running: Running = { context, job, clock: new ShardClock(), log: createWriteStream(logFile) };
   const rate = context.budget.take(slot.startingWith);
   context.progress.started(shard.name, operation);
+  if (rate !== undefined) context.progress.note(shard.name, `paced at ${formatRate(rate)} requests a minute`);
   let outcome: ShardOutcome;
   try {
     outcome = await steps(running, rate);

@@ -21,6 +21,7 @@ const SETTING_KINDS = {
   clientId: "text",
   clientSecret: "secret",
   partnerId: "text",
+  requestsPerMinute: "number",
   requestsPerSecond: "number",
   maxConcurrency: "number",
   maxAttempts: "number",
@@ -31,7 +32,7 @@ const SETTING_KINDS = {
   retryMaxDelayMs: "number",
   tokenRenewMarginSeconds: "number",
   domainBatchWindowMs: "number",
-} as const satisfies Record<Exclude<keyof ClientOptions, "log"> | "partnerId", "text" | "secret" | "number">;
+} as const satisfies Record<Exclude<keyof ClientOptions, "log" | "notice"> | "partnerId", "text" | "secret" | "number">;
 
 export type SettingKey = keyof typeof SETTING_KINDS;
 

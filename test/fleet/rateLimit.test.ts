@@ -1,0 +1,108 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import { CLIENT_DEFAULTS, PUBLISHED_REQUESTS_PER_MINUTE } from "pulumi-dmarc-partner/client";
+import { runFleet } from "pulumi-dmarc-partner/fleet";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { useEngine } from "../support/engine";
+import { fleetOptions, inventoryOf, organizationsByName, serviceClient, tenant, uniqueFleetName } from "./support";
+
+// The issue's done-criterion for rate limits: a 20-tenant fleet against a
+// service that admits the published 60 requests a minute and, like its
+// published 429 example, never says when to come back. The fleet paces at
+// the rate a partner gets against the real service by default (the emulator,
+// on loopback, is unpaced unless told), and must end with no failure and no
+// minute holding more requests than the limit.
+
+const WINDOW_MS = 60_000;
+const TENANTS = 20;
+
+let emulator: EmulatorHandle;
+const requestLog = join(mkdtempSync(join(tmpdir(), "dmarc-fleet-rate-")), "requests.jsonl");
+const fleet = uniqueFleetName("paced");
+const tenants = Array.from({ length: TENANTS }, (_, index) => tenant(`paced${String(index).padStart(2, "0")}`));
+
+function options(inventoryTenants = tenants) {
+  const base = fleetOptions(emulator, fleet, inventoryOf(inventoryTenants), { shardSize: 10, concurrency: 2 });
+  // The client's own bounds (no lowered maxAttempts), at the default rate for the service.
+  const config = {
+    ...emulator.stackConfig,
+    "dmarc:requestsPerMinute": { value: String(CLIENT_DEFAULTS.requestsPerMinute) },
+  };
+  return { ...base, config };
+}
+
+/** Arrival times (ms since the epoch) of every API request the emulator logged, refused ones included. */
+function arrivals(): number[] {
+  return readFileSync(requestLog, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => Date.parse((JSON.parse(line) as { time: string }).time))
+    .sort((a, b) => a - b);
+}
+
+/** The most requests that arrived within any one window: each request and those after it, less than a window later. */
+function busiestWindow(times: readonly number[]): number {
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < times.length; last++) {
+    while ((times[last] ?? 0) - (times[first] ?? 0) >= WINDOW_MS) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+beforeAll(async () => {
+  await useEngine();
+  emulator = await startTestEmulator({
+    requestLogFile: requestLog,
+    rateLimit: { requests: PUBLISHED_REQUESTS_PER_MINUTE, perSeconds: 60, hints: "none" },
+  });
+});
+
+afterAll(async () => {
+  // The objects live in this emulator only, and a destroy would run at the rate its up recorded: drop the stacks.
+  const run = options([]);
+  const workspace = await LocalWorkspace.create({
+    workDir: run.projectDir,
+    projectSettings: { name: run.projectName, runtime: "nodejs" },
+  });
+  for (const summary of await workspace.listStacks()) {
+    const name = summary.name.slice(summary.name.lastIndexOf("/") + 1);
+    if (name.startsWith(`${fleet}-`)) await workspace.removeStack(name, { force: true });
+  }
+  await emulator?.emulator.close();
+}, 300_000);
+
+describe("a fleet against the published rate limit, without retry hints", () => {
+  it("deploys 20 tenants with no failure and never more requests in a minute than the limit", async () => {
+    const run = options();
+    const report = await runFleet("up", run);
+    expect(report.results.map((result) => [result.shard, result.status, result.error ?? ""])).toEqual([
+      [`${fleet}-001`, "done", ""],
+      [`${fleet}-002`, "done", ""],
+    ]);
+    expect(report.ok).toBe(true);
+    const organizations = await organizationsByName(serviceClient(emulator));
+    for (const entry of tenants) expect(organizations.has(String(entry.name))).toBe(true);
+
+    const times = arrivals();
+    const busiest = busiestWindow(times);
+    const stats = await emulator.control<{ requests: number; rateLimited: number }>("GET", "/stats");
+    const minutes = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / WINDOW_MS;
+    console.log(
+      `paced fleet: ${times.length} requests over ${minutes.toFixed(2)} min (${(times.length / minutes).toFixed(1)} a minute), ` +
+        `busiest minute ${busiest}, ${stats.rateLimited} answered 429`,
+    );
+    expect(busiest).toBeLessThanOrEqual(PUBLISHED_REQUESTS_PER_MINUTE);
+    expect(stats.rateLimited).toBe(0);
+
+    const progress = run.progressText();
+    expect(progress).toContain(`requests: ${CLIENT_DEFAULTS.requestsPerMinute} a minute for all shards together`);
+    expect(progress).toContain(`${fleet}-001: paced at ${CLIENT_DEFAULTS.requestsPerMinute / 2} requests a minute`);
+    // A shard's provider says when its pacing holds requests back, and the progress passes it on.
+    expect(progress).toMatch(new RegExp(`${fleet}-00[12]: pacing at [\\d.]+ requests a minute .* waiting their turn`));
+  }, 1_200_000);
+});
