@@ -17,6 +17,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["tenant"],
   ["inventory"],
   ["discovery"],
+  ["checkpoint"],
   ["recovery"],
   ["fleet"],
   ["index.ts"],
@@ -68,6 +69,23 @@ describe("provider/src's layers", () => {
         .map((target) => `${relative(source, file)} imports ${relative(source, target)}, a higher layer`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it("leave reading a checkpoint's fields and spelling the type token to one module each", () => {
+    // The checkpoint layer is the one reader of a stack's state; runtime/typeToken.ts the one spelling of our tokens.
+    const owners: readonly { text: string; owner: string }[] = [
+      { text: "pending_operations", owner: "checkpoint/deployment.ts" },
+      { text: "deployment.resources", owner: "checkpoint/deployment.ts" },
+      { text: "pulumi-nodejs:dynamic/", owner: "runtime/typeToken.ts" },
+    ];
+    const strays = files.flatMap((file) => {
+      const name = relative(source, file);
+      const text = readFileSync(file, "utf8");
+      return owners
+        .filter(({ text: needle, owner }) => name !== owner && text.includes(needle))
+        .map(({ text: needle, owner }) => `${name} spells "${needle}", which only ${owner} may`);
+    });
+    expect(strays).toEqual([]);
   });
 
   it("sees an upward import when there is one", () => {

@@ -1,14 +1,9 @@
 // The fleet runner for Automation API users: `import { runFleet } from "pulumi-dmarc-partner/fleet"`.
+
+export type { Interruption } from "../checkpoint/interruption";
 export type { LeftOutOrganization } from "../discovery/entries";
 export type { ImportedTenant, ImportReport, ManagedOrganization } from "../discovery/report";
-
-export {
-  type Interruption,
-  type RecoveryTarget,
-  recoverShard,
-  type ShardRecoveryResult,
-  type StackRecovery,
-} from "../recovery/shard";
+export { type RecoveryTarget, recoverShard, type ShardRecoveryResult, type StackRecovery } from "../recovery/shard";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
 export { exitCodeOf, FLEET_EXIT, FLEET_SPEC, type FleetInvocation, type ImportInvocation, main } from "./cli";
 export {

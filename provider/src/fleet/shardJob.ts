@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { EngineEvent, OpMap, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
-import { type Interruption, interruptionSummary, lockOf, recoveryHint } from "../recovery/shard";
+import { type Interruption, interruptionSummary, lockOf, recoveryHint } from "../checkpoint/interruption";
 import { CONFIG_NAMESPACE } from "../runtime/config";
 import type { Shard } from "./assignment";
 import { previewRefreshOf } from "./automation";

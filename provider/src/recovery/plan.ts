@@ -1,17 +1,19 @@
-import type { DmarcClient } from "../client";
-import { IMPORT_KEY } from "../runtime/host";
-import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
-import { PROVIDER_KEY } from "../runtime/providerModule";
-import { plain } from "../runtime/values";
 import {
   type Deployment,
-  dmarcTypeName,
   holdsSecret,
   type PendingOperation,
   pendingOperations,
   resourceName,
+  resourcesOf,
   type StateResource,
-} from "./deployment";
+  withEntries,
+} from "../checkpoint/deployment";
+import type { DmarcClient } from "../client";
+import { IMPORT_KEY } from "../runtime/host";
+import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
+import { PROVIDER_KEY } from "../runtime/providerModule";
+import { dmarcTypeName } from "../runtime/typeToken";
+import { plain } from "../runtime/values";
 
 // What recovery does with each pending operation an interrupted run left in
 // the state. Only a pending create can have made an object the state does not
@@ -62,12 +64,12 @@ function declaredInputs(resource: StateResource): { declared: Inputs; importId: 
 }
 
 function idsInState(state: Deployment): Set<string> {
-  return new Set((state.deployment.resources ?? []).flatMap((resource) => (resource.id ? [resource.id] : [])));
+  return new Set(resourcesOf(state).flatMap((resource) => (resource.id ? [resource.id] : [])));
 }
 
 /** The id under which a later run recorded the resource, when one did. */
 function recordedId(state: Deployment, urn: string): string | undefined {
-  return (state.deployment.resources ?? []).find((resource) => resource.urn === urn && !resource.delete)?.id;
+  return resourcesOf(state).find((resource) => resource.urn === urn && !resource.delete)?.id;
 }
 
 function clientOf(services: LookupServices): DmarcClient {
@@ -178,7 +180,7 @@ export async function applySettlement(
   services: LookupServices,
 ): Promise<Deployment> {
   const next = structuredClone(state);
-  const resources = next.deployment.resources ?? [];
+  const resources = resourcesOf(next);
   const byUrn = new Map(steps.map((step) => [step.urn, step]));
   const remaining: PendingOperation[] = [];
   for (const operation of pendingOperations(next)) {
@@ -200,7 +202,5 @@ export async function applySettlement(
     // Dependents of a pending create never started, so appending keeps the state's order valid.
     resources.push(record);
   }
-  next.deployment.resources = resources;
-  next.deployment.pending_operations = remaining;
-  return next;
+  return withEntries(next, resources, remaining);
 }

@@ -1,9 +1,9 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { type Deployment, pendingOperations } from "../checkpoint/deployment";
+import { fileBackendFolder, stackFiles } from "../checkpoint/fileBackend";
+import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "../checkpoint/repair";
 import { definitionOf } from "../registry";
-import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "./checkpoint";
-import { type Deployment, pendingOperations } from "./deployment";
-import { fileBackendFolder, stackFiles } from "./fileBackend";
 import { readLocks, removeLock, type StackLock } from "./locks";
 import { findRunProcesses, inFlightBoundMs, type StoppedOrphan, settleOrphans } from "./orphans";
 import { applySettlement, type LookupServices, planSettlement, type SettlementStep } from "./plan";
