@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
 import type { StackRecovery } from "../recovery/shard";
-import { CONFIG_NAMESPACE, type ProviderSettings, readSettings } from "../runtime/config";
+import { type ProviderSettings, settingsFrom } from "../runtime/config";
 import type { FleetProject } from "./shard";
 
 export type FleetCommand = "preview" | "up" | "refresh" | "drift" | "destroy" | "status" | "shards";
@@ -42,5 +42,5 @@ export interface FleetOptions extends FleetProject {
 
 /** The provider settings every shard gets: the `dmarc:*` config, else the environment. */
 export function settingsOf(options: Pick<FleetOptions, "config">): ProviderSettings {
-  return readSettings({ get: (key) => options.config[`${CONFIG_NAMESPACE}:${key}`]?.value }, process.env);
+  return settingsFrom((key) => options.config[key]?.value);
 }

@@ -1,9 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan } from "../api";
-import { createClient } from "../client";
 import { checkPlans } from "../inventory/declare";
-import { clientOptionsFrom } from "../runtime/config";
+import { clientFrom } from "../runtime/config";
 import { RequestBudget } from "./budget";
 import type { UnmanagedOrganizations } from "./findings";
 import { type FleetCommand, type FleetOptions, settingsOf } from "./fleetOptions";
@@ -36,7 +35,7 @@ function totalRate(options: FleetOptions): number | undefined {
  */
 async function checkedCatalogue(options: FleetOptions): Promise<Plan[] | undefined> {
   if (options.inventory.tenants.length === 0) return undefined;
-  const plans = await createClient(clientOptionsFrom(settingsOf(options))).listPlans();
+  const plans = await clientFrom(settingsOf(options)).listPlans();
   checkPlans(options.inventory, plans);
   return plans;
 }
@@ -47,7 +46,7 @@ async function accountCensus(
   states: ReadonlyMap<number, ShardState>,
 ): Promise<UnmanagedOrganizations> {
   const managed = new Set([...states.values()].flatMap(organizationIdsOf));
-  return unmanagedOrganizations(createClient(clientOptionsFrom(settingsOf(options))), managed);
+  return unmanagedOrganizations(clientFrom(settingsOf(options)), managed);
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number }> {

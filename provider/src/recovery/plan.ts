@@ -77,6 +77,32 @@ function clientOf(services: LookupServices): DmarcClient {
   return services.client;
 }
 
+/**
+ * The pending create's definition and parsed inputs, to look its object up
+ * with; or what becomes of it without a lookup (another package's resource,
+ * an adoption, secret or unparsable inputs).
+ */
+function lookableInputs(
+  resource: StateResource,
+  definition: AnyResourceDefinition | undefined,
+): { definition: AnyResourceDefinition; inputs: unknown } | Pick<SettlementStep, "action" | "reason"> {
+  if (!definition) {
+    return { action: "unsettled", reason: "not a resource of this package: check it with its own provider" };
+  }
+  const { declared, importId } = declaredInputs(resource);
+  if (importId !== undefined) {
+    return { action: "drop", reason: `an adoption of ${String(importId)}, which the next pulumi up makes again` };
+  }
+  if (holdsSecret(declared)) {
+    return { action: "unsettled", reason: "its inputs are secret, and recovery never decrypts them" };
+  }
+  const parsed = definition.inputs.safeParse(declared);
+  if (!parsed.success) {
+    return { action: "unsettled", reason: `its recorded inputs do not parse: ${parsed.error.issues[0]?.message}` };
+  }
+  return { definition, inputs: parsed.data };
+}
+
 async function settleCreate(
   operation: PendingOperation,
   services: LookupServices,
@@ -87,29 +113,9 @@ async function settleCreate(
   const typeName = dmarcTypeName(resource.type);
   const step = { urn: resource.urn, typeName: typeName ?? resource.type, operation: operation.type };
   const definition = typeName === undefined ? undefined : services.definitionOf(typeName);
-  if (!definition) {
-    return { ...step, action: "unsettled", reason: "not a resource of this package: check it with its own provider" };
-  }
-  const { declared, importId } = declaredInputs(resource);
-  if (importId !== undefined) {
-    return {
-      ...step,
-      action: "drop",
-      reason: `an adoption of ${String(importId)}, which the next pulumi up makes again`,
-    };
-  }
-  if (holdsSecret(declared)) {
-    return { ...step, action: "unsettled", reason: "its inputs are secret, and recovery never decrypts them" };
-  }
-  const parsed = definition.inputs.safeParse(declared);
-  if (!parsed.success) {
-    return {
-      ...step,
-      action: "unsettled",
-      reason: `its recorded inputs do not parse: ${parsed.error.issues[0]?.message}`,
-    };
-  }
-  const id = await definition.lookUp({ ...lifecycleContext(clientOf(services)), known }, parsed.data);
+  const lookable = lookableInputs(resource, definition);
+  if ("action" in lookable) return { ...step, ...lookable };
+  const id = await lookable.definition.lookUp({ ...lifecycleContext(clientOf(services)), known }, lookable.inputs);
   if (id === undefined)
     return { ...step, action: "drop", reason: "the create never reached the service; the next pulumi up makes it" };
   if (known.has(id)) return { ...step, action: "drop", id, reason: "the state records this object already" };
@@ -122,8 +128,9 @@ async function settleCreate(
       reason: `a later run recorded ${recorded} for it; ${id} is probably a duplicate the interrupted run made: check it and delete it`,
     };
   }
-  if ((definition.secretOutputs ?? []).length > 0) {
-    const secrets = (definition.secretOutputs ?? []).join(", ");
+  const secretOutputs = lookable.definition.secretOutputs ?? [];
+  if (secretOutputs.length > 0) {
+    const secrets = secretOutputs.join(", ");
     return { ...step, action: "recreate", id, reason: `its ${secrets} came only with the lost answer` };
   }
   return { ...step, action: "adopt", id, reason: "the create was carried out" };
