@@ -86,12 +86,7 @@ async function projectOptions(values: OptionValues, cwd: string) {
 function shardOptions(values: OptionValues) {
   const shardSize = wholeNumber(values, "shard-size");
   const concurrency = wholeNumber(values, "concurrency");
-  const shards = listOption(values, "shard");
-  return {
-    ...(shardSize ? { shardSize } : {}),
-    ...(concurrency ? { concurrency } : {}),
-    ...(shards ? { only: shards } : {}),
-  };
+  return { ...(shardSize ? { shardSize } : {}), ...(concurrency ? { concurrency } : {}) };
 }
 
 function onDeleteOption(values: OptionValues): TenantOnDelete | undefined {
@@ -128,6 +123,7 @@ async function fleetInvocation(
   inventory: Inventory,
 ): Promise<FleetInvocation> {
   const shards = shardOptions(values);
+  const only = listOption(values, "shard");
   const allowOffboard = listOption(values, "allow-offboard");
   const maxOffboard = wholeNumber(values, "max-offboard", 0);
   const markdown = stringOption(values, "markdown");
@@ -140,6 +136,7 @@ async function fleetInvocation(
     options: {
       ...(await projectOptions(values, cwd)),
       ...shards,
+      ...(only ? { only } : {}),
       inventory,
       ...(values.all ? { all: true } : {}),
       ...(values.refresh ? { refresh: true } : {}),

@@ -96,6 +96,7 @@ export const FLEET_SPEC: CommandSpec = {
       value: "<name>",
       multiple: true,
       description: "only this shard; repeat for several (e.g. one CI job each)",
+      commands: FLEET_COMMANDS,
     },
     {
       name: "all",
