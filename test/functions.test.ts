@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../scripts/engine.mjs";
+import { typeScriptFiles } from "./support/sources";
 
 // Functions that each do one thing: none in provider/src or emulator/src is
 // longer than MAX_LINES, from its first line to its closing brace. A longer
@@ -21,16 +22,6 @@ const ALLOWED: readonly string[] = [
   "provider/src/discovery/entries.ts",
   "emulator/src/",
 ];
-
-function typeScriptFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? typeScriptFiles(join(folder, entry.name))
-      : entry.name.endsWith(".ts")
-        ? [join(folder, entry.name)]
-        : [],
-  );
-}
 
 interface FunctionLength {
   /** `provider/src/fleet/runner.ts:72 runFleet` */

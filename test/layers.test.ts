@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../scripts/engine.mjs";
+import { typeScriptFiles } from "./support/sources";
 
 // The package's layers, lowest first: a module may import from its own layer
 // and those below it, never from one above. CONTRIBUTING.md explains the
@@ -24,16 +25,6 @@ const LAYERS: readonly (readonly string[])[] = [
 ];
 
 const source = join(projectRoot, "provider", "src");
-
-function typeScriptFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? typeScriptFiles(join(folder, entry.name))
-      : entry.name.endsWith(".ts")
-        ? [join(folder, entry.name)]
-        : [],
-  );
-}
 
 /** The layer of a file of provider/src: its top folder's, or its own name's for a file at the top. */
 function layerOf(file: string): number {
