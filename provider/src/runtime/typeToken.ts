@@ -3,7 +3,7 @@
 // tell them apart. The one place the token's shape is spelled.
 
 /** Module part of every type token: `pulumi-nodejs:dynamic/dmarc:<Type>`. */
-export const TYPE_MODULE = "dmarc";
+const TYPE_MODULE = "dmarc";
 
 const TYPE_PREFIX = `pulumi-nodejs:dynamic/${TYPE_MODULE}:`;
 
