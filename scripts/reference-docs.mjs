@@ -30,11 +30,11 @@ function formatted(path, text) {
 /** Every reference page, by its path from the project root. */
 export function referencePages() {
   const { registeredTypes } = fromProvider("./dist/registry.js");
-  const { TYPE_MODULE } = fromProvider("./dist/runtime/resource.js");
+  const { typeToken } = fromProvider("./dist/runtime/typeToken.js");
   const { InventoryFile } = fromProvider("./dist/inventory/inventory.js");
   const types = registeredTypes.map((type) => ({
     name: basename(type.providerModule),
-    typeToken: `pulumi-nodejs:dynamic/${TYPE_MODULE}:${type.typeName}`,
+    typeToken: typeToken(type.typeName),
     definition: type.definition,
   }));
   const pages = [

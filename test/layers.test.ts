@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../scripts/engine.mjs";
+import { typeScriptFiles } from "./support/sources";
 
 // The package's layers, lowest first: a module may import from its own layer
 // and those below it, never from one above. CONTRIBUTING.md explains the
@@ -17,22 +18,13 @@ const LAYERS: readonly (readonly string[])[] = [
   ["tenant"],
   ["inventory"],
   ["discovery"],
+  ["checkpoint"],
   ["recovery"],
   ["fleet"],
   ["index.ts"],
 ];
 
 const source = join(projectRoot, "provider", "src");
-
-function typeScriptFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? typeScriptFiles(join(folder, entry.name))
-      : entry.name.endsWith(".ts")
-        ? [join(folder, entry.name)]
-        : [],
-  );
-}
 
 /** The layer of a file of provider/src: its top folder's, or its own name's for a file at the top. */
 function layerOf(file: string): number {
@@ -68,6 +60,25 @@ describe("provider/src's layers", () => {
         .map((target) => `${relative(source, file)} imports ${relative(source, target)}, a higher layer`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it("leave reading a checkpoint, spelling the type token and making a client to one module each", () => {
+    // The checkpoint layer is the one reader of a stack's state; runtime/typeToken.ts the one spelling of our
+    // tokens; runtime/config.ts the one way from configuration to a client (the client folder defines it).
+    const owners: readonly { text: string; owners: readonly string[] }[] = [
+      { text: "pending_operations", owners: ["checkpoint/deployment.ts"] },
+      { text: "deployment.resources", owners: ["checkpoint/deployment.ts"] },
+      { text: "pulumi-nodejs:dynamic/", owners: ["runtime/typeToken.ts"] },
+      { text: "createClient(", owners: ["runtime/config.ts", "client/index.ts"] },
+    ];
+    const strays = files.flatMap((file) => {
+      const name = relative(source, file);
+      const text = readFileSync(file, "utf8");
+      return owners
+        .filter((owned) => !owned.owners.includes(name) && text.includes(owned.text))
+        .map((owned) => `${name} spells "${owned.text}", which only ${owned.owners.join(" and ")} may`);
+    });
+    expect(strays).toEqual([]);
   });
 
   it("sees an upward import when there is one", () => {

@@ -1,4 +1,5 @@
 import { resourceDefinitions } from "./registry";
+import type { ProviderSettings } from "./runtime/config";
 import { DynamicProviderHost } from "./runtime/host";
 
 /**
@@ -8,3 +9,8 @@ import { DynamicProviderHost } from "./runtime/host";
  * package's inventory, tenant and fleet parts.
  */
 export const dynamicProviderHost = new DynamicProviderHost(Object.values(resourceDefinitions));
+
+/** A host of its own holding these settings, as a shard's configured provider would: import's adoption check. */
+export function hostWithSettings(settings: ProviderSettings): DynamicProviderHost {
+  return new DynamicProviderHost(Object.values(resourceDefinitions), settings);
+}

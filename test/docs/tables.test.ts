@@ -46,4 +46,19 @@ describe.each([
     const options = tableAfter(text, "Options").map(([option]) => /--([a-z-]+)/.exec(option ?? "")?.[1]);
     expect(options.sort()).toEqual(spec.options.map((option) => option.name).sort());
   });
+
+  it("name the commands an option applies to, as the command checks them", () => {
+    // A meaning that starts "`preview`, `up`:" or "`up` only:" limits the option to those commands.
+    const scopes = tableAfter(text, "Options").map(([option, meaning]) => ({
+      name: /--([a-z-]+)/.exec(option ?? "")?.[1],
+      commands: [
+        ...(/^((?:`[a-z-]+`(?:, )?)+)(?: only)?:/.exec(meaning ?? "")?.[1]?.matchAll(/`([a-z-]+)`/g) ?? []),
+      ].map((match) => match[1]),
+    }));
+    expect(scopes.sort((a, b) => String(a.name).localeCompare(String(b.name)))).toEqual(
+      spec.options
+        .map((option) => ({ name: option.name, commands: [...(option.commands ?? [])] }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    );
+  });
 });

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { findRunProcesses, inFlightBoundMs, settleOrphans } from "../../provider/src/recovery/orphans";
 import { engineAddressOf, runProcessesIn } from "../../provider/src/recovery/processes";
+import { settingsFrom } from "../../provider/src/runtime/config";
 
 // Real processes with the command lines of a run's plugins, a real engine
 // address (a loopback listener this test opens and closes) and a real
@@ -113,10 +114,13 @@ describe("engineAddressOf", () => {
 });
 
 describe("inFlightBoundMs", () => {
+  const boundOf = (config: Record<string, string>, env: NodeJS.ProcessEnv) =>
+    inFlightBoundMs(settingsFrom((key) => config[key], env));
+
   it("adds the connect and request timeouts to the retry budget, from the stack's config before the environment", () => {
-    expect(inFlightBoundMs({}, {})).toBe(10_000 + 30_000 + 120_000);
+    expect(boundOf({}, {})).toBe(10_000 + 30_000 + 120_000);
     expect(
-      inFlightBoundMs(
+      boundOf(
         { "dmarc:requestTimeoutMs": "2000", "dmarc:maxRetryElapsedMs": "0" },
         {
           DMARC_REQUEST_TIMEOUT_MS: "9000",

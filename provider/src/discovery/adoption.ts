@@ -1,9 +1,9 @@
-import type * as pulumi from "@pulumi/pulumi";
 import type { Plan } from "../api";
 import type { InventoryTenant } from "../inventory/inventory";
-import { definitionOf, resourceDefinitions } from "../registry";
-import { CONFIG_NAMESPACE, type ProviderSettings } from "../runtime/config";
-import { DynamicProviderHost, IMPORT_KEY } from "../runtime/host";
+import { hostWithSettings } from "../providerHost";
+import { definitionOf } from "../registry";
+import type { ProviderSettings } from "../runtime/config";
+import { type DynamicProviderHost, IMPORT_KEY } from "../runtime/host";
 import { splitId } from "../runtime/ids";
 import { priceIdFor } from "../tenant/tenant";
 
@@ -113,11 +113,7 @@ export function tenantDeclarations(tenant: InventoryTenant, plans: readonly Plan
 
 /** A provider host of its own, configured with the settings a shard's provider would get. */
 export async function adoptionHost(settings: ProviderSettings): Promise<DynamicProviderHost> {
-  const host = new DynamicProviderHost(Object.values(resourceDefinitions));
-  const config = { get: (key: string) => settings[key.slice(CONFIG_NAMESPACE.length + 1) as keyof ProviderSettings] };
-  // The host reads its settings through the request's `config.get`, and nothing else of it.
-  await host.configure({ config } as unknown as pulumi.dynamic.ConfigureRequest);
-  return host;
+  return hostWithSettings(settings);
 }
 
 /**

@@ -1,9 +1,8 @@
 import { stringify } from "yaml";
 import type { z } from "zod";
 import type { Plan } from "../api";
-import { createClient } from "../client";
 import { type Inventory, InventoryError, type InventoryTenant, parseInventory } from "../inventory/inventory";
-import { clientOptionsFrom, type ProviderSettings } from "../runtime/config";
+import { clientFrom, type ProviderSettings } from "../runtime/config";
 import type { DynamicProviderHost } from "../runtime/host";
 import { describeValue, valueAt } from "../runtime/values";
 import { TenantDomain, TenantWebhook } from "../tenant/schema";
@@ -287,13 +286,67 @@ function splitOutcomes(outcomes: readonly (Candidate | LeftOutOrganization)[]): 
   };
 }
 
+/** The file's new entries, each with its comments, and the lines that say what was left out and why. */
+function additionsOf(
+  candidates: readonly Candidate[],
+  leftOut: readonly LeftOutOrganization[],
+  accountLines: readonly string[],
+): InventoryAdditions {
+  return {
+    tenants: candidates.map(({ proposal }) => ({ entry: proposal.entry, comments: commentsOf(proposal) })),
+    trailing: [
+      ...leftOut.map(
+        (organization) =>
+          `left out: organisation "${organization.name}" (${organization.organizationId}): ${organization.reason}`,
+      ),
+      ...accountLines,
+    ],
+  };
+}
+
+/** What was found, written and left out, for the report. */
+interface ImportOutcome {
+  account: DiscoveredAccount;
+  managed: ManagedOrganization[];
+  candidates: Candidate[];
+  leftOut: LeftOutOrganization[];
+  accountLines: string[];
+  failedChecks: number;
+  text: string | undefined;
+}
+
+function importReport(options: ImportOptions, outcome: ImportOutcome): ImportReport {
+  return {
+    formatVersion: IMPORT_FORMAT_VERSION,
+    inventory: options.inventoryName,
+    mode: options.existing ? "append" : "new",
+    organizations: outcome.account.organizations.length,
+    written: outcome.candidates.map(({ proposal }) => ({
+      key: proposal.entry.key,
+      name: proposal.entry.name,
+      organizationId: proposal.organizationId,
+      domains: proposal.entry.domains?.length ?? 0,
+      webhooks: proposal.entry.webhooks?.length ?? 0,
+      ...(proposal.keyNote ? { keyNote: proposal.keyNote } : {}),
+      leftOut: proposal.leftOut,
+    })),
+    leftOut: outcome.leftOut,
+    managed: outcome.managed,
+    account: outcome.accountLines,
+    missing: outcome.account.missing,
+    checked: options.check === true,
+    failedChecks: outcome.failedChecks,
+    changed: outcome.text !== undefined,
+  };
+}
+
 /**
  * Reads the partner's account and writes what it holds as inventory
  * entries that adopt every object by id. Sends no request that changes
  * anything; answers the file's new text, which the caller writes.
  */
 export async function importAccount(options: ImportOptions): Promise<ImportResult> {
-  const client = createClient(clientOptionsFrom(options.settings));
+  const client = clientFrom(options.settings);
   // The adoption check reads through this same cached client: both see this run's lists, and only these.
   client.forgetLists();
   const account = await discoverAccount(client, {
@@ -315,44 +368,13 @@ export async function importAccount(options: ImportOptions): Promise<ImportResul
     (a, b) => a.name.localeCompare(b.name) || a.organizationId.localeCompare(b.organizationId),
   );
   const accountLines = accountNotes(account);
-
-  const additions: InventoryAdditions = {
-    tenants: candidates.map(({ proposal }) => ({ entry: proposal.entry, comments: commentsOf(proposal) })),
-    trailing: [
-      ...leftOut.map(
-        (organization) =>
-          `left out: organisation "${organization.name}" (${organization.organizationId}): ${organization.reason}`,
-      ),
-      ...accountLines,
-    ],
-  };
+  const additions = additionsOf(candidates, leftOut, accountLines);
   const text = options.existing ? appendedInventoryText(options.existing.text, additions) : newInventoryText(additions);
   if (text !== undefined) checkWritten(text, options.inventoryName, candidates);
-
+  const failedChecks = checked.leftOut.length;
   return {
     text,
-    report: {
-      formatVersion: IMPORT_FORMAT_VERSION,
-      inventory: options.inventoryName,
-      mode: options.existing ? "append" : "new",
-      organizations: account.organizations.length,
-      written: candidates.map(({ proposal }) => ({
-        key: proposal.entry.key,
-        name: proposal.entry.name,
-        organizationId: proposal.organizationId,
-        domains: proposal.entry.domains?.length ?? 0,
-        webhooks: proposal.entry.webhooks?.length ?? 0,
-        ...(proposal.keyNote ? { keyNote: proposal.keyNote } : {}),
-        leftOut: proposal.leftOut,
-      })),
-      leftOut,
-      managed,
-      account: accountLines,
-      missing: account.missing,
-      checked: options.check === true,
-      failedChecks: checked.leftOut.length,
-      changed: text !== undefined,
-    },
+    report: importReport(options, { account, managed, candidates, leftOut, accountLines, failedChecks, text }),
   };
 }
 

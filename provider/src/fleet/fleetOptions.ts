@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { StackRecovery } from "../recovery/shard";
+import { type ProviderSettings, settingsFrom } from "../runtime/config";
 import type { FleetProject } from "./shard";
 
 export type FleetCommand = "preview" | "up" | "refresh" | "drift" | "destroy" | "status" | "shards";
@@ -37,4 +38,9 @@ export interface FleetOptions extends FleetProject {
   recover?: StackRecovery;
   /** Where progress goes; default stderr. */
   progress?: Writable & { isTTY?: boolean };
+}
+
+/** The provider settings every shard gets: the `dmarc:*` config, else the environment. */
+export function settingsOf(options: Pick<FleetOptions, "config">): ProviderSettings {
+  return settingsFrom((key) => options.config[key]?.value);
 }

@@ -5,8 +5,8 @@ import type { ImportReport } from "../discovery/report";
 import { type Inventory, loadInventory } from "../inventory/inventory";
 import { readTextIfAny } from "../runtime/readText";
 import type { TenantOnDelete } from "../tenant/tenant";
-import type { FleetOptions } from "./fleetOptions";
-import { fleetHoldings, settingsOf } from "./runner";
+import { type FleetOptions, settingsOf } from "./fleetOptions";
+import { fleetHoldings } from "./scan";
 
 // `dmarc-fleet import`: the partner's account written as inventory entries
 // for this fleet. It reads the service and the fleet's shard stacks, changes

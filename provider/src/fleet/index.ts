@@ -1,16 +1,14 @@
 // The fleet runner for Automation API users: `import { runFleet } from "pulumi-dmarc-partner/fleet"`.
+
+export type { Interruption } from "../checkpoint/interruption";
 export type { LeftOutOrganization } from "../discovery/entries";
 export type { ImportedTenant, ImportReport, ManagedOrganization } from "../discovery/report";
-
-export {
-  type Interruption,
-  type RecoveryTarget,
-  recoverShard,
-  type ShardRecoveryResult,
-  type StackRecovery,
-} from "../recovery/shard";
+export { type RecoveryTarget, recoverShard, type ShardRecoveryResult, type StackRecovery } from "../recovery/shard";
+export type { FleetInvocation, ImportInvocation } from "./arguments";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
-export { exitCodeOf, FLEET_EXIT, FLEET_SPEC, type FleetInvocation, type ImportInvocation, main } from "./cli";
+export { main } from "./cli";
+export { FLEET_EXIT, FLEET_SPEC } from "./commandSpec";
+export { exitCodeOf } from "./commands";
 export {
   FINDINGS_FORMAT_VERSION,
   type FindingsTotals,
@@ -22,17 +20,11 @@ export {
 } from "./findings";
 export { COMMENT_LIMIT, type CommentOptions, type CommentSubject, findingsMarkdown } from "./findingsMarkdown";
 export { findingsText } from "./findingsText";
+export { FLEET_COMMANDS, type FleetCommand, type FleetOptions } from "./fleetOptions";
+export type { FleetReport, FleetTiming, ShardOverview } from "./fleetReport";
 export { type ImportCommandOptions, ImportRefused, runImport } from "./import";
 export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
-export {
-  FLEET_COMMANDS,
-  type FleetCommand,
-  type FleetOptions,
-  type FleetReport,
-  type FleetTiming,
-  runFleet,
-  type ShardOverview,
-} from "./runner";
+export { runFleet } from "./runner";
 export type { FleetProject } from "./shard";
 export type { PropertyChange } from "./stepLog";

@@ -1,6 +1,6 @@
 // One shard's outcome, as the progress lines, the summary table and `--json` give it.
 
-export type ShardStatus = "queued" | "running" | "done" | "skipped" | "failed";
+export type ShardStatus = "done" | "skipped" | "failed";
 
 /**
  * Where one shard's wall time went, in seconds, measured by the runner. The

@@ -4,7 +4,6 @@ import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import {
   type ConfigMap,
-  type Deployment,
   LocalWorkspace,
   type LocalWorkspaceOptions,
   type PulumiCommand,
@@ -14,13 +13,12 @@ import {
   StackNotFoundError,
 } from "@pulumi/pulumi/automation";
 import type { Plan } from "../api";
+import { type Deployment, resourceName, resourcesOf } from "../checkpoint/deployment";
+import { type Interruption, interruptionOf } from "../checkpoint/interruption";
 import { type DeclareOptions, declareTenants } from "../inventory/declare";
 import type { Inventory } from "../inventory/inventory";
-import type { StateResource } from "../recovery/deployment";
-import { type Interruption, pendingOperationsOf } from "../recovery/shard";
 import { readTextIfAny } from "../runtime/readText";
-import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
-import { type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
+import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
 
 /** Everything every shard stack shares. */
 export interface FleetProject {
@@ -213,12 +211,12 @@ export interface ShardState {
 }
 
 export function shardStateOf(name: string, deployment: Deployment): ShardState {
-  const resources = (deployment.deployment as { resources?: StateResource[] }).resources ?? [];
+  const resources = resourcesOf(deployment);
   const tenants = resources
-    .filter((resource) => resource.type === TENANT_TYPE || resource.type === EXAMPLE_TENANT_TYPE)
-    .map((resource) => resource.urn.slice(resource.urn.lastIndexOf("::") + 2));
+    .filter((resource) => isTenantType(resource.type))
+    .map((resource) => resourceName(resource.urn));
   const digest = resources.find((resource) => resource.type === STACK_TYPE)?.outputs?.fleetDigest;
-  const interruption = pendingOperationsOf(deployment);
+  const interruption = interruptionOf(deployment);
   return {
     name,
     tenants,

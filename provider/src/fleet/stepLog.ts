@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent, OpType, StepEventMetadata } from "@pulumi/pulumi/automation";
-import { holdsSecret, resourceName } from "../recovery/deployment";
+import { holdsSecret, resourceName } from "../checkpoint/deployment";
 import { PROVIDER_KEY } from "../runtime/providerModule";
 import { shortType, tenantKeyOf } from "./tenantHoldings";
 

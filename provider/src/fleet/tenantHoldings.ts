@@ -1,4 +1,5 @@
-import { dmarcTypeName, resourceName, type StateResource } from "../recovery/deployment";
+import { resourceName, type StateResource } from "../checkpoint/deployment";
+import { dmarcTypeName } from "../runtime/typeToken";
 import { EXAMPLE_TENANT_TYPE, TENANT_TYPE, type TenantOnDelete } from "../tenant/tenant";
 
 // What a shard's state holds of each tenant: the objects a run would delete
@@ -66,7 +67,7 @@ function onDeleteOf(organization: StateResource | undefined): TenantOnDelete {
 
 /** Each tenant's holding in a shard's state, by tenant key. */
 export function tenantHoldingsOf(resources: readonly StateResource[]): Record<string, TenantHolding> {
-  const parents = new Map(resources.map((resource) => [resource.urn, resource.parent as string | undefined]));
+  const parents = new Map(resources.map((resource) => [resource.urn, resource.parent]));
   const members = new Map<string, StateResource[]>();
   for (const resource of resources) {
     const key = tenantKeyOf(resource.urn, (urn) => parents.get(urn) || undefined);

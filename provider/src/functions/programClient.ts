@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { createClient, type DmarcClient } from "../client";
-import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings, SETTINGS } from "../runtime/config";
+import type { DmarcClient } from "../client";
+import { CONFIG_NAMESPACE, clientFrom, configKey, SETTINGS, settingsFrom } from "../runtime/config";
 
 function plainValue<T>(output: pulumi.Output<T>): Promise<T> {
   return new Promise((resolve) => {
@@ -18,11 +18,11 @@ function plainValue<T>(output: pulumi.Output<T>): Promise<T> {
  */
 export async function programClient(): Promise<DmarcClient> {
   const config = new pulumi.Config(CONFIG_NAMESPACE);
-  const values: ProviderSettings = {};
+  const values = new Map<string, string>();
   for (const spec of SETTINGS) {
     const secret = spec.secret ? config.getSecret(spec.key) : undefined;
     const value = secret ? await plainValue(secret) : config.get(spec.key);
-    if (value !== undefined) values[spec.key] = value;
+    if (value !== undefined) values.set(configKey(spec.key), value);
   }
-  return createClient(clientOptionsFrom(readSettings({ get: (key) => values[key as keyof ProviderSettings] })));
+  return clientFrom(settingsFrom((key) => values.get(key)));
 }

@@ -1,6 +1,6 @@
+import { signLine } from "../checkpoint/interruption";
 import { type CommandSpec, parseOptions, stringOption, UsageError, usageText } from "../cli/options";
 import { closeClients } from "../client";
-import { signLine } from "./interruption";
 import { EXIT_CODES, recoverStack } from "./recover";
 import { formatReport } from "./report";
 import { PulumiCommandFailed } from "./stack";

@@ -1,7 +1,7 @@
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CLIENT_DEFAULTS } from "../client/options";
-import { CONFIG_NAMESPACE, readSettings } from "../runtime/config";
+import type { ProviderSettings } from "../runtime/config";
 import { hasOpenConnections, isRunning, type RunProcess, runProcessesIn } from "./processes";
 
 // A killed `pulumi` leaves its plugins running with no engine to answer to.
@@ -77,11 +77,10 @@ export async function findRunProcesses(workDir: string): Promise<RunProcesses> {
 /**
  * How long one call of the provider may still be under way: the retries stop
  * starting once `maxRetryElapsedMs` has passed, and the last attempt may then
- * take its connect and request timeouts. Read from the stack's `dmarc:*`
- * config and the DMARC_* environment, as the provider reads them.
+ * take its connect and request timeouts, as the stack's provider settings
+ * give them.
  */
-export function inFlightBoundMs(config: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv): number {
-  const settings = readSettings({ get: (key) => config[`${CONFIG_NAMESPACE}:${key}`] }, env);
+export function inFlightBoundMs(settings: ProviderSettings): number {
   const setting = (key: "connectTimeoutMs" | "requestTimeoutMs" | "maxRetryElapsedMs") => {
     const value = Number(settings[key]);
     return Number.isInteger(value) && value >= 0 ? value : CLIENT_DEFAULTS[key];

@@ -1,17 +1,19 @@
-import type { DmarcClient } from "../client";
-import { IMPORT_KEY } from "../runtime/host";
-import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
-import { PROVIDER_KEY } from "../runtime/providerModule";
-import { plain } from "../runtime/values";
 import {
   type Deployment,
-  dmarcTypeName,
   holdsSecret,
   type PendingOperation,
   pendingOperations,
   resourceName,
+  resourcesOf,
   type StateResource,
-} from "./deployment";
+  withEntries,
+} from "../checkpoint/deployment";
+import type { DmarcClient } from "../client";
+import { IMPORT_KEY } from "../runtime/host";
+import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
+import { PROVIDER_KEY } from "../runtime/providerModule";
+import { dmarcTypeName } from "../runtime/typeToken";
+import { plain } from "../runtime/values";
 
 // What recovery does with each pending operation an interrupted run left in
 // the state. Only a pending create can have made an object the state does not
@@ -62,17 +64,43 @@ function declaredInputs(resource: StateResource): { declared: Inputs; importId: 
 }
 
 function idsInState(state: Deployment): Set<string> {
-  return new Set((state.deployment.resources ?? []).flatMap((resource) => (resource.id ? [resource.id] : [])));
+  return new Set(resourcesOf(state).flatMap((resource) => (resource.id ? [resource.id] : [])));
 }
 
 /** The id under which a later run recorded the resource, when one did. */
 function recordedId(state: Deployment, urn: string): string | undefined {
-  return (state.deployment.resources ?? []).find((resource) => resource.urn === urn && !resource.delete)?.id;
+  return resourcesOf(state).find((resource) => resource.urn === urn && !resource.delete)?.id;
 }
 
 function clientOf(services: LookupServices): DmarcClient {
   if (!services.client) throw new Error("recovery needs the service's settings to settle pending creates");
   return services.client;
+}
+
+/**
+ * The pending create's definition and parsed inputs, to look its object up
+ * with; or what becomes of it without a lookup (another package's resource,
+ * an adoption, secret or unparsable inputs).
+ */
+function lookableInputs(
+  resource: StateResource,
+  definition: AnyResourceDefinition | undefined,
+): { definition: AnyResourceDefinition; inputs: unknown } | Pick<SettlementStep, "action" | "reason"> {
+  if (!definition) {
+    return { action: "unsettled", reason: "not a resource of this package: check it with its own provider" };
+  }
+  const { declared, importId } = declaredInputs(resource);
+  if (importId !== undefined) {
+    return { action: "drop", reason: `an adoption of ${String(importId)}, which the next pulumi up makes again` };
+  }
+  if (holdsSecret(declared)) {
+    return { action: "unsettled", reason: "its inputs are secret, and recovery never decrypts them" };
+  }
+  const parsed = definition.inputs.safeParse(declared);
+  if (!parsed.success) {
+    return { action: "unsettled", reason: `its recorded inputs do not parse: ${parsed.error.issues[0]?.message}` };
+  }
+  return { definition, inputs: parsed.data };
 }
 
 async function settleCreate(
@@ -85,29 +113,9 @@ async function settleCreate(
   const typeName = dmarcTypeName(resource.type);
   const step = { urn: resource.urn, typeName: typeName ?? resource.type, operation: operation.type };
   const definition = typeName === undefined ? undefined : services.definitionOf(typeName);
-  if (!definition) {
-    return { ...step, action: "unsettled", reason: "not a resource of this package: check it with its own provider" };
-  }
-  const { declared, importId } = declaredInputs(resource);
-  if (importId !== undefined) {
-    return {
-      ...step,
-      action: "drop",
-      reason: `an adoption of ${String(importId)}, which the next pulumi up makes again`,
-    };
-  }
-  if (holdsSecret(declared)) {
-    return { ...step, action: "unsettled", reason: "its inputs are secret, and recovery never decrypts them" };
-  }
-  const parsed = definition.inputs.safeParse(declared);
-  if (!parsed.success) {
-    return {
-      ...step,
-      action: "unsettled",
-      reason: `its recorded inputs do not parse: ${parsed.error.issues[0]?.message}`,
-    };
-  }
-  const id = await definition.lookUp({ ...lifecycleContext(clientOf(services)), known }, parsed.data);
+  const lookable = lookableInputs(resource, definition);
+  if ("action" in lookable) return { ...step, ...lookable };
+  const id = await lookable.definition.lookUp({ ...lifecycleContext(clientOf(services)), known }, lookable.inputs);
   if (id === undefined)
     return { ...step, action: "drop", reason: "the create never reached the service; the next pulumi up makes it" };
   if (known.has(id)) return { ...step, action: "drop", id, reason: "the state records this object already" };
@@ -120,8 +128,9 @@ async function settleCreate(
       reason: `a later run recorded ${recorded} for it; ${id} is probably a duplicate the interrupted run made: check it and delete it`,
     };
   }
-  if ((definition.secretOutputs ?? []).length > 0) {
-    const secrets = (definition.secretOutputs ?? []).join(", ");
+  const secretOutputs = lookable.definition.secretOutputs ?? [];
+  if (secretOutputs.length > 0) {
+    const secrets = secretOutputs.join(", ");
     return { ...step, action: "recreate", id, reason: `its ${secrets} came only with the lost answer` };
   }
   return { ...step, action: "adopt", id, reason: "the create was carried out" };
@@ -178,7 +187,7 @@ export async function applySettlement(
   services: LookupServices,
 ): Promise<Deployment> {
   const next = structuredClone(state);
-  const resources = next.deployment.resources ?? [];
+  const resources = resourcesOf(next);
   const byUrn = new Map(steps.map((step) => [step.urn, step]));
   const remaining: PendingOperation[] = [];
   for (const operation of pendingOperations(next)) {
@@ -200,7 +209,5 @@ export async function applySettlement(
     // Dependents of a pending create never started, so appending keeps the state's order valid.
     resources.push(record);
   }
-  next.deployment.resources = resources;
-  next.deployment.pending_operations = remaining;
-  return next;
+  return withEntries(next, resources, remaining);
 }

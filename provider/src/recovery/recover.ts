@@ -1,14 +1,14 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { type Deployment, pendingOperations } from "../checkpoint/deployment";
+import { fileBackendFolder, type StackFiles, stackFiles } from "../checkpoint/fileBackend";
+import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "../checkpoint/repair";
 import { definitionOf } from "../registry";
-import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "./checkpoint";
-import { type Deployment, pendingOperations } from "./deployment";
-import { fileBackendFolder, stackFiles } from "./fileBackend";
+import { clientFrom, type ProviderSettings, settingsFrom } from "../runtime/config";
 import { readLocks, removeLock, type StackLock } from "./locks";
 import { findRunProcesses, inFlightBoundMs, type StoppedOrphan, settleOrphans } from "./orphans";
 import { applySettlement, type LookupServices, planSettlement, type SettlementStep } from "./plan";
 import type { RunProcess } from "./processes";
-import { clientFromConfig } from "./settings";
 import { openStack, type StackAccess } from "./stack";
 
 /** Folder, relative to the project, where the state recovery started from is kept. */
@@ -95,6 +95,113 @@ async function configFor(stack: StackAccess, checkpointBroken: boolean): Promise
   }
 }
 
+/** The stack's provider settings as its provider reads them, its config read (secrets decrypted) once, when first asked. */
+function settingsReader(
+  stack: StackAccess,
+  checkpointBroken: boolean,
+  env: NodeJS.ProcessEnv,
+): () => Promise<ProviderSettings> {
+  let settings: Promise<ProviderSettings> | undefined;
+  return () => {
+    settings ??= configFor(stack, checkpointBroken).then((config) => settingsFrom((key) => config[key], env));
+    return settings;
+  };
+}
+
+/** The stack's checkpoint and lock files, where its backend is a folder. */
+function backendFiles(stack: StackAccess): StackFiles | undefined {
+  const folder = fileBackendFolder(stack.backendUrl);
+  const shortName = stack.stackName.slice(stack.stackName.lastIndexOf("/") + 1);
+  return folder === undefined ? undefined : stackFiles(folder, stack.projectName, shortName);
+}
+
+/** The locks and processes of runs: a live run's, which are refused, and those a dead or killed run left. */
+async function runsFound(files: StackFiles | undefined, workDir: string, unlockOtherHosts: boolean) {
+  const locks = files ? readLocks(files.lockFolders) : [];
+  const liveLocks = locks.filter((lock) => lock.holder === "alive" || (lock.holder === "unknown" && !unlockOtherHosts));
+  const deadLocks = locks.filter((lock) => !liveLocks.includes(lock));
+  const processes = await findRunProcesses(workDir);
+  // A live pulumi's processes belong to a run that holds its own stack's lock, refused above when it is
+  // this stack's: another stack's run in the same project is no reason to refuse.
+  const liveProcesses = processes.live.filter((found) => !found.underLiveCli);
+  return { liveLocks, deadLocks, liveProcesses, orphans: processes.orphans };
+}
+
+/** One recovery under way: what it was asked, the stack, and the report it fills in. */
+interface Recovery {
+  options: RecoverOptions;
+  workDir: string;
+  env: NodeJS.ProcessEnv;
+  stack: StackAccess;
+  files: StackFiles | undefined;
+  report: RecoveryReport;
+}
+
+/** The state recovery starts from: the stack's, or the backup of a checkpoint cut short, restored unless dry run. */
+async function startingPoint(recovery: Recovery) {
+  const { options, report, files } = recovery;
+  const broken = files ? findCheckpointRepair(files.checkpoints) : undefined;
+  if (broken) {
+    const { state: _state, ...repair } = broken;
+    report.checkpoint = repair;
+  }
+  const state = broken ? broken.state : await recovery.stack.exportState();
+  const backupFolder = resolve(recovery.workDir, options.backupDir ?? DEFAULT_BACKUP_FOLDER);
+  const keepStart = () => keepStartingState(backupFolder, options.stackName, state, broken);
+  if (broken && !options.dryRun) {
+    // The CLI cannot even read the stack's config before the repair; the repair only undoes the kill's damage.
+    report.startingState = keepStart();
+    repairCheckpoint(broken);
+  }
+  return { state, broken, keepStart };
+}
+
+/** Removes the dead runs' locks, imports the settled state, refreshes what needs it, and says what is left. */
+async function carryOut(recovery: Recovery, state: Deployment, services: LookupServices): Promise<RecoveryReport> {
+  const { report, stack } = recovery;
+  for (const lock of report.deadLocks) removeLock(lock);
+  if (report.steps.some((step) => step.action !== "refresh" && step.action !== "unsettled")) {
+    await stack.importState(await applySettlement(state, report.steps, services));
+  }
+  if (report.refresh) await stack.refresh();
+  const unsettled = report.steps.some((step) => step.action === "unsettled" || step.action === "duplicate");
+  return unsettled
+    ? {
+        ...report,
+        outcome: "partial",
+        exitCode: EXIT_CODES.unsettled,
+        next: "settle the operations left, then pulumi up",
+      }
+    : { ...report, outcome: "recovered" };
+}
+
+/** With no live run in the way: stops the orphans, plans each pending operation's settlement, and carries it out. */
+async function settle(recovery: Recovery): Promise<RecoveryReport> {
+  const { options, report } = recovery;
+  const { state, broken, keepStart } = await startingPoint(recovery);
+  // The config (secrets decrypted) is read once, and only to wait for orphans or to ask the service.
+  const settings = settingsReader(recovery.stack, broken !== undefined && options.dryRun === true, recovery.env);
+  if (report.orphans.length > 0) {
+    report.orphanBoundMs = inFlightBoundMs(await settings());
+    // Before the service is read: an orphan may still be finishing a create. A dead engine cannot change the state.
+    if (!options.dryRun) report.orphans = await settleOrphans(report.orphans, { boundMs: report.orphanBoundMs });
+  }
+  // The service is asked only about pending creates.
+  const needsService = pendingOperations(state).some((operation) => operation.type === "creating");
+  const services: LookupServices = { client: needsService ? clientFrom(await settings()) : undefined, definitionOf };
+  report.steps = await planSettlement(state, services);
+  report.refresh = report.steps.some((step) => step.action === "refresh");
+  const changesState = report.deadLocks.length > 0 || broken !== undefined || report.steps.length > 0;
+  if (options.dryRun && (changesState || report.orphans.length > 0)) return { ...report, outcome: "planned" };
+  if (!changesState) return report.orphans.length > 0 ? { ...report, outcome: "recovered" } : report;
+  report.startingState ??= keepStart();
+  return carryOut(recovery, state, services);
+}
+
+function refused(report: RecoveryReport, next: string): RecoveryReport {
+  return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next };
+}
+
 /**
  * Brings a stack an interrupted `pulumi up` left behind (lock, cut-off
  * checkpoint, pending operations, objects created for lost answers) back to a
@@ -104,92 +211,24 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
   const workDir = resolve(options.workDir ?? process.cwd());
   const env = { ...process.env, ...options.env };
   const stack = await openStack({ stackName: options.stackName, workDir, env: options.env });
-  const command = `pulumi up --stack ${options.stackName}`;
+  const files = backendFiles(stack);
+  const { orphans, ...found } = await runsFound(files, workDir, options.unlockOtherHosts === true);
   const report: RecoveryReport = {
     stackName: options.stackName,
     outcome: "healthy",
     exitCode: EXIT_CODES.ok,
-    liveLocks: [],
-    liveProcesses: [],
+    ...found,
     orphans: [],
-    deadLocks: [],
     steps: [],
     refresh: false,
-    next: command,
+    next: `pulumi up --stack ${options.stackName}`,
   };
-
-  const folder = fileBackendFolder(stack.backendUrl);
-  const shortName = options.stackName.slice(options.stackName.lastIndexOf("/") + 1);
-  const files = folder === undefined ? undefined : stackFiles(folder, stack.projectName, shortName);
-  const locks = files ? readLocks(files.lockFolders) : [];
-  report.liveLocks = locks.filter(
-    (lock) => lock.holder === "alive" || (lock.holder === "unknown" && !options.unlockOtherHosts),
-  );
-  report.deadLocks = locks.filter((lock) => !report.liveLocks.includes(lock));
-  const processes = await findRunProcesses(workDir);
-  // A live pulumi's processes belong to a run that holds its own stack's lock, refused above when it is
-  // this stack's: another stack's run in the same project is no reason to refuse.
-  report.liveProcesses = processes.live.filter((found) => !found.underLiveCli);
-  if (report.liveLocks.length > 0 || report.liveProcesses.length > 0) {
-    return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "wait for that run to end" };
+  if (report.liveLocks.length > 0 || report.liveProcesses.length > 0)
+    return refused(report, "wait for that run to end");
+  report.orphans = orphans;
+  if (orphans.length > 0 && options.keepOrphans) {
+    report.orphanBoundMs = inFlightBoundMs(await settingsReader(stack, true, env)());
+    return refused(report, "stop those processes");
   }
-  report.orphans = processes.orphans;
-  if (report.orphans.length > 0 && options.keepOrphans) {
-    report.orphanBoundMs = inFlightBoundMs(await configFor(stack, true), env);
-    return { ...report, outcome: "refused", exitCode: EXIT_CODES.refused, next: "stop those processes" };
-  }
-
-  const broken = files ? findCheckpointRepair(files.checkpoints) : undefined;
-  if (broken) {
-    const { state: _state, ...repair } = broken;
-    report.checkpoint = repair;
-  }
-  const state = broken ? broken.state : await stack.exportState();
-  const keepStart = () =>
-    keepStartingState(resolve(workDir, options.backupDir ?? DEFAULT_BACKUP_FOLDER), options.stackName, state, broken);
-  if (broken && !options.dryRun) {
-    // The CLI cannot even read the stack's config before the repair; the repair only undoes the kill's damage.
-    report.startingState = keepStart();
-    repairCheckpoint(broken);
-  }
-
-  // The config (secrets decrypted) is read once, and only to wait for orphans or to ask the service.
-  let config: Promise<Record<string, string>> | undefined;
-  const stackConfig = () => {
-    config ??= configFor(stack, broken !== undefined && options.dryRun === true);
-    return config;
-  };
-  if (report.orphans.length > 0) {
-    report.orphanBoundMs = inFlightBoundMs(await stackConfig(), env);
-    // Before the service is read: an orphan may still be finishing a create. A dead engine cannot change the state.
-    if (!options.dryRun) report.orphans = await settleOrphans(report.orphans, { boundMs: report.orphanBoundMs });
-  }
-
-  // The service is asked only about pending creates.
-  const needsService = pendingOperations(state).some((operation) => operation.type === "creating");
-  const services: LookupServices = {
-    client: needsService ? clientFromConfig(await stackConfig(), env) : undefined,
-    definitionOf,
-  };
-  report.steps = await planSettlement(state, services);
-  report.refresh = report.steps.some((step) => step.action === "refresh");
-  const unsettled = report.steps.some((step) => step.action === "unsettled" || step.action === "duplicate");
-  const changesState = report.deadLocks.length > 0 || broken !== undefined || report.steps.length > 0;
-  if (options.dryRun && (changesState || report.orphans.length > 0)) return { ...report, outcome: "planned" };
-  if (!changesState) return report.orphans.length > 0 ? { ...report, outcome: "recovered" } : report;
-
-  report.startingState ??= keepStart();
-  for (const lock of report.deadLocks) removeLock(lock);
-  if (report.steps.some((step) => step.action !== "refresh" && step.action !== "unsettled")) {
-    await stack.importState(await applySettlement(state, report.steps, services));
-  }
-  if (report.refresh) await stack.refresh();
-  return unsettled
-    ? {
-        ...report,
-        outcome: "partial",
-        exitCode: EXIT_CODES.unsettled,
-        next: "settle the operations left, then pulumi up",
-      }
-    : { ...report, outcome: "recovered" };
+  return settle({ options, workDir, env, stack, files, report });
 }

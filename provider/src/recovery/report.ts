@@ -1,27 +1,15 @@
-import { resourceName } from "./deployment";
+import { resourceName } from "../checkpoint/deployment";
 import { describeLock } from "./locks";
 import type { StoppedBy, StoppedOrphan } from "./orphans";
-import type { SettlementAction, SettlementStep } from "./plan";
+import type { SettlementStep } from "./plan";
 import type { RunProcess } from "./processes";
 import type { RecoveryReport } from "./recover";
+import { SETTLEMENT_WORDS } from "./settlementWords";
 
 // The command's output: one line per thing settled, then what to run next.
 
-const VERBS: Record<SettlementAction, { done: string; planned: string; after?: string }> = {
-  adopt: { done: "adopted", planned: "would adopt" },
-  recreate: {
-    done: "recreated",
-    planned: "would recreate",
-    after: "deleted; the next pulumi up creates it with a new secret",
-  },
-  drop: { done: "dropped", planned: "would drop" },
-  refresh: { done: "refreshed", planned: "would refresh" },
-  unsettled: { done: "left", planned: "would leave", after: "settle it by hand" },
-  duplicate: { done: "check", planned: "would ask to check" },
-};
-
 function stepLine(step: SettlementStep, planned: boolean): string {
-  const verb = VERBS[step.action];
+  const verb = SETTLEMENT_WORDS[step.action];
   const what = `${resourceName(step.urn)} (${step.typeName}${step.id ? ` ${step.id}` : ""})`;
   return `${(planned ? verb.planned : verb.done).padEnd(14)} ${what}: ${step.reason}${verb.after ? `; ${verb.after}` : ""}`;
 }

@@ -1,8 +1,7 @@
-import type { Deployment } from "@pulumi/pulumi/automation";
-import { signLine } from "./interruption";
-import type { SettlementAction } from "./plan";
+import type { Interruption } from "../checkpoint/interruption";
 import { type RecoveryReport, recoverStack } from "./recover";
 import { formatReport } from "./report";
+import { SETTLEMENT_WORDS } from "./settlementWords";
 
 /**
  * The fleet's one call into the recovery command (`dmarc-recover`): settles
@@ -27,56 +26,13 @@ export interface ShardRecoveryResult {
   summary: string;
 }
 
-export type Interruption =
-  | { kind: "pendingOperations"; operations: { type: string; urn: string }[] }
-  | { kind: "locked"; message: string };
-
-/** The pending operations a killed run left in the shard's state, or undefined when there are none. */
-export function pendingOperationsOf(deployment: Deployment): Interruption | undefined {
-  const pending = (deployment.deployment as { pending_operations?: { type: string; resource: { urn: string } }[] })
-    .pending_operations;
-  if (!pending || pending.length === 0) return undefined;
-  return {
-    kind: "pendingOperations",
-    operations: pending.map((operation) => ({ type: operation.type, urn: operation.resource.urn })),
-  };
-}
-
-/** A run refused because another run holds (or a dead one left) the stack's lock. */
-export function lockOf(error: unknown): Interruption | undefined {
-  const line = signLine(error, "locked");
-  return line ? { kind: "locked", message: line } : undefined;
-}
-
-/** One line for progress and status: `1 pending operation(s)`, or `locked: <the engine's line>`. */
-export function interruptionSummary(interruption: Interruption): string {
-  return interruption.kind === "locked"
-    ? `locked: ${interruption.message}`
-    : `${interruption.operations.length} pending operation(s)`;
-}
-
-/** What to tell the user when no recovery is wired in. */
-export function recoveryHint(stackName: string, interruption: Interruption): string {
-  const what =
-    interruption.kind === "locked"
-      ? `is locked (${interruption.message})`
-      : `was interrupted with ${interruption.operations.length} pending operation(s)`;
-  return `stack ${stackName} ${what}: run \`npx dmarc-recover --stack ${stackName}\` in its work folder, then rerun the fleet`;
-}
-
-const SETTLED_AS: Record<SettlementAction, string> = {
-  adopt: "adopted",
-  recreate: "recreated",
-  drop: "dropped",
-  refresh: "refreshed",
-  unsettled: "left unsettled",
-  duplicate: "found duplicated",
-};
-
 /** "removed 1 dead lock, adopted 2, dropped 1": what the recovery did, for the fleet's report. */
 function summaryOf(report: RecoveryReport): string {
   const counts = new Map<string, number>();
-  for (const step of report.steps) counts.set(SETTLED_AS[step.action], (counts.get(SETTLED_AS[step.action]) ?? 0) + 1);
+  for (const { action } of report.steps) {
+    const { tally } = SETTLEMENT_WORDS[action];
+    counts.set(tally, (counts.get(tally) ?? 0) + 1);
+  }
   const parts = [
     ...(report.orphans.length > 0 ? [`stopped ${report.orphans.length} process(es) of a killed run`] : []),
     ...(report.deadLocks.length > 0 ? [`removed ${report.deadLocks.length} lock(s) of a dead run`] : []),

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
-import type { Deployment } from "./deployment";
+import { type Deployment, parseDeployment } from "../checkpoint/deployment";
 
 // The stack as recovery reaches it: through the `pulumi` CLI, so every
 // backend works the same. State goes out with `pulumi stack export` without
@@ -70,7 +70,7 @@ export async function openStack(options: StackAccessOptions): Promise<StackAcces
     workDir,
     projectName: project.name,
     backendUrl: whoami.url ?? env.PULUMI_BACKEND_URL,
-    exportState: async () => JSON.parse(await pulumi("stack", "export")) as Deployment,
+    exportState: async () => parseDeployment(await pulumi("stack", "export")),
     async importState(state) {
       const folder = mkdtempSync(join(tmpdir(), "dmarc-recover-"));
       const file = join(folder, "state.json");

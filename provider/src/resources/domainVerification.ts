@@ -205,6 +205,48 @@ interface WaitPlan {
   log: EngineLog;
 }
 
+/** One read of the domain: what it shows, or, while the service or the network is down, why it could not be read. */
+async function readOnce(
+  client: DmarcClient,
+  plan: WaitPlan,
+): Promise<Observation | { state: "unreadable"; seen: string }> {
+  const { organizationId, domain } = plan;
+  try {
+    const found = await client.getDomain(organizationId, domain);
+    if (!found) {
+      throw new Error(
+        `DomainVerification: domain ${domain} is not in organisation ${organizationId}. Declare the Domain before its verification (pass the Domain's id as domainId) and run pulumi up again.`,
+      );
+    }
+    return observe(domain, found);
+  } catch (error) {
+    if (!isPassingTrouble(error)) throw error;
+    return {
+      state: "unreadable",
+      seen: `the service could not be read: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    };
+  }
+}
+
+/** The wait's lines in the engine's output: one when it begins, then one every {@link PROGRESS_EVERY_MS}. */
+function progressNotes(plan: WaitPlan, started: number): (now: number, lastSeen: string) => void {
+  let announced = false;
+  let nextProgress = started + PROGRESS_EVERY_MS;
+  return (now, lastSeen) => {
+    if (!announced) {
+      announced = true;
+      plan.log(
+        `DomainVerification ${plan.domain}: waiting for the service to verify it (timeout ${plan.timeoutText}); ${lastSeen}`,
+      );
+    } else if (now >= nextProgress) {
+      nextProgress = now + PROGRESS_EVERY_MS;
+      plan.log(
+        `DomainVerification ${plan.domain}: waited ${describeDuration(now - started)} of ${plan.timeoutText}; last seen: ${lastSeen}`,
+      );
+    }
+  };
+}
+
 /**
  * Reads the domain until the service verifies it. A rejection must be seen on
  * two reads in a row: the first may still be the verdict on a record that was
@@ -218,28 +260,14 @@ async function waitForVerification(
   const { organizationId, domain } = plan;
   const started = Date.now();
   const deadline = started + plan.timeoutMs;
+  const note = progressNotes(plan, started);
   let pause = plan.pollMs;
-  let nextProgress = started + PROGRESS_EVERY_MS;
-  let lastSeen = "nothing yet";
   let rejectedBefore = false;
-  let announced = false;
   for (;;) {
-    let observation: Observation | undefined;
-    try {
-      const found = await client.getDomain(organizationId, domain);
-      if (!found) {
-        throw new Error(
-          `DomainVerification: domain ${domain} is not in organisation ${organizationId}. Declare the Domain before its verification (pass the Domain's id as domainId) and run pulumi up again.`,
-        );
-      }
-      observation = observe(domain, found);
-    } catch (error) {
-      if (!isPassingTrouble(error)) throw error;
-      lastSeen = `the service could not be read: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
-    }
-    if (observation?.state === "verified") return observation.found;
-    if (observation) lastSeen = observation.seen;
-    if (observation?.state === "rejected") {
+    const observation = await readOnce(client, plan);
+    if (observation.state === "verified") return observation.found;
+    const lastSeen = observation.seen;
+    if (observation.state === "rejected") {
       if (rejectedBefore) {
         const reason =
           (await serviceReason(client, settings, organizationId, domain).catch(() => undefined)) ?? lastSeen;
@@ -256,17 +284,7 @@ async function waitForVerification(
         `DomainVerification: ${domain} was not verified within ${plan.timeoutText} (waited ${describeDuration(now - started)}); last seen: ${lastSeen}. Check that the DNS record publishes the Domain's setupRecord.value; DNS propagation can take hours, so run pulumi up again to keep waiting (nothing is redone), or raise timeout.`,
       );
     }
-    if (!announced) {
-      announced = true;
-      plan.log(
-        `DomainVerification ${domain}: waiting for the service to verify it (timeout ${plan.timeoutText}); ${lastSeen}`,
-      );
-    } else if (now >= nextProgress) {
-      nextProgress = now + PROGRESS_EVERY_MS;
-      plan.log(
-        `DomainVerification ${domain}: waited ${describeDuration(now - started)} of ${plan.timeoutText}; last seen: ${lastSeen}`,
-      );
-    }
+    note(now, lastSeen);
     await sleep(Math.min(pause, deadline - now));
     pause = Math.min(pause * BACKOFF_FACTOR, Math.max(plan.pollMs, MAX_POLL_PAUSE_MS));
   }

@@ -1,11 +1,17 @@
-import { type ClientOptions, ClientOptionsSchema, describeIssues } from "../client";
+import { type ClientOptions, ClientOptionsSchema, createClient, type DmarcClient, describeIssues } from "../client";
 import { DmarcConfigError } from "../client/errors";
 
-/** Where a setting is read from: Pulumi config under the `dmarc` namespace first, then the environment. */
-export interface ConfigSource {
-  /** Looks up a key of the `dmarc` namespace, e.g. `baseUrl` for `dmarc:baseUrl`. */
-  get(key: string): string | undefined;
-}
+// The one way from a stack's configuration to a client: the provider host,
+// the program's own calls, the fleet, recovery and import all read the
+// `dmarc:*` keys (then the DMARC_* environment) with {@link settingsFrom}
+// and make their client with {@link clientFrom}.
+
+/**
+ * A stack's configuration, looked up by full key (`dmarc:baseUrl`): the
+ * engine's `configure` request, the Automation API's config map, or the
+ * config `pulumi config` shows.
+ */
+export type StackConfig = (key: string) => string | undefined;
 
 export const CONFIG_NAMESPACE = "dmarc";
 
@@ -49,11 +55,16 @@ export const SETTINGS = Object.entries(SETTING_KINDS).map(([key, kind]) => ({
 const PARTNER_ID = /^[^\s/]+$/;
 const CREDENTIAL_KEYS = ["clientId", "clientSecret", "accessToken"];
 
-/** Reads every setting from the config source, falling back to the environment. */
-export function readSettings(source: ConfigSource, env: NodeJS.ProcessEnv = process.env): ProviderSettings {
+/** The key of a setting in the stack's config: `dmarc:baseUrl` for `baseUrl`. */
+export function configKey(key: SettingKey): string {
+  return `${CONFIG_NAMESPACE}:${key}`;
+}
+
+/** Every setting from the stack's config, falling back to the environment. */
+export function settingsFrom(config: StackConfig, env: NodeJS.ProcessEnv = process.env): ProviderSettings {
   const settings: ProviderSettings = {};
   for (const spec of SETTINGS) {
-    const value = source.get(spec.key) ?? env[spec.env];
+    const value = config(configKey(spec.key)) ?? env[spec.env];
     if (value !== undefined && value !== "") settings[spec.key] = value;
   }
   return settings;
@@ -62,7 +73,7 @@ export function readSettings(source: ConfigSource, env: NodeJS.ProcessEnv = proc
 /** A `dmarc:*` key as messages name it: the key, and the environment variable read when it is not set. */
 function settingName(key: string): string {
   const spec = SETTINGS.find((candidate) => candidate.key === key);
-  return spec ? `${CONFIG_NAMESPACE}:${key} (environment variable ${spec.env})` : key;
+  return spec ? `${configKey(spec.key)} (environment variable ${spec.env})` : key;
 }
 
 /**
@@ -99,4 +110,9 @@ export function clientOptionsFrom(settings: ProviderSettings): ClientOptions {
     );
   }
   return options as ClientOptions;
+}
+
+/** The client of these settings; clients of the same options share connections, tokens, pacing and list reads. */
+export function clientFrom(settings: ProviderSettings): DmarcClient {
+  return createClient(clientOptionsFrom(settings));
 }

@@ -1,7 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { createClient } from "../client";
-import { CONFIG_NAMESPACE, clientOptionsFrom, type ProviderSettings, readSettings, type SettingKey } from "./config";
+import { clientFrom, clientOptionsFrom, type ProviderSettings, type SettingKey, settingsFrom } from "./config";
 import { engineLogFor } from "./engineLog";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
 import { PROVIDER_KEY } from "./providerModule";
@@ -61,17 +60,14 @@ export class DynamicProviderHost {
   private settings: ProviderSettings | undefined;
   private readonly definitions = new Map<string, AnyResourceDefinition>();
 
-  constructor(definitions: readonly AnyResourceDefinition[]) {
+  /** `settings`: those a configured provider would hold, for a host outside the engine; the engine's `configure` sets them otherwise. */
+  constructor(definitions: readonly AnyResourceDefinition[], settings?: ProviderSettings) {
     for (const definition of definitions) this.definitions.set(definition.typeName, definition);
+    this.settings = settings;
   }
 
   async configure(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    this.settings = readSettings({ get: (key) => request.config.get(`${CONFIG_NAMESPACE}:${key}`) });
-  }
-
-  /** The definition of a resource type, for tools working on state outside the engine (recovery). */
-  definitionOf(typeName: string): AnyResourceDefinition | undefined {
-    return this.definitions.get(typeName);
+    this.settings = settingsFrom((key) => request.config.get(key));
   }
 
   private definition(typeName: string): AnyResourceDefinition {
@@ -81,14 +77,14 @@ export class DynamicProviderHost {
   }
 
   private currentSettings(): ProviderSettings {
-    return this.settings ?? readSettings({ get: () => undefined });
+    return this.settings ?? settingsFrom(() => undefined);
   }
 
   private context(definition: AnyResourceDefinition, props?: Props): LifecycleContext {
     const settings = this.currentSettings();
     const urn = definition.urnInput === undefined ? undefined : props?.[definition.urnInput];
     return {
-      client: createClient(clientOptionsFrom(settings)),
+      client: clientFrom(settings),
       settings,
       log: engineLogFor(typeof urn === "string" ? urn : undefined),
     };

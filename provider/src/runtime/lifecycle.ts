@@ -52,7 +52,7 @@ export interface ResourceDefinition<
   S extends keyof z.input<I> & string = never,
   U extends keyof z.input<I> & string = never,
 > {
-  /** Type name, as in the type token `pulumi-nodejs:dynamic/dmarc:<typeName>`. */
+  /** Type name, as in its type token (runtime/typeToken.ts): `Organization`. */
   typeName: string;
   /** What the resource is and does, in a sentence or two (Markdown), for its reference page. */
   description: string;

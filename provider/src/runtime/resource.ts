@@ -3,9 +3,7 @@ import type { z } from "zod";
 import type { IdOutput, ObjectSchema, ResourceDefinition } from "./lifecycle";
 import { PROVIDER_KEY, providerSource } from "./providerModule";
 import { recordProgramFrames } from "./stackFrames";
-
-/** Module part of every type token: `pulumi-nodejs:dynamic/dmarc:<Type>`, so previews and policies can tell our resources apart. */
-export const TYPE_MODULE = "dmarc";
+import { typeToken as typeTokenOf } from "./typeToken";
 
 /** A declared value: plain or a Pulumi input, with the items of lists and the fields of objects inputs too. */
 export type Declared<T> = pulumi.Input<
@@ -59,7 +57,7 @@ export type ResourceClass<
 
 /**
  * The resource class of a definition: a dynamic resource (the type token
- * `pulumi-nodejs:dynamic/...` and a `__provider` module, which is all
+ * of {@link typeTokenOf} and a `__provider` module, which is all
  * `pulumi.dynamic.Resource` adds to a custom resource) whose `__provider` is
  * the short text of {@link providerSource} rather than Pulumi's serialized
  * closure; the outputs it records (listed so the SDK exposes them as
@@ -76,7 +74,7 @@ export function resourceClass<
   const unknownOutputs = Object.fromEntries(Object.keys(definition.outputs.shape).map((key) => [key, undefined]));
   const derived = Object.entries(idOutputs ?? {}) as [string, IdOutput][];
 
-  const typeToken = `pulumi-nodejs:dynamic/${TYPE_MODULE}:${typeName}`;
+  const typeToken = typeTokenOf(typeName);
   const provider = { [PROVIDER_KEY]: providerSource(typeName) };
 
   class DmarcResource extends pulumi.CustomResource {

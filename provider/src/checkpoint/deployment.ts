@@ -1,9 +1,8 @@
-// The parts of an exported stack (`pulumi stack export`, deployment version 3)
-// that recovery reads and edits. Everything else is carried through untouched,
-// secrets included: they stay in the ciphertext form the export gave them.
-
-/** Type token prefix of this package's resources (dynamic provider resources named `dmarc:<type>`). */
-export const TYPE_PREFIX = "pulumi-nodejs:dynamic/dmarc:";
+// The parts of a stack's checkpoint (`pulumi stack export`, deployment
+// version 3) that the fleet and recovery read and recovery edits. Everything
+// else is carried through untouched, secrets included: they stay in the
+// ciphertext form the export gave them. The one reader of checkpoints: no
+// other module looks into a deployment's fields.
 
 /** The engine's marker of a secret value in exported state; its presence means the value is ciphertext. */
 export const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
@@ -14,6 +13,8 @@ export interface StateResource {
   id?: string;
   custom?: boolean;
   delete?: boolean;
+  parent?: string;
+  retainOnDelete?: boolean;
   inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
   [field: string]: unknown;
@@ -27,6 +28,7 @@ export interface PendingOperation {
   [field: string]: unknown;
 }
 
+/** A stack's state as `pulumi stack export` gives it; the Automation API's `exportStack` answers the same shape. */
 export interface Deployment {
   version: number;
   deployment: {
@@ -35,12 +37,24 @@ export interface Deployment {
     pending_operations?: PendingOperation[];
     [field: string]: unknown;
   };
-  [field: string]: unknown;
 }
 
-/** `Organization` for `pulumi-nodejs:dynamic/dmarc:Organization`; undefined for other packages' types. */
-export function dmarcTypeName(type: string): string | undefined {
-  return type.startsWith(TYPE_PREFIX) ? type.slice(TYPE_PREFIX.length) : undefined;
+/** The text of `pulumi stack export`, read. */
+export function parseDeployment(text: string): Deployment {
+  return JSON.parse(text) as Deployment;
+}
+
+export function resourcesOf(state: Deployment): StateResource[] {
+  return state.deployment.resources ?? [];
+}
+
+export function pendingOperations(state: Deployment): PendingOperation[] {
+  return state.deployment.pending_operations ?? [];
+}
+
+/** A copy of the state that holds these resources and pending operations instead of its own. */
+export function withEntries(state: Deployment, resources: StateResource[], pending: PendingOperation[]): Deployment {
+  return { ...state, deployment: { ...state.deployment, resources, pending_operations: pending } };
 }
 
 /** The resource's name, the last part of its URN, for messages. */
@@ -53,8 +67,4 @@ export function holdsSecret(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(holdsSecret);
   if (value === null || typeof value !== "object") return false;
   return SECRET_SIGNATURE in value || Object.values(value).some(holdsSecret);
-}
-
-export function pendingOperations(state: Deployment): PendingOperation[] {
-  return state.deployment.pending_operations ?? [];
 }

@@ -1,0 +1,161 @@
+import { resolve } from "node:path";
+import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
+import {
+  checkOptionsApply,
+  listOption,
+  type OptionValues,
+  parseOptions,
+  stringOption,
+  UsageError,
+  wholeNumber,
+} from "../cli/options";
+import { type Inventory, loadInventory } from "../inventory/inventory";
+import { recoverShard } from "../recovery/shard";
+import { TenantOnDelete } from "../tenant/schema";
+import { FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES } from "./commandSpec";
+import { FLEET_COMMANDS, type FleetCommand, type FleetOptions } from "./fleetOptions";
+import type { ImportCommandOptions } from "./import";
+
+// `dmarc-fleet`'s command line read into what a command runs with: the
+// runner's options for a fleet command, the import's for `import`.
+
+/** A run of the fleet, as the command line asked for it. */
+export interface FleetInvocation {
+  command: FleetCommand;
+  json: boolean;
+  /** Where the pull-request comment goes, absolute. */
+  markdown?: string;
+  detailedExitcode: boolean;
+  failOnUnmanaged: boolean;
+  options: FleetOptions;
+}
+
+/** An import, as the command line asked for it. */
+export interface ImportInvocation {
+  command: typeof IMPORT_COMMAND;
+  json: boolean;
+  options: ImportCommandOptions;
+}
+
+const COMMANDS: readonly string[] = [...FLEET_COMMANDS, IMPORT_COMMAND];
+
+function isFleetCommand(name: string): name is FleetCommand {
+  return (FLEET_COMMANDS as readonly string[]).includes(name);
+}
+
+/** The one command the first argument names. */
+function commandOf(positionals: readonly string[]): FleetCommand | typeof IMPORT_COMMAND {
+  const command = positionals[0] ?? "";
+  if (command !== IMPORT_COMMAND && !isFleetCommand(command))
+    throw new UsageError(`the first argument must be one of ${COMMANDS.join(", ")}, got "${command}"`);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+  return command;
+}
+
+/** The project's name, backend, and the config stack's configuration and secrets provider, read through the CLI. */
+async function projectSettingsOf(cwd: string, configStack: string | undefined, env: Record<string, string>) {
+  const workspace = await LocalWorkspace.create({ workDir: cwd, envVars: env });
+  const project = await workspace.projectSettings();
+  const stackName = configStack ?? (await workspace.stack())?.name;
+  const config: ConfigMap = stackName ? await workspace.getAllConfig(stackName) : {};
+  const secretsProvider = stackName ? (await workspace.stackSettings(stackName)).secretsProvider : undefined;
+  return { project, stackName, config, secretsProvider };
+}
+
+/** What every command takes from the project: its name and backend, the config stack's settings, the fleet's name. */
+async function projectOptions(values: OptionValues, cwd: string) {
+  const backend = stringOption(values, "backend");
+  const env: Record<string, string> = backend ? { PULUMI_BACKEND_URL: backend } : {};
+  const configStack = stringOption(values, "config-stack");
+  const { project, stackName, config, secretsProvider } = await projectSettingsOf(cwd, configStack, env);
+  const backendUrl = backend ?? project.backend?.url;
+  return {
+    fleet: stringOption(values, "fleet") ?? stackName ?? "fleet",
+    projectName: project.name,
+    projectDir: cwd,
+    stateDir: resolve(cwd, ".dmarc-fleet"),
+    recover: recoverShard,
+    config,
+    env,
+    ...(backendUrl ? { backendUrl } : {}),
+    ...(secretsProvider ? { secretsProvider } : {}),
+  };
+}
+
+/** The shard options every command takes, read before the project is. */
+function shardOptions(values: OptionValues) {
+  const shardSize = wholeNumber(values, "shard-size");
+  const concurrency = wholeNumber(values, "concurrency");
+  return { ...(shardSize ? { shardSize } : {}), ...(concurrency ? { concurrency } : {}) };
+}
+
+function onDeleteOption(values: OptionValues): TenantOnDelete | undefined {
+  const value = stringOption(values, "on-delete");
+  if (value === undefined) return undefined;
+  const parsed = TenantOnDelete.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new UsageError(`--on-delete must be one of ${ON_DELETE_VALUES.join(", ")}, got "${value}"`);
+}
+
+async function importInvocation(values: OptionValues, cwd: string, inventoryPath: string): Promise<ImportInvocation> {
+  const onDelete = onDeleteOption(values);
+  const shards = shardOptions(values);
+  const organizations = listOption(values, "only");
+  return {
+    command: IMPORT_COMMAND,
+    json: values.json === true,
+    options: {
+      ...(await projectOptions(values, cwd)),
+      ...shards,
+      inventoryPath,
+      ...(values.append ? { append: true } : {}),
+      ...(values.check ? { check: true } : {}),
+      ...(organizations ? { only: organizations } : {}),
+      ...(onDelete ? { onDelete } : {}),
+    },
+  };
+}
+
+async function fleetInvocation(
+  command: FleetCommand,
+  values: OptionValues,
+  cwd: string,
+  inventory: Inventory,
+): Promise<FleetInvocation> {
+  const shards = shardOptions(values);
+  const only = listOption(values, "shard");
+  const allowOffboard = listOption(values, "allow-offboard");
+  const maxOffboard = wholeNumber(values, "max-offboard", 0);
+  const markdown = stringOption(values, "markdown");
+  return {
+    command,
+    json: values.json === true,
+    ...(markdown ? { markdown: resolve(cwd, markdown) } : {}),
+    detailedExitcode: values["detailed-exitcode"] === true,
+    failOnUnmanaged: values["fail-on-unmanaged"] === true,
+    options: {
+      ...(await projectOptions(values, cwd)),
+      ...shards,
+      ...(only ? { only } : {}),
+      inventory,
+      ...(values.all ? { all: true } : {}),
+      ...(values.refresh ? { refresh: true } : {}),
+      ...(allowOffboard ? { allowOffboard } : {}),
+      ...(maxOffboard === undefined ? {} : { maxOffboard }),
+    },
+  };
+}
+
+/** The command line read into runner (or import) options; a {@link UsageError} or an {@link InventoryError} for bad input. */
+export async function fleetOptionsFromArgs(
+  argv: readonly string[],
+): Promise<FleetInvocation | ImportInvocation | "help"> {
+  const { values, positionals } = parseOptions(FLEET_SPEC, argv);
+  if (values.help) return "help";
+  const command = commandOf(positionals);
+  checkOptionsApply(FLEET_SPEC, command, values);
+  const cwd = resolve(stringOption(values, "cwd") ?? ".");
+  const inventoryPath = resolve(cwd, stringOption(values, "inventory") ?? "tenants.yaml");
+  if (command === IMPORT_COMMAND) return importInvocation(values, cwd, inventoryPath);
+  return fleetInvocation(command, values, cwd, loadInventory(inventoryPath));
+}

@@ -1,0 +1,182 @@
+import type { CommandSpec } from "../cli/options";
+import { DEFAULT_IMPORT_ON_DELETE } from "../discovery/importer";
+import { TenantOnDelete } from "../tenant/schema";
+import { DEFAULT_SHARD_SIZE } from "./assignment";
+import { COMMENT_LIMIT } from "./findingsMarkdown";
+import { FLEET_COMMANDS } from "./fleetOptions";
+import { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
+
+// `dmarc-fleet`'s command line as one table: its commands, options, usage
+// text and exit codes. Reading it is arguments.ts's job, running it cli.ts's.
+
+/**
+ * `dmarc-fleet`'s exit codes; every code a run can end with is here, and the
+ * usage text and docs are read off it. A failure outranks every finding, so
+ * a pipeline never mistakes a broken run for a plan, drift or a refusal.
+ */
+export const FLEET_EXIT = {
+  ok: { code: 0, meaning: "done: every shard ran (or was skipped as unchanged), and none of the findings below" },
+  failed: {
+    code: 1,
+    meaning: "failed: a shard or an import --check failed, or the backend or the service could not be reached",
+  },
+  usage: { code: 2, meaning: "bad usage: an unknown option, or an inventory or configuration that does not check" },
+  changes: {
+    code: 3,
+    meaning: "changes pending (preview --detailed-exitcode): the plan creates, updates, replaces or deletes something",
+  },
+  drift: {
+    code: 4,
+    meaning:
+      "drift found (drift): an object differs from its shard's state or is missing on the service; with --fail-on-unmanaged also an organisation no shard manages",
+  },
+  refused: {
+    code: 5,
+    meaning:
+      "refused (preview, up): an offboarding was not approved or over --max-offboard; the tenant was left as it is, the rest ran",
+  },
+} as const;
+
+/** The command that writes the inventory instead of running it. */
+export const IMPORT_COMMAND = "import";
+
+export const ON_DELETE_VALUES = TenantOnDelete.options;
+
+export const FLEET_SPEC: CommandSpec = {
+  synopsis: `dmarc-fleet <${[...FLEET_COMMANDS, IMPORT_COMMAND].join("|")}> [options]`,
+  summary:
+    'Runs a tenants inventory as many small stacks ("shards") side by side, under one request budget; import writes the partner\'s existing organisations into the inventory.',
+  options: [
+    {
+      name: "inventory",
+      type: "string",
+      value: "<file>",
+      description: "the tenants YAML file (default: tenants.yaml in --cwd)",
+    },
+    {
+      name: "cwd",
+      type: "string",
+      value: "<dir>",
+      description: "the Pulumi project folder, with Pulumi.yaml and node_modules (default: .)",
+    },
+    {
+      name: "config-stack",
+      type: "string",
+      value: "<name>",
+      description:
+        "stack whose configuration and secrets provider every shard takes (default: the project's selected stack)",
+    },
+    {
+      name: "fleet",
+      type: "string",
+      value: "<name>",
+      description: "stem of the shard stacks' names (default: the config stack's name, else \"fleet\")",
+    },
+    {
+      name: "backend",
+      type: "string",
+      value: "<url>",
+      description: "Pulumi backend (default: the one you are logged in to)",
+    },
+    {
+      name: "shard-size",
+      type: "string",
+      value: "<n>",
+      description: `tenants per new shard (default: ${DEFAULT_SHARD_SIZE})`,
+    },
+    {
+      name: "concurrency",
+      type: "string",
+      value: "<n>",
+      description: "shards run at once (default: the machine's cores)",
+    },
+    {
+      name: "shard",
+      type: "string",
+      value: "<name>",
+      multiple: true,
+      description: "only this shard; repeat for several (e.g. one CI job each)",
+      commands: FLEET_COMMANDS,
+    },
+    {
+      name: "all",
+      type: "boolean",
+      description: "run every shard, not only changed or failed ones",
+      commands: ["up"],
+    },
+    {
+      name: "refresh",
+      type: "boolean",
+      description:
+        "refresh every existing shard first, so objects changed or deleted outside the fleet are set back (shards where drift or refresh found drift are refreshed anyway)",
+      commands: ["preview", "up"],
+    },
+    {
+      name: "allow-offboard",
+      type: "string",
+      value: "<key>",
+      multiple: true,
+      description:
+        "approve offboarding this deployed tenant the inventory no longer lists, in this run only; repeat for several (the inventory's offboard: section approves for every run)",
+      commands: ["preview", "up"],
+    },
+    {
+      name: "max-offboard",
+      type: "string",
+      value: "<n>",
+      description: `most offboardings one run carries out; with more approved, all are refused (default: ${DEFAULT_MAX_OFFBOARD})`,
+      commands: ["preview", "up"],
+    },
+    {
+      name: "detailed-exitcode",
+      type: "boolean",
+      description: `exit ${FLEET_EXIT.changes.code} when the plan has changes`,
+      commands: ["preview"],
+    },
+    {
+      name: "fail-on-unmanaged",
+      type: "boolean",
+      description: `exit ${FLEET_EXIT.drift.code} also for organisations no shard manages (default: listed only, as onDelete: keep leaves them on purpose)`,
+      commands: ["drift"],
+    },
+    {
+      name: "markdown",
+      type: "string",
+      value: "<file>",
+      description: `also write the findings per tenant as a pull-request comment to <file> (relative to --cwd), under ${COMMENT_LIMIT.toLocaleString("en")} characters`,
+      commands: ["preview", "up", "drift"],
+    },
+    {
+      name: "append",
+      type: "boolean",
+      description:
+        "add only organisations that neither the inventory nor a shard holds (default: write a new inventory, which must not exist)",
+      commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "only",
+      type: "string",
+      value: "<organization id>",
+      multiple: true,
+      description: "only this organisation; repeat for several",
+      commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "check",
+      type: "boolean",
+      description:
+        "read each object back as up's adoption would and leave out organisations that would not adopt cleanly",
+      commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "on-delete",
+      type: "string",
+      value: `<${ON_DELETE_VALUES.join("|")}>`,
+      description: `each imported tenant's onDelete (default: ${DEFAULT_IMPORT_ON_DELETE}: removing it from the file leaves the service alone)`,
+      commands: [IMPORT_COMMAND],
+    },
+    { name: "json", type: "boolean", description: "print the report as JSON on stdout" },
+    { name: "help", type: "boolean", short: "h", description: "print this text" },
+  ],
+  exitCodes: Object.values(FLEET_EXIT),
+};

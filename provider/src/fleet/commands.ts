@@ -1,0 +1,79 @@
+import { type ExitCode, UsageError } from "../cli/options";
+import { type ImportReport, importSummary } from "../discovery/report";
+import { InventoryError } from "../inventory/inventory";
+import type { FleetInvocation, ImportInvocation } from "./arguments";
+import { FLEET_EXIT, IMPORT_COMMAND } from "./commandSpec";
+import type { FleetReport } from "./fleetReport";
+import { ImportRefused, runImport } from "./import";
+import { printReport, writeComment } from "./render";
+import { runFleet } from "./runner";
+
+// Each of `dmarc-fleet`'s commands once its arguments are read: runs it,
+// prints its report, and answers its exit code.
+
+const isBadInput = (error: unknown) =>
+  error instanceof UsageError || error instanceof InventoryError || error instanceof ImportRefused;
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The exit code of a command that failed: bad input is usage, anything else a failure. */
+export function failureCode(error: unknown): number {
+  return isBadInput(error) ? FLEET_EXIT.usage.code : FLEET_EXIT.failed.code;
+}
+
+/** The findings that end a run with their own code, the most pressing first; a failed shard outranks them all. */
+const FINDING_EXITS: readonly {
+  exit: ExitCode;
+  found: (report: FleetReport, invocation: FleetInvocation) => boolean;
+}[] = [
+  { exit: FLEET_EXIT.refused, found: (report) => report.totals.tenants.refused > 0 },
+  {
+    exit: FLEET_EXIT.drift,
+    found: (report, invocation) =>
+      report.command === "drift" &&
+      (report.totals.objects.differs + report.totals.objects.missing > 0 ||
+        (invocation.failOnUnmanaged && (report.unmanaged?.organizations.length ?? 0) > 0)),
+  },
+  {
+    exit: FLEET_EXIT.changes,
+    found: (report, invocation) => {
+      const { create, update, replace, delete: deleted } = report.totals.objects;
+      return invocation.detailedExitcode && create + update + replace + deleted > 0;
+    },
+  },
+];
+
+export function exitCodeOf(report: FleetReport, invocation: FleetInvocation): number {
+  if (!report.ok) return FLEET_EXIT.failed.code;
+  return (FINDING_EXITS.find((entry) => entry.found(report, invocation))?.exit ?? FLEET_EXIT.ok).code;
+}
+
+/** A fleet command: the runner over the shards, its report printed (and the comment written). */
+export async function fleetCommand(invocation: FleetInvocation): Promise<number> {
+  const { command, options } = invocation;
+  let report: FleetReport;
+  try {
+    report = await runFleet(command, options);
+  } catch (error) {
+    process.stderr.write(`dmarc-fleet ${command}: ${errorMessage(error)}\n`);
+    return failureCode(error);
+  }
+  printReport(report, invocation.json);
+  if (invocation.markdown) writeComment(report, invocation.markdown);
+  return exitCodeOf(report, invocation);
+}
+
+/** `import`: the account written into the inventory, its summary printed. */
+export async function importCommand({ options, json }: ImportInvocation): Promise<number> {
+  let report: ImportReport;
+  try {
+    report = await runImport(options);
+  } catch (error) {
+    process.stderr.write(`dmarc-fleet ${IMPORT_COMMAND}: ${errorMessage(error)}\n`);
+    return failureCode(error);
+  }
+  process.stdout.write(`${json ? JSON.stringify(report, null, 2) : importSummary(report)}\n`);
+  return report.failedChecks > 0 ? FLEET_EXIT.failed.code : FLEET_EXIT.ok.code;
+}

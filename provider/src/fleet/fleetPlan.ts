@@ -1,0 +1,104 @@
+import { assignShards, DEFAULT_SHARD_SIZE, type Shard } from "./assignment";
+import { excludeUnsupported } from "./automation";
+import type { FleetCommand, FleetOptions, ShardOperation } from "./fleetOptions";
+import { overviewOf, type ShardOverview } from "./fleetReport";
+import { DEFAULT_MAX_OFFBOARD, gateOffboarding, type LeavingTenant, type OffboardingDecision } from "./offboardingGate";
+import { type ShardResult, shardResult } from "./result";
+import type { ShardState } from "./shard";
+import type { ShardJob } from "./shardJob";
+
+// What one run does to which shard, decided before any shard runs: the
+// shards the inventory needs, each offboarding approved or refused, and per
+// shard a job or the reason it is skipped.
+
+export interface FleetPlan {
+  shardSize: number;
+  /** The shards the run looks at: every one, or those `only` names. */
+  chosen: Shard[];
+  overviews: Map<string, ShardOverview>;
+  decisions: OffboardingDecision[];
+}
+
+/** The offboardings of the run's shards, each approved or refused, before any shard runs (preview and up). */
+function offboardings(
+  options: FleetOptions,
+  command: FleetCommand,
+  chosen: readonly Shard[],
+  states: ReadonlyMap<number, ShardState>,
+): OffboardingDecision[] {
+  if (command !== "preview" && command !== "up") return [];
+  const leaving: LeavingTenant[] = chosen.flatMap((shard) =>
+    shard.leaving.map((key) => ({ key, shard: shard.name, holding: states.get(shard.number)?.holdings[key] })),
+  );
+  const deployed = [...states.values()].reduce((sum, state) => sum + state.tenants.length, 0);
+  return gateOffboarding(leaving, deployed, {
+    tombstones: options.inventory.offboard,
+    allowed: options.allowOffboard ?? [],
+    maxOffboard: options.maxOffboard ?? DEFAULT_MAX_OFFBOARD,
+    inventoryTenants: options.inventory.tenants.length,
+    source: options.inventory.source,
+  });
+}
+
+/** The shards of the inventory's tenants, those the run looks at, and its offboardings decided. */
+export function planFleet(
+  command: FleetCommand,
+  options: FleetOptions,
+  states: ReadonlyMap<number, ShardState>,
+): FleetPlan {
+  const shardSize = options.shardSize ?? DEFAULT_SHARD_SIZE;
+  const deployed = new Map([...states].map(([number, state]) => [number, state.tenants]));
+  const keys = options.inventory.tenants.map((tenant) => tenant.key);
+  const shards = assignShards(options.fleet, deployed, keys, shardSize);
+  const chosen = shards.filter((shard) => !options.only || options.only.includes(shard.name));
+  const overviews = new Map(chosen.map((shard) => [shard.name, overviewOf(options, shard, states.get(shard.number))]));
+  return { shardSize, chosen, overviews, decisions: offboardings(options, command, chosen, states) };
+}
+
+/** The resources a shard's operation leaves alone: those of its tenants whose offboarding was refused. */
+function excludedUrns(shard: Shard, refused: readonly OffboardingDecision[]): string[] {
+  return refused
+    .filter((decision) => decision.shard === shard.name)
+    .flatMap((decision) => decision.holding?.urns ?? []);
+}
+
+/** Why an operation leaves a shard alone, or undefined when it runs it. */
+function skipReason(
+  options: FleetOptions,
+  command: FleetCommand,
+  shard: Shard,
+  overview: ShardOverview | undefined,
+  excluded: readonly string[],
+) {
+  if ((command === "refresh" || command === "drift" || command === "destroy") && !shard.exists) return "no stack yet";
+  // A shard of refused tenants only would run nothing, and its emptied stack must not be removed.
+  if (excluded.length > 0 && shard.tenants.length === 0) return "nothing to run but refused offboardings";
+  const unsupported = excluded.length > 0 ? excludeUnsupported() : undefined;
+  if (unsupported) return `an offboarding was refused and ${unsupported}, so its other changes wait`;
+  if (command === "up" && !options.all && !options.refresh && overview?.upToDate) return "unchanged since its last up";
+  return undefined;
+}
+
+/** Per chosen shard, the job the operation runs on it, or its result as skipped. */
+export function shardJobs(
+  operation: ShardOperation,
+  options: FleetOptions,
+  plan: FleetPlan,
+  states: ReadonlyMap<number, ShardState>,
+): { jobs: ShardJob[]; skipped: ShardResult[] } {
+  const refused = plan.decisions.filter((decision) => decision.refusal !== undefined);
+  const jobs: ShardJob[] = [];
+  const skipped: ShardResult[] = [];
+  for (const shard of plan.chosen) {
+    const exclude = excludedUrns(shard, refused);
+    const reason = skipReason(options, operation, shard, plan.overviews.get(shard.name), exclude);
+    const state = states.get(shard.number);
+    const refresh = shard.exists && (options.refresh === true || state?.driftMark !== undefined);
+    if (reason === undefined) jobs.push({ operation, shard, state, exclude, refresh });
+    else {
+      const run = { shard: shard.name, operation, tenants: shard.tenants.length };
+      skipped.push(shardResult(run, { status: "skipped", reason }));
+    }
+  }
+  return { jobs, skipped };
+}

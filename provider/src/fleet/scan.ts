@@ -1,0 +1,66 @@
+import { availableParallelism } from "node:os";
+import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation";
+import { shardNumber } from "./assignment";
+import { driftFoundIn } from "./driftMark";
+import type { FleetOptions } from "./fleetOptions";
+import { runPool } from "./pool";
+import { type ShardState, shardStateOf, workspaceOptions } from "./shard";
+
+// What the backend holds of a fleet: each shard stack's state, read with
+// one CLI and no engine operation. The runner starts from it; the import
+// reads it to leave alone what the shards hold.
+
+function stackNameOf(listed: string): string {
+  return listed.slice(listed.lastIndexOf("/") + 1);
+}
+
+/** The CLI, found and checked as each workspace would: its version checked unless the environment given says not to. */
+export function pulumiCommand(options: FleetOptions): Promise<PulumiCommand> {
+  return PulumiCommand.get({ skipVersionCheck: Boolean(options.env.PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK) });
+}
+
+export function concurrencyOf(options: FleetOptions): number {
+  return Math.max(1, options.concurrency ?? availableParallelism());
+}
+
+/** Every shard stack of the fleet in the backend, with what its state holds (and its drift mark, for `readMarks`). */
+export async function scanFleet(
+  options: FleetOptions,
+  pulumi: PulumiCommand,
+  concurrency: number,
+  readMarks: boolean,
+): Promise<Map<number, ShardState>> {
+  const workspace = await LocalWorkspace.create(workspaceOptions(options, `${options.fleet}.scan`, pulumi));
+  const numbered = (await workspace.listStacks())
+    .map((summary) => stackNameOf(summary.name))
+    .map((name) => ({ name, number: shardNumber(options.fleet, name) }))
+    .filter((entry): entry is { name: string; number: number } => entry.number !== undefined);
+  const states = await runPool(numbered, concurrency, async ({ name }) => {
+    const state = shardStateOf(name, await workspace.exportStack(name));
+    const mark = readMarks ? driftFoundIn(await workspace.listTags(name)) : undefined;
+    return mark === undefined ? state : { ...state, driftMark: mark };
+  });
+  return new Map(numbered.map((entry, index) => [entry.number, states[index] as ShardState]));
+}
+
+/** The ids of the organisations a shard's state holds, one per tenant. */
+export function organizationIdsOf(state: ShardState): string[] {
+  return Object.values(state.holdings).flatMap((holding) => (holding.organizationId ? [holding.organizationId] : []));
+}
+
+/** What the fleet's shards hold: each organisation id and tenant key in their state, with its shard's name. */
+export interface FleetHoldings {
+  organizations: Map<string, string>;
+  keys: Map<string, string>;
+}
+
+/** Reads every shard stack of the fleet from the backend, and runs nothing. */
+export async function fleetHoldings(options: FleetOptions): Promise<FleetHoldings> {
+  const states = await scanFleet(options, await pulumiCommand(options), concurrencyOf(options), false);
+  const holdings: FleetHoldings = { organizations: new Map(), keys: new Map() };
+  for (const state of states.values()) {
+    for (const id of organizationIdsOf(state)) holdings.organizations.set(id, state.name);
+    for (const key of state.tenants) holdings.keys.set(key, state.name);
+  }
+  return holdings;
+}
