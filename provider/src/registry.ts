@@ -3,6 +3,7 @@ import { DomainGroup, domainGroup } from "./resources/domainGroup";
 import { DomainVerification, domainVerification } from "./resources/domainVerification";
 import { Invitation, invitation } from "./resources/invitation";
 import { Organization, organization } from "./resources/organization";
+import { Rfc2136Record, rfc2136Record } from "./resources/rfc2136Record";
 import { Subscription, subscription } from "./resources/subscription";
 import { Webhook, webhook } from "./resources/webhook";
 import type { AnyResourceDefinition } from "./runtime/lifecycle";
@@ -24,6 +25,7 @@ export const resourceDefinitions = {
   webhook,
   subscription,
   invitation,
+  rfc2136Record,
 } as const;
 
 /** The resource classes, by the same names as {@link resourceDefinitions}. */
@@ -35,6 +37,7 @@ export const resourceClasses = {
   webhook: Webhook,
   subscription: Subscription,
   invitation: Invitation,
+  rfc2136Record: Rfc2136Record,
 } as const;
 
 export type ResourceModuleName = keyof typeof resourceDefinitions;
