@@ -6,7 +6,7 @@ import type { Context } from "./context";
 import { Dispatcher } from "./delivery";
 import { dmarcRecordValue, parseRecordHost } from "./dns/dmarc";
 import { Verifier } from "./dns/verifier";
-import { SimulatedZone } from "./dns/zone";
+import { SimulatedZone, type ZoneKey } from "./dns/zone";
 import { Faults } from "./faults";
 import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from "./options";
 import { type EmulatorPartner, PartnerDirectory } from "./partners";
@@ -16,6 +16,7 @@ import { readStateFile, StateFileWriter } from "./stateFile";
 import { Stats } from "./stats";
 import { domainKey, Store } from "./store";
 
+export type { ZoneKey } from "./dns/zone";
 export type { EmulatorOptions } from "./options";
 export { DEMO_PARTNERS, defaultCatalogue, type EmulatorPartner, loadPartnersFile } from "./partners";
 export type { RequestWindow, StatsView } from "./stats";
@@ -25,8 +26,10 @@ export interface RunningEmulator {
   /** Base URL, e.g. http://127.0.0.1:4010. */
   url: string;
   partners: EmulatorPartner[];
-  /** "127.0.0.1:port" of the simulated DNS zone, when verification uses it. */
+  /** "127.0.0.1:port" (UDP and TCP) of the simulated DNS zone, when verification uses it. */
   dnsServer?: string;
+  /** The TSIG key RFC 2136 updates to the simulated zone are signed with, when there is one. */
+  dnsKey?: ZoneKey;
   close(): Promise<void>;
 }
 
@@ -59,6 +62,7 @@ async function setUpDns(
         : undefined;
     },
     log.child({ component: "dns" }),
+    config.dns.tsigKey,
   );
   return { resolver: await zone.listen("127.0.0.1"), zone };
 }
@@ -129,7 +133,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     dispatcher.resume();
     verifier.start();
     log.info({ url: baseUrl, dnsServer: zone ? dns.resolver : undefined }, "DMARC partner API emulator ready");
-    return { url: baseUrl, partners: partners.all, ...(zone ? { dnsServer: dns.resolver } : {}), close };
+    const dnsZone = zone ? { dnsServer: dns.resolver, dnsKey: zone.zoneKey } : {};
+    return { url: baseUrl, partners: partners.all, ...dnsZone, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,4 +1,5 @@
 import type { LoggerOptions } from "pino";
+import { generatedZoneKey, type ZoneKey } from "./dns/zone";
 import { DEMO_PARTNERS, type EmulatorPartner } from "./partners";
 
 export interface EmulatorOptions {
@@ -27,6 +28,8 @@ export interface EmulatorOptions {
     checkIntervalMs?: number;
     /** How long after a domain is added a missing record stays "not yet" before it fails. Default 24 hours. */
     windowMs?: number;
+    /** The TSIG key RFC 2136 updates to the simulated zone must be signed with. Default: one generated at start. */
+    tsigKey?: ZoneKey;
   };
   /** pino logging to stderr: true for level info, or pino options. Default false (silent). */
   logger?: boolean | LoggerOptions;
@@ -35,7 +38,7 @@ export interface EmulatorOptions {
 export type ResolvedOptions = Required<Omit<EmulatorOptions, "requestLogFile" | "stateFile" | "dns">> & {
   requestLogFile: string | undefined;
   stateFile: string | undefined;
-  dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number };
+  dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number; tsigKey: ZoneKey };
 };
 
 export const REQUEST_LOG_ENV = "DMARC_EMULATOR_REQUEST_LOG";
@@ -55,6 +58,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
       resolver: options.dns?.resolver,
       checkIntervalMs: options.dns?.checkIntervalMs ?? 5000,
       windowMs: options.dns?.windowMs ?? 24 * 60 * 60 * 1000,
+      tsigKey: options.dns?.tsigKey ?? generatedZoneKey(),
     },
     logger: options.logger ?? false,
   };

@@ -198,7 +198,8 @@ class Reader {
 
 function readRdata(reader: Reader, type: number, length: number): Buffer {
   const layout = NAME_RDATA[type];
-  if (!layout) return Buffer.from(reader.take(length));
+  // An update's deletions carry no data, whatever their type.
+  if (!layout || length === 0) return Buffer.from(reader.take(length));
   const end = reader.offset + length;
   reader.need(length);
   const parts = layout.map((part) => (part === "name" ? encodeName(reader.name()) : Buffer.from(reader.take(part))));

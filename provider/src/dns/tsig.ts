@@ -147,8 +147,12 @@ export function signMessage(unsigned: Buffer, key: TsigKey, options: SignOptions
     otherData: options.otherData ?? Buffer.alloc(0),
   };
   tsig.mac = computeMac(key, unsigned, tsig, options.requestMac);
+  return { bytes: withTsigRecord(unsigned, tsig), mac: tsig.mac };
+}
+
+function withTsigRecord(unsigned: Buffer, tsig: TsigRecord): Buffer {
   const record = encodeRecord({
-    name: key.name,
+    name: tsig.keyName,
     type: RecordType.TSIG,
     class: RecordClass.ANY,
     ttl: 0,
@@ -156,7 +160,17 @@ export function signMessage(unsigned: Buffer, key: TsigKey, options: SignOptions
   });
   const bytes = Buffer.concat([unsigned, record]);
   bytes.writeUInt16BE(unsigned.readUInt16BE(10) + 1, 10);
-  return { bytes, mac: tsig.mac };
+  return bytes;
+}
+
+/**
+ * An answer refusing a request's signature (RFC 8945 §5.3.2): the request's
+ * key and algorithm, the error, and no MAC, since the answerer cannot sign
+ * with a key it does not have or that did not verify.
+ */
+export function withTsigError(unsigned: Buffer, request: TsigRecord, error: number, now: number): Buffer {
+  const timeSigned = Math.floor(now / 1000);
+  return withTsigRecord(unsigned, { ...request, timeSigned, mac: Buffer.alloc(0), error, otherData: Buffer.alloc(0) });
 }
 
 /** The TSIG record of a message: its last additional record, when that is one. */
