@@ -64,7 +64,7 @@ async function setUpDns(
     log.child({ component: "dns" }),
     config.dns.tsigKey,
   );
-  return { resolver: await zone.listen("127.0.0.1"), zone };
+  return { resolver: await zone.listen("127.0.0.1", config.dns.port), zone };
 }
 
 /** Starts the emulator: HTTP API and control plane, webhook delivery, DNS verification. */

@@ -28,6 +28,8 @@ export interface EmulatorOptions {
     checkIntervalMs?: number;
     /** How long after a domain is added a missing record stays "not yet" before it fails. Default 24 hours. */
     windowMs?: number;
+    /** UDP and TCP port of the simulated zone; 0 picks a free one. Default 0. */
+    port?: number;
     /** The TSIG key RFC 2136 updates to the simulated zone must be signed with. Default: one generated at start. */
     tsigKey?: ZoneKey;
   };
@@ -38,7 +40,7 @@ export interface EmulatorOptions {
 export type ResolvedOptions = Required<Omit<EmulatorOptions, "requestLogFile" | "stateFile" | "dns">> & {
   requestLogFile: string | undefined;
   stateFile: string | undefined;
-  dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number; tsigKey: ZoneKey };
+  dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number; port: number; tsigKey: ZoneKey };
 };
 
 export const REQUEST_LOG_ENV = "DMARC_EMULATOR_REQUEST_LOG";
@@ -58,6 +60,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
       resolver: options.dns?.resolver,
       checkIntervalMs: options.dns?.checkIntervalMs ?? 5000,
       windowMs: options.dns?.windowMs ?? 24 * 60 * 60 * 1000,
+      port: options.dns?.port ?? 0,
       tsigKey: options.dns?.tsigKey ?? generatedZoneKey(),
     },
     logger: options.logger ?? false,

@@ -99,26 +99,27 @@ export class SimulatedZone {
     this.store.changed();
   }
 
-  /** Starts the UDP and TCP servers on one port; resolves to its "host:port". */
-  async listen(host: string): Promise<string> {
+  /** Starts the UDP and TCP servers on one port (0: a free one); resolves to its "host:port". */
+  async listen(host: string, port = 0): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.bind(host);
+        return await this.bind(host, port);
       } catch (error) {
         await this.close();
-        // The UDP port picked may be taken for TCP: another port is tried.
-        if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt >= BIND_ATTEMPTS) throw error;
+        // A free UDP port may be taken for TCP: another one is tried.
+        const retry = port === 0 && (error as NodeJS.ErrnoException).code === "EADDRINUSE" && attempt < BIND_ATTEMPTS;
+        if (!retry) throw error;
       }
     }
   }
 
-  private async bind(host: string): Promise<string> {
+  private async bind(host: string, port: number): Promise<string> {
     const socket = createSocket(host.includes(":") ? "udp6" : "udp4");
     this.socket = socket;
     socket.on("message", (message, remote) => this.answerUdp(socket, message, remote));
     await new Promise<void>((resolve, reject) => {
       socket.once("error", reject);
-      socket.bind(0, host, () => {
+      socket.bind(port, host, () => {
         socket.off("error", reject);
         resolve();
       });
@@ -216,9 +217,18 @@ export class SimulatedZone {
     };
   }
 
-  /** The zone a name is in: the longest domain the service knows, or its own domain, that contains it. */
+  /**
+   * The zone a name is in: the longest that contains it of the service's own
+   * domain, the domains the service knows, and the domains of the records the
+   * zone holds (`_dmarc.x.example` is in `x.example`), so a record stays
+   * removable after its domain left the service.
+   */
   private zoneOf(name: string): string | undefined {
-    const zones = [SERVICE_DOMAIN, ...[...this.store.domains.values()].map((domain) => domain.domain)];
+    const zones = [
+      SERVICE_DOMAIN,
+      ...[...this.store.domains.values()].map((domain) => domain.domain),
+      ...[...this.store.dnsRecords.keys()].map((owner) => owner.replace(/^(_[^.]*\.)+/, "")),
+    ];
     return zones.filter((zone) => name === zone || name.endsWith(`.${zone}`)).sort((a, b) => b.length - a.length)[0];
   }
 
