@@ -1,3 +1,4 @@
+import { createSocket } from "node:dgram";
 import { dynamicProviderHost } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -21,6 +22,27 @@ if (unavailable) console.warn(`Skipping the RFC 2136 tests against BIND and Knot
 const DMARC = "v=DMARC1; p=none; rua=mailto:org_1@rua.dmarc-emulator.test; fo=1";
 const CNAME_TARGET = "acme.example.org-1.records.dmarc-emulator.test";
 type Props = Record<string, unknown>;
+
+/** A UDP relay to a loopback server that drops the first `drop` answers, as a lossy network would. */
+async function answerDroppingProxy(port: number, drop: number) {
+  const front = createSocket("udp4");
+  let dropped = 0;
+  front.on("message", (request, client) => {
+    const back = createSocket("udp4");
+    back.on("message", (answer) => {
+      back.close();
+      if (dropped < drop) dropped += 1;
+      else front.send(answer, client.port, client.address);
+    });
+    back.send(request, port, "127.0.0.1");
+  });
+  await new Promise<void>((resolve) => front.bind(0, "127.0.0.1", resolve));
+  return {
+    address: `127.0.0.1:${front.address().port}`,
+    dropped: () => dropped,
+    close: () => new Promise<void>((resolve) => front.close(() => resolve())),
+  };
+}
 
 describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2136Record against %s", (kind) => {
   let dns: RunningDnsServer;
@@ -143,6 +165,20 @@ describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2
     await expect(create(declare({ name, zone: LOCKED_ZONE }))).rejects.toThrow(
       new RegExp(`${dns.address} answered REFUSED to the update of ${name} .*in zone ${LOCKED_ZONE} .*Allow the key`),
     );
+  });
+
+  it("settles a create whose answers were lost by asking the server, so state and zone agree", async () => {
+    const name = DMARC_NAMES[1] as string;
+    // The two UDP attempts of the update reach the server; their answers do not come back.
+    const proxy = await answerDroppingProxy(dns.port, 2);
+    try {
+      const { outs } = await create(declare({ name, zone: ZONE, server: proxy.address, ttl: 300 }));
+      expect(proxy.dropped()).toBe(2);
+      expect(await dns.served(name)).toEqual([`TXT ${DMARC} @300`]);
+      await dynamicProviderHost.delete(TYPE, name, { ...outs, server: dns.address });
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("fails in bounded time naming the address when the server does not answer", async () => {

@@ -98,7 +98,7 @@ const Rfc2136Inputs = z
       "Name of the TSIG key, as in the server's `key` statement (hashicorp/dns's `key_name`).",
     ),
     keyAlgorithm: KeyAlgorithm.default("hmac-sha256").describe(
-      `The key's algorithm: ${algorithmNames}. hmac-md5 is refused.`,
+      `The key's algorithm: ${algorithmNames}; default \`hmac-sha256\`. hmac-md5 is refused.`,
     ),
     keySecret: z
       .string()
@@ -179,9 +179,20 @@ async function servedRecord(inputs: Rfc2136Inputs, zone: string): Promise<Served
   );
 }
 
-/** Writes the record and checks the server serves it, so a success means the zone holds it. */
+/**
+ * Writes the record and checks the server serves it, so a success means the
+ * zone holds it. When the answer to the update is lost, the server is asked
+ * whether the update took effect: the state then records what the zone holds.
+ */
 async function publish(inputs: Rfc2136Inputs, zone: string): Promise<void> {
-  await replaceRecordSet(targetOf(inputs), { ...inputs, zone });
+  try {
+    await replaceRecordSet(targetOf(inputs), { ...inputs, zone });
+  } catch (error) {
+    if (!(error instanceof DnsUnreachableError)) throw error;
+    const served = await servedRecord(inputs, zone).catch(() => undefined);
+    if (!served || !isOurs(served, inputs) || served.ttl !== inputs.ttl) throw error;
+    return;
+  }
   const served = await servedRecord(inputs, zone);
   if (!served || !isOurs(served, inputs)) {
     throw new Error(
