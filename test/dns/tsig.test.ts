@@ -4,6 +4,7 @@ import {
   Opcode,
   RecordClass,
   RecordType,
+  requestMessage,
   signMessage,
   TsigErrorCode,
   type TsigKey,
@@ -19,17 +20,8 @@ import { describe, expect, it } from "vitest";
 const key: TsigKey = { name: "dmarc-update", algorithm: "hmac-sha512", secret: Buffer.alloc(64, 3) };
 const now = Date.parse("2026-01-01T00:00:00Z");
 const query = encodeMessage({
+  ...requestMessage(Opcode.QUERY, { name: "_dmarc.acme.example", type: RecordType.TXT, class: RecordClass.IN }),
   id: 4242,
-  response: false,
-  opcode: Opcode.QUERY,
-  authoritative: false,
-  truncated: false,
-  recursionDesired: false,
-  rcode: 0,
-  questions: [{ name: "_dmarc.acme.example", type: RecordType.TXT, class: RecordClass.IN }],
-  answers: [],
-  authorities: [],
-  additionals: [],
 });
 
 function verify(bytes: Buffer, at = now, withKey = key) {

@@ -10,6 +10,7 @@ import {
   RecordClass,
   RecordType,
   replaceRecordSet,
+  requestMessage,
   txtData,
   zoneOf,
 } from "pulumi-dmarc-partner/dns";
@@ -108,19 +109,9 @@ describe("the emulator's zone under RFC 2136", () => {
       /answered BADSIG/,
     );
     await expect(replaceRecordSet(target(KEY.secret, "nobody"), record)).rejects.toThrow(/answered BADKEY/);
-    const unsigned = encodeMessage({
-      id: 7,
-      response: false,
-      opcode: Opcode.UPDATE,
-      authoritative: false,
-      truncated: false,
-      recursionDesired: false,
-      rcode: 0,
-      questions: [{ name: domain, type: RecordType.SOA, class: RecordClass.IN }],
-      answers: [],
-      authorities: [{ name: setup.host, type: RecordType.TXT, class: RecordClass.IN, ttl: 60, data: txtData("x") }],
-      additionals: [],
-    });
+    const update = { name: setup.host, type: RecordType.TXT, class: RecordClass.IN, ttl: 60, data: txtData("x") };
+    const zone = { name: domain, type: RecordType.SOA, class: RecordClass.IN };
+    const unsigned = encodeMessage({ ...requestMessage(Opcode.UPDATE, zone, [update]), id: 7 });
     expect(decodeMessage(await exchange(target().server, unsigned)).rcode).toBe(Rcode.REFUSED);
     expect(await handle.control<unknown[]>("GET", "/dns/records")).toEqual([]);
   });

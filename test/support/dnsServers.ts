@@ -15,6 +15,7 @@ import {
   readName,
   recordData,
   replaceRecordSet,
+  requestMessage,
   signedRequest,
   type TsigAlgorithm,
   txtValue,
@@ -259,24 +260,12 @@ export async function startDnsServer(
       ),
     put: (name, type, value) => replaceRecordSet(admin, { zone: ZONE, name, type, value, ttl: 300 }),
     addTxt: async (name, value) => {
-      await signedRequest(
-        admin,
-        {
-          response: false,
-          opcode: Opcode.UPDATE,
-          authoritative: false,
-          truncated: false,
-          recursionDesired: false,
-          rcode: 0,
-          questions: [{ name: ZONE, type: RecordType.SOA, class: RecordClass.IN }],
-          answers: [],
-          authorities: [
-            { name, type: RecordType.TXT, class: RecordClass.IN, ttl: 300, data: recordData("TXT", value) },
-          ],
-          additionals: [],
-        },
-        { zone: ZONE, request: `the addition of ${name}` },
-      );
+      const zone = { name: ZONE, type: RecordType.SOA, class: RecordClass.IN };
+      const record = { name, type: RecordType.TXT, class: RecordClass.IN, ttl: 300, data: recordData("TXT", value) };
+      await signedRequest(admin, requestMessage(Opcode.UPDATE, zone, [record]), {
+        zone: ZONE,
+        request: `the addition of ${name}`,
+      });
     },
   };
 }

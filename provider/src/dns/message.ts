@@ -85,7 +85,7 @@ export function encodeName(name: string): Buffer {
   return encoded;
 }
 
-function u16(value: number): Buffer {
+export function u16(value: number): Buffer {
   const buffer = Buffer.alloc(2);
   buffer.writeUInt16BE(value);
   return buffer;
@@ -126,6 +126,30 @@ export function encodeMessage(message: DnsMessage): Buffer {
     ...message.questions.flatMap((question) => [encodeName(question.name), u16(question.type), u16(question.class)]),
     ...[...message.answers, ...message.authorities, ...message.additionals].map(encodeRecord),
   ]);
+}
+
+/**
+ * A request without its id: a query's question, or an update's zone and
+ * updates (RFC 2136 §2: the zone in the question section, the updates in the
+ * authority section); no prerequisites, no recursion asked for.
+ */
+export function requestMessage(
+  opcode: number,
+  question: Question,
+  updates: ResourceRecord[] = [],
+): Omit<DnsMessage, "id"> {
+  return {
+    response: false,
+    opcode,
+    authoritative: false,
+    truncated: false,
+    recursionDesired: false,
+    rcode: 0,
+    questions: [question],
+    answers: [],
+    authorities: updates,
+    additionals: [],
+  };
 }
 
 /** Reads a message from its start, following compression pointers. */

@@ -1,5 +1,5 @@
 import { DnsAnswerError, Rcode } from "./errors";
-import { normalizeName, Opcode, RecordClass, RecordType, type ResourceRecord } from "./message";
+import { normalizeName, Opcode, RecordClass, RecordType, type ResourceRecord, requestMessage } from "./message";
 import { type DnsTarget, requestContext, signedRequest } from "./request";
 
 // Questions asked of the authoritative server itself, never of a recursive
@@ -7,18 +7,7 @@ import { type DnsTarget, requestContext, signedRequest } from "./request";
 // cache in between.
 
 function question(name: string, type: number) {
-  return {
-    response: false,
-    opcode: Opcode.QUERY,
-    authoritative: false,
-    truncated: false,
-    recursionDesired: false,
-    rcode: 0,
-    questions: [{ name, type, class: RecordClass.IN }],
-    answers: [],
-    authorities: [],
-    additionals: [],
-  };
+  return requestMessage(Opcode.QUERY, { name, type, class: RecordClass.IN });
 }
 
 /** The records of these types the server holds at the name (none when the name does not exist). */

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { type DecodedMessage, encodeName, encodeRecord, RecordClass, RecordType, readName } from "./message";
+import { type DecodedMessage, encodeName, encodeRecord, RecordClass, RecordType, readName, u16 } from "./message";
 
 // Transaction signatures (RFC 8945): an HMAC over the message and the TSIG
 // variables, carried as the last additional record; an answer's MAC also
@@ -51,12 +51,6 @@ export type TsigCheck =
   | { status: "unsigned" }
   /** A TSIG error code: the server's, or ours when the signature does not verify. */
   | { status: "failed"; error: number; tsig: TsigRecord };
-
-function u16(value: number): Buffer {
-  const buffer = Buffer.alloc(2);
-  buffer.writeUInt16BE(value);
-  return buffer;
-}
 
 function u48(value: number): Buffer {
   const buffer = Buffer.alloc(6);

@@ -1,5 +1,14 @@
 import { DnsAnswerError, Rcode } from "./errors";
-import { encodeName, normalizeName, Opcode, RecordClass, RecordType, type ResourceRecord, txtData } from "./message";
+import {
+  encodeName,
+  normalizeName,
+  Opcode,
+  RecordClass,
+  RecordType,
+  type ResourceRecord,
+  requestMessage,
+  txtData,
+} from "./message";
 import { zoneOf } from "./query";
 import { type DnsRequest, type DnsTarget, signedRequest } from "./request";
 import { TsigErrorCode } from "./tsig";
@@ -26,18 +35,7 @@ export function recordData(type: PublishedType, value: string): Buffer {
 }
 
 function updateMessage(zone: string, updates: ResourceRecord[]): DnsRequest {
-  return {
-    response: false,
-    opcode: Opcode.UPDATE,
-    authoritative: false,
-    truncated: false,
-    recursionDesired: false,
-    rcode: 0,
-    questions: [{ name: normalizeName(zone), type: RecordType.SOA, class: RecordClass.IN }],
-    answers: [],
-    authorities: updates,
-    additionals: [],
-  };
+  return requestMessage(Opcode.UPDATE, { name: zone, type: RecordType.SOA, class: RecordClass.IN }, updates);
 }
 
 /**
