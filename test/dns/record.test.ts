@@ -1,5 +1,5 @@
 import { createSocket } from "node:dgram";
-import { dynamicProviderHost } from "pulumi-dmarc-partner";
+import { dynamicProviderHost, SETTINGS } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   DMARC_NAMES,
@@ -206,6 +206,17 @@ describe("Rfc2136Record's checks at preview", () => {
     const result = await dynamicProviderHost.check(TYPE, {}, { ...valid, ...overrides });
     return (result.failures ?? []).map((failure) => failure.reason);
   }
+
+  it("needs no dmarc:* settings, while the service's resources still do", async () => {
+    const saved = SETTINGS.map(({ env }) => [env, process.env[env]] as const);
+    for (const [env] of saved) delete process.env[env];
+    try {
+      expect((await dynamicProviderHost.check(TYPE, {}, valid)).failures).toBeUndefined();
+      await expect(dynamicProviderHost.check("Organization", {}, { name: "x" })).rejects.toThrow(/dmarc:baseUrl/);
+    } finally {
+      for (const [env, value] of saved) if (value !== undefined) process.env[env] = value;
+    }
+  });
 
   it("accepts a valid declaration, normalising names and defaulting port, TTL and algorithm", async () => {
     const result = await dynamicProviderHost.check(TYPE, {}, { ...valid, name: "_DMARC.Acme.Example." });
