@@ -4,7 +4,6 @@
 // magic link).
 import * as pulumi from "@pulumi/pulumi";
 import * as dmarc from "pulumi-dmarc-partner";
-import { SimulatedDnsRecord } from "./simulatedDnsRecord";
 
 const demo = new pulumi.Config();
 const tenantName = demo.require("tenantName");
@@ -29,16 +28,21 @@ const domain = new dmarc.Domain(
   { dependsOn: [webhook] },
 );
 
-// The DNS step. In a real stack this is the DNS provider's record resource
-// (cloudflare.DnsRecord, aws.route53.Record, ...); the demo writes into the
-// emulator's simulated zone. With simulatedDns false the record is published
-// by hand at the DNS server the emulator resolves through.
-const record = demo.getBoolean("simulatedDns")
-  ? new SimulatedDnsRecord("tenant-dmarc-record", {
-      emulatorUrl: new pulumi.Config("dmarc").require("baseUrl"),
+// The DNS step: the record goes to the zone's primary server by RFC 2136
+// dynamic update, signed with a TSIG key (BIND, Knot, PowerDNS, or here the
+// emulator's zone); a DNS provider's record resource (cloudflare.DnsRecord,
+// aws.route53.Record, ...) could stand here instead. Without dnsServer the
+// record is published by hand at the DNS server the emulator resolves through.
+const dnsServer = demo.get("dnsServer");
+const record = dnsServer
+  ? new dmarc.Rfc2136Record("tenant-dmarc-record", {
+      server: dnsServer,
       name: domain.setupRecord.host,
       type: domain.setupRecord.recordType,
       value: domain.setupRecord.value,
+      keyName: demo.require("dnsKeyName"),
+      keyAlgorithm: demo.require("dnsKeyAlgorithm"),
+      keySecret: demo.requireSecret("dnsKeySecret"),
     })
   : undefined;
 if (!record) {

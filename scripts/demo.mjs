@@ -5,7 +5,8 @@
 // removes it. Run through scripts/run.mjs, which installs, builds and sets
 // the engine environment first.
 
-import { mkdirSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -21,6 +22,7 @@ const USAGE = `usage: npm run demo [-- options]
   --stack <name>         stack to use (default demo)
   --emulator-port <n>    port of the emulator (default 4010; 0 picks a free one)
   --receiver-port <n>    port of the webhook receiver (default 4011; 0 picks a free one)
+  --dns-port <n>         UDP and TCP port of the emulator's DNS zone (default 4053; 0 picks a free one)
   --dns-resolver <h:p>   verify against this DNS server instead of the emulator's simulated zone;
                          publish the printed record there yourself while pulumi up waits
   --wait <seconds>       how long pulumi up waits for the verification (default 90)`;
@@ -32,6 +34,7 @@ const { values: options } = parseArgs({
     stack: { type: "string", default: "demo" },
     "emulator-port": { type: "string", default: "4010" },
     "receiver-port": { type: "string", default: "4011" },
+    "dns-port": { type: "string", default: "4053" },
     "dns-resolver": { type: "string" },
     wait: { type: "string", default: "90" },
     help: { type: "boolean", default: false },
@@ -49,6 +52,7 @@ const MAX_HELD_DELIVERIES = 100;
 const EVENT_WAIT_MS = 15_000;
 const demoDir = join(projectRoot, ".cache", "demo");
 const emulatorState = join(demoDir, `${STACK}-emulator-state.json`);
+const dnsKeyFile = join(demoDir, `${STACK}-dns-key.json`);
 const started = Date.now();
 
 function step(message) {
@@ -75,6 +79,17 @@ function show(value, secret) {
   return typeof value === "string" ? value : JSON.stringify(value, null, 2);
 }
 
+/**
+ * The TSIG key the emulator's zone takes updates signed with, kept beside its
+ * state: the stack records the key, so the next run's emulator must take it too.
+ */
+function demoDnsKey() {
+  if (existsSync(dnsKeyFile)) return JSON.parse(readFileSync(dnsKeyFile, "utf8"));
+  const key = { name: "demo-update", algorithm: "hmac-sha256", secret: randomBytes(32).toString("base64") };
+  writeFileSync(dnsKeyFile, JSON.stringify(key), { mode: 0o600 });
+  return key;
+}
+
 mkdirSync(demoDir, { recursive: true });
 const cleanup = [];
 async function stopAll() {
@@ -94,16 +109,25 @@ try {
     // Webhook retries in seconds rather than minutes; DNS checked four times a
     // second, so `up` ends within about a second of the record being written.
     retryScale: 0.01,
-    dns: { resolver: options["dns-resolver"], checkIntervalMs: 250, windowMs: Number(options.wait) * 1000 },
+    dns: {
+      resolver: options["dns-resolver"],
+      checkIntervalMs: 250,
+      windowMs: Number(options.wait) * 1000,
+      port: Number(options["dns-port"]),
+      tsigKey: demoDnsKey(),
+    },
     logger: false,
   }).catch((error) => {
     throw new Error(
-      `the emulator could not start: ${error.message}. If another emulator or demo runs, stop it or pass --emulator-port.`,
+      `the emulator could not start: ${error.message}. If another emulator or demo runs, stop it or pass --emulator-port and --dns-port.`,
     );
   });
   cleanup.push(() => emulator.close());
   const partner = emulator.partners[0];
   console.log(`  ${emulator.url}, partner "${partner.name}" (${partner.id})`);
+  if (emulator.dnsServer) {
+    console.log(`  DNS zone on ${emulator.dnsServer}, taking RFC 2136 updates signed with key ${emulator.dnsKey.name}`);
+  }
 
   // The provider and the program read credentials from the environment, so
   // they never enter the stack's config file or its state.
@@ -125,6 +149,7 @@ try {
     await emulator.close();
     cleanup.length = 0;
     rmSync(emulatorState, { force: true });
+    rmSync(dnsKeyFile, { force: true });
     step("done: the demo stack and the emulator's saved state are gone");
   } else {
     step("starting the webhook receiver");
@@ -162,15 +187,29 @@ try {
 
     await stack.setAllConfig({
       "dmarc-partner-demo:webhookUrl": { value: receiverUrl },
-      // Without a simulated zone, the record is published by hand while `up` waits for the verification.
-      "dmarc-partner-demo:simulatedDns": { value: String(!options["dns-resolver"]) },
       "dmarc-partner-demo:verificationTimeout": { value: `${Number(options.wait)}s` },
     });
+    // Without the emulator's zone, the record is published by hand while `up` waits for the verification.
+    if (emulator.dnsServer) {
+      await stack.setAllConfig({
+        "dmarc-partner-demo:dnsServer": { value: emulator.dnsServer },
+        "dmarc-partner-demo:dnsKeyName": { value: emulator.dnsKey.name },
+        "dmarc-partner-demo:dnsKeyAlgorithm": { value: emulator.dnsKey.algorithm },
+        "dmarc-partner-demo:dnsKeySecret": { value: emulator.dnsKey.secret, secret: true },
+      });
+    } else {
+      await stack.removeAllConfig([
+        "dmarc-partner-demo:dnsServer",
+        "dmarc-partner-demo:dnsKeyName",
+        "dmarc-partner-demo:dnsKeyAlgorithm",
+        "dmarc-partner-demo:dnsKeySecret",
+      ]);
+    }
 
     step(
       options["dns-resolver"]
         ? `pulumi up; publish the record it prints at the DNS server ${options["dns-resolver"]} while it waits for the verification`
-        : "pulumi up (organisation, group, webhook, domain, DNS record, verification, admin, plan, sign-in link)",
+        : "pulumi up (organisation, group, webhook, domain, DNS record by RFC 2136, verification, admin, plan, sign-in link)",
     );
     const up = await stack.up({ onOutput: (out) => process.stdout.write(out) });
     const outputs = up.outputs;

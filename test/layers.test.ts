@@ -9,7 +9,7 @@ import { typeScriptFiles } from "./support/sources";
 // order; this test is how it is checked (`npx vitest run test/layers.test.ts`).
 const LAYERS: readonly (readonly string[])[] = [
   ["api", "cli"],
-  ["client", "receiver"],
+  ["client", "receiver", "dns"],
   ["runtime"],
   ["resources"],
   ["functions", "registry.ts"],

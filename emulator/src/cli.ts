@@ -140,9 +140,13 @@ export function banner(emulator: RunningEmulator, readyMs: number): string {
   const lines = [
     `DMARC partner API emulator listening on ${emulator.url} (ready in ${Math.round(readyMs)} ms, profile ${emulator.profile})`,
   ];
-  if (emulator.dnsServer) {
+  if (emulator.dnsServer && emulator.dnsKey) {
+    const key = emulator.dnsKey;
     lines.push(
-      `Simulated DNS zone on udp://${emulator.dnsServer}: publish records with PUT ${emulator.url}/_emulator/dns/records`,
+      `Simulated DNS zone on ${emulator.dnsServer} (UDP and TCP): publish records by RFC 2136 update (Rfc2136Record) signed with`,
+      `  key name:      ${key.name}`,
+      `  key algorithm: ${key.algorithm}`,
+      `  key secret:    ${key.secret}`,
     );
   }
   lines.push("", "Partners:");

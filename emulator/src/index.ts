@@ -6,7 +6,7 @@ import type { Context } from "./context";
 import { Dispatcher } from "./delivery";
 import { dmarcRecordValue, parseRecordHost } from "./dns/dmarc";
 import { Verifier } from "./dns/verifier";
-import { SimulatedZone } from "./dns/zone";
+import { SimulatedZone, type ZoneKey } from "./dns/zone";
 import { FaultSpec, Faults } from "./faults";
 import { type EmulatorOptions, type ResolvedOptions, resolveOptions } from "./options";
 import { type EmulatorPartner, PartnerDirectory } from "./partners";
@@ -17,6 +17,7 @@ import { readStateFile, StateFileWriter } from "./stateFile";
 import { Stats } from "./stats";
 import { domainKey, Store } from "./store";
 
+export type { ZoneKey } from "./dns/zone";
 export type { EmulatorOptions } from "./options";
 export { DEMO_PARTNERS, defaultCatalogue, type EmulatorPartner, loadPartnersFile } from "./partners";
 export { PROFILE_NAMES, type ProfileName } from "./profiles";
@@ -27,10 +28,12 @@ export interface RunningEmulator {
   /** Base URL, e.g. http://127.0.0.1:4010. */
   url: string;
   partners: EmulatorPartner[];
-  /** "127.0.0.1:port" of the simulated DNS zone, when verification uses it. */
+  /** "127.0.0.1:port" (UDP and TCP) of the simulated DNS zone, when verification uses it. */
   dnsServer?: string;
   /** Which self-description of the service the answers follow (profiles.ts). */
   profile: ProfileName;
+  /** The TSIG key RFC 2136 updates to the simulated zone are signed with, when there is one. */
+  dnsKey?: ZoneKey;
   close(): Promise<void>;
 }
 
@@ -63,8 +66,9 @@ async function setUpDns(
         : undefined;
     },
     log.child({ component: "dns" }),
+    config.dns.tsigKey,
   );
-  return { resolver: await zone.listen("127.0.0.1"), zone };
+  return { resolver: await zone.listen("127.0.0.1", config.dns.port), zone };
 }
 
 /** Starts the emulator: HTTP API and control plane, webhook delivery, DNS verification. */
@@ -140,7 +144,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     return {
       url: baseUrl,
       partners: partners.all,
-      ...(zone ? { dnsServer: dns.resolver } : {}),
+      ...(zone ? { dnsServer: dns.resolver, dnsKey: zone.zoneKey } : {}),
       profile: config.profile.name,
       close,
     };

@@ -1,5 +1,6 @@
 import type { LoggerOptions } from "pino";
 import type { z } from "zod";
+import { generatedZoneKey, type ZoneKey } from "./dns/zone";
 import type { FaultSpec } from "./faults";
 import { DEMO_PARTNERS, type EmulatorPartner } from "./partners";
 import { type ProfileName, profileNamed, type WireProfile } from "./profiles";
@@ -36,6 +37,10 @@ export interface EmulatorOptions {
     checkIntervalMs?: number;
     /** How long after a domain is added a missing record stays "not yet" before it fails. Default 24 hours. */
     windowMs?: number;
+    /** UDP and TCP port of the simulated zone; 0 picks a free one. Default 0. */
+    port?: number;
+    /** The TSIG key RFC 2136 updates to the simulated zone must be signed with. Default: one generated at start. */
+    tsigKey?: ZoneKey;
   };
   /** pino logging to stderr: true for level info, or pino options. Default false (silent). */
   logger?: boolean | LoggerOptions;
@@ -52,7 +57,7 @@ export type ResolvedOptions = Required<
   requestLogFile: string | undefined;
   stateFile: string | undefined;
   rateLimit: RateLimitOption | undefined;
-  dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number };
+  dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number; port: number; tsigKey: ZoneKey };
 };
 
 export const REQUEST_LOG_ENV = "DMARC_EMULATOR_REQUEST_LOG";
@@ -74,6 +79,8 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
       resolver: options.dns?.resolver,
       checkIntervalMs: options.dns?.checkIntervalMs ?? 5000,
       windowMs: options.dns?.windowMs ?? 24 * 60 * 60 * 1000,
+      port: options.dns?.port ?? 0,
+      tsigKey: options.dns?.tsigKey ?? generatedZoneKey(),
     },
     logger: options.logger ?? false,
     rateLimit: options.rateLimit,

@@ -141,6 +141,8 @@ export interface ZoneRecord {
   name: string;
   type: "TXT" | "CNAME";
   values: string[];
+  /** Seconds; records written through the control plane have none and are served with the zone's default. */
+  ttl?: number;
 }
 
 export interface StateSnapshot {

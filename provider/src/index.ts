@@ -23,6 +23,7 @@ export { DomainGroup, type DomainGroupArgs } from "./resources/domainGroup";
 export { DomainVerification, type DomainVerificationArgs } from "./resources/domainVerification";
 export { Invitation, type InvitationArgs } from "./resources/invitation";
 export { Organization, type OrganizationArgs } from "./resources/organization";
+export { Rfc2136Record, type Rfc2136RecordArgs } from "./resources/rfc2136Record";
 export { Subscription, type SubscriptionArgs, type SubscriptionStatus } from "./resources/subscription";
 export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { CONFIG_NAMESPACE, SETTINGS } from "./runtime/config";

@@ -3,6 +3,7 @@ import { domainGroup } from "./resources/domainGroup";
 import { domainVerification } from "./resources/domainVerification";
 import { invitation } from "./resources/invitation";
 import { organization } from "./resources/organization";
+import { rfc2136Record } from "./resources/rfc2136Record";
 import { subscription } from "./resources/subscription";
 import { webhook } from "./resources/webhook";
 import type { AnyResourceDefinition } from "./runtime/lifecycle";
@@ -25,6 +26,7 @@ export const resourceDefinitions = {
   webhook,
   subscription,
   invitation,
+  rfc2136Record,
 } as const;
 
 export interface RegisteredType {

@@ -51,6 +51,7 @@ const OUTPUT_COLUMNS = {
  */
 export function resourcePage({ name, typeToken, definition }) {
   const { typeName, description, idFormat, replaceOn, urnInput, fromSettings = {}, secretOutputs = [] } = definition;
+  const secretInputs = definition.secretInputs ?? [];
   const inputs = fieldsOf(definition.inputs, "input").filter((field) => field.name !== urnInput);
   const outputs = fieldsOf(definition.outputs, "output");
   const idOutputs = Object.entries(definition.idOutputs ?? {});
@@ -69,7 +70,7 @@ export function resourcePage({ name, typeToken, definition }) {
       ["Input", "Type", "Required", "On change", "Allowed values", "Description"],
       inputs.map((field) => [
         code(field.name),
-        field.type,
+        secretInputs.includes(field.name) ? `${field.type}, secret` : field.type,
         requiredOf(field, settingOf(field)),
         replaceOn.includes(field.name) ? "replaces" : "updates in place",
         field.allowed,

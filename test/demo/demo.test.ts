@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../scripts/engine.mjs";
@@ -36,7 +37,11 @@ describe("npm run demo", () => {
     const env = await useEngine();
     const stack = uniqueStackName("demo-test");
     // Both runs must find the emulator at the address the stack saved.
-    const ports = ["--emulator-port", String(await freePort()), "--receiver-port", "0", "--stack", stack];
+    const ports = [
+      ["--emulator-port", String(await freePort())],
+      ["--dns-port", String(await freePort())],
+      ["--receiver-port", "0", "--stack", stack],
+    ].flat();
 
     const up = await runDemo([...ports, "--wait", "60"], env);
     expect(up.code, up.output).toBe(0);
@@ -49,11 +54,13 @@ describe("npm run demo", () => {
     expect(up.output).toContain("domainVerified: true");
     // One up, creating everything, the DNS record and the verification included.
     expect(up.output.match(/^Updating \(/gm)).toHaveLength(1);
-    expect(up.output).toMatch(/\+ {2}pulumi-nodejs:dynamic\/demo:SimulatedDnsRecord tenant-dmarc-record created/);
+    expect(up.output).toMatch(/\+ {2}pulumi-nodejs:dynamic\/dmarc:Rfc2136Record tenant-dmarc-record created/);
     expect(up.output).toMatch(/\+ {2}pulumi-nodejs:dynamic\/dmarc:DomainVerification tenant-domain-verified created/);
     expect(up.output).toContain("webhookSecret: [secret]");
     expect(up.output).toContain("adminSignInLink: [secret]");
     expect(up.output).not.toMatch(/whsec_/);
+    const dnsKey = JSON.parse(readFileSync(join(projectRoot, ".cache", "demo", `${stack}-dns-key.json`), "utf8"));
+    expect(up.output).not.toContain(dnsKey.secret);
     expect(up.output).not.toMatch(/\/auth\/magic\/[A-Za-z0-9]/);
 
     const destroy = await runDemo([...ports, "--destroy"], env);

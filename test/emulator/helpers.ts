@@ -2,8 +2,16 @@ import { createSocket } from "node:dgram";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "dmarc-partner-emulator";
-import * as packet from "dns-packet";
 import { ErrorEnvelope } from "pulumi-dmarc-partner/api";
+import {
+  decodeMessage,
+  encodeMessage,
+  Rcode,
+  RecordClass,
+  RecordType,
+  type ResourceRecord,
+  txtData,
+} from "pulumi-dmarc-partner/dns";
 import { expect } from "vitest";
 import type { z } from "zod";
 
@@ -193,20 +201,26 @@ export async function startDnsServer(): Promise<TestDnsServer> {
   const queries: string[] = [];
   const socket = createSocket("udp4");
   socket.on("message", (message, remote) => {
-    const query = packet.decode(message);
-    const answers: packet.Answer[] = [];
-    let flags = packet.AUTHORITATIVE_ANSWER;
-    for (const question of query.questions ?? []) {
-      const name = question.name.toLowerCase();
-      queries.push(`${question.type} ${name}`);
-      const values = zone.get(name);
-      if (!values)
-        flags |= 3; // NXDOMAIN
-      else if (question.type === "TXT") {
-        for (const value of values) answers.push({ type: "TXT", name, ttl: 5, data: value });
+    const query = decodeMessage(message);
+    const answers: ResourceRecord[] = [];
+    let rcode: number = Rcode.NOERROR;
+    for (const question of query.questions) {
+      queries.push(`${question.type === RecordType.TXT ? "TXT" : question.type} ${question.name}`);
+      const values = zone.get(question.name);
+      if (!values) rcode = Rcode.NXDOMAIN;
+      else if (question.type === RecordType.TXT) {
+        for (const value of values) {
+          answers.push({
+            name: question.name,
+            type: RecordType.TXT,
+            class: RecordClass.IN,
+            ttl: 5,
+            data: txtData(value),
+          });
+        }
       }
     }
-    const response = packet.encode({ type: "response", id: query.id, flags, questions: query.questions, answers });
+    const response = encodeMessage({ ...query, response: true, authoritative: true, rcode, answers, additionals: [] });
     socket.send(response, remote.port, remote.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));

@@ -18,7 +18,16 @@ describe("the resource registry", () => {
     const typeNames = Object.values(dmarc.resourceDefinitions).map((definition) => definition.typeName);
     expect(new Set(typeNames).size).toBe(typeNames.length);
     expect(typeNames.sort()).toEqual(
-      ["Domain", "DomainGroup", "DomainVerification", "Invitation", "Organization", "Subscription", "Webhook"].sort(),
+      [
+        "Domain",
+        "DomainGroup",
+        "DomainVerification",
+        "Invitation",
+        "Organization",
+        "Rfc2136Record",
+        "Subscription",
+        "Webhook",
+      ].sort(),
     );
   });
 

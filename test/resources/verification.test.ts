@@ -2,12 +2,11 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import * as dmarc from "pulumi-dmarc-partner";
 import { createClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SimulatedDnsRecord } from "../../program/simulatedDnsRecord";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack } from "../support/engine";
 
-// DomainVerification through the real engine: the demo's stand-in for a DNS
-// provider publishes the record into the emulator's simulated zone, and `up`
+// DomainVerification through the real engine: Rfc2136Record publishes the
+// record into the emulator's simulated zone by RFC 2136 update, and `up`
 // ends when the emulator, deciding from DNS data only, has verified it.
 
 type Published = "setup record" | "record without the service's rua" | "nothing";
@@ -51,8 +50,10 @@ function tenant(domainName: string, scenario: () => Scenario) {
     const record =
       current.published === "nothing"
         ? undefined
-        : new SimulatedDnsRecord("record", {
-            emulatorUrl: handle.emulator.url,
+        : new dmarc.Rfc2136Record("record", {
+            server: handle.emulator.dnsServer ?? "",
+            keyName: handle.emulator.dnsKey?.name ?? "",
+            keySecret: handle.emulator.dnsKey?.secret ?? "",
             name: domain.setupRecord.host,
             type: domain.setupRecord.recordType,
             value:
@@ -119,7 +120,7 @@ describe("DomainVerification through the engine", () => {
       const types = typesIn(await stack.exportStack());
       expect(types).not.toContain("DomainVerification");
       expect(types).not.toContain("Domain");
-      expect(types).toContain("SimulatedDnsRecord");
+      expect(types).toContain("Rfc2136Record");
     } finally {
       await removeStack(stack);
     }

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import type { DmarcClient } from "../client";
 import { clientFrom, clientOptionsFrom, type ProviderSettings, type SettingKey, settingsFrom } from "./config";
 import { engineLogFor } from "./engineLog";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
@@ -83,8 +84,13 @@ export class DynamicProviderHost {
   private context(definition: AnyResourceDefinition, props?: Props): LifecycleContext {
     const settings = this.currentSettings();
     const urn = definition.urnInput === undefined ? undefined : props?.[definition.urnInput];
+    // Made on first use: a standalone resource runs without the settings a client needs.
+    let client: DmarcClient | undefined;
     return {
-      client: clientFrom(settings),
+      get client() {
+        client ??= clientFrom(settings);
+        return client;
+      },
       settings,
       log: engineLogFor(typeof urn === "string" ? urn : undefined),
     };
@@ -94,7 +100,7 @@ export class DynamicProviderHost {
     const definition = this.definition(typeName);
     const settings = this.currentSettings();
     // Fail at preview when the provider cannot reach the service at all.
-    clientOptionsFrom(settings);
+    if (!definition.standalone) clientOptionsFrom(settings);
     const { importId, declared: given } = splitImportId(news);
     const declared = { ...given };
     for (const [input, setting] of Object.entries<SettingKey>(definition.fromSettings ?? {})) {
@@ -114,13 +120,16 @@ export class DynamicProviderHost {
     const parsed = definition.inputs.safeParse(declared);
     if (parsed.success && importFailure.length === 0) return { inputs: withImport(parsed.data as Props) };
     const issues: z.core.$ZodIssue[] = parsed.success ? [] : parsed.error.issues;
+    const secret = new Set<unknown>(definition.secretInputs ?? []);
     const failures = issues
       .filter((issue) => !containsUnknown(valueAt(declared, issue.path.slice(0, 1))))
       .map((issue) => {
         const field = issue.path.map(String).join(".") || "(inputs)";
+        const given = valueAt(declared, issue.path);
+        const shown = secret.has(issue.path[0]) && given !== undefined ? "a secret (not shown)" : describeValue(given);
         return {
           property: String(issue.path[0] ?? ""),
-          reason: `${typeName} input "${field}" ${issue.message}; got ${describeValue(valueAt(declared, issue.path))}`,
+          reason: `${typeName} input "${field}" ${issue.message}; got ${shown}`,
         };
       });
     failures.push(...importFailure);

@@ -65,6 +65,17 @@ export interface ResourceDefinition<
   /** Outputs kept as Pulumi secrets. */
   secretOutputs?: readonly (keyof z.output<O> & string)[];
   /**
+   * Inputs kept as Pulumi secrets even when declared as plain text: the class
+   * wraps them, so the state holds them encrypted as inputs and as outputs,
+   * and messages about them never quote them.
+   */
+  secretInputs?: readonly (keyof z.input<I> & string)[];
+  /**
+   * The resource talks to no DMARC service (a DNS record): it needs no
+   * `dmarc:*` settings, and its lifecycle functions never touch `ctx.client`.
+   */
+  standalone?: true;
+  /**
    * Outputs computed from the resource id alone. They are not recorded in the
    * state and stay known while an update is previewed, so dependents do not
    * show as replaced.

@@ -70,7 +70,8 @@ export function resourceClass<
   S extends keyof z.input<I> & string,
   U extends keyof z.input<I> & string,
 >(definition: ResourceDefinition<I, O, D, S, U>): ResourceClass<I, O, D, S, U> {
-  const { typeName, secretOutputs = [], idOutputs, urnInput } = definition;
+  const { typeName, secretOutputs = [], secretInputs = [], idOutputs, urnInput } = definition;
+  const secrets = [...secretOutputs, ...secretInputs];
   const unknownOutputs = Object.fromEntries(Object.keys(definition.outputs.shape).map((key) => [key, undefined]));
   const derived = Object.entries(idOutputs ?? {}) as [string, IdOutput][];
 
@@ -81,12 +82,16 @@ export function resourceClass<
     constructor(name: string, args: ArgsOf<I, S, U>, opts?: pulumi.CustomResourceOptions) {
       const urn = urnInput === undefined ? {} : { [urnInput]: pulumi.createUrn(name, typeToken, opts?.parent) };
       const options =
-        secretOutputs.length === 0
+        secrets.length === 0
           ? opts
-          : { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretOutputs] };
+          : { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secrets] };
+      const given = args as Record<string, unknown>;
+      const secretArgs = Object.fromEntries(
+        secretInputs.filter((key) => given[key] !== undefined).map((key) => [key, pulumi.secret(given[key])]),
+      );
       const restoreStackTrace = recordProgramFrames();
       try {
-        super(typeToken, name, { ...args, ...urn, ...unknownOutputs, ...provider }, options);
+        super(typeToken, name, { ...args, ...secretArgs, ...urn, ...unknownOutputs, ...provider }, options);
       } finally {
         restoreStackTrace();
       }

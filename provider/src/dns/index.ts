@@ -1,0 +1,9 @@
+// RFC 2136 dynamic updates signed with TSIG, and authoritative queries: the
+// DNS client the Rfc2136Record resource and the emulator's zone share.
+export * from "./errors";
+export * from "./message";
+export * from "./query";
+export * from "./request";
+export * from "./transport";
+export * from "./tsig";
+export * from "./update";

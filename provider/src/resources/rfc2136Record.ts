@@ -1,0 +1,259 @@
+import { z } from "zod";
+import {
+  authoritativeRecords,
+  DnsAnswerError,
+  type DnsTarget,
+  DnsUnreachableError,
+  normalizeName,
+  PUBLISHED_TYPES,
+  type PublishedType,
+  parseServer,
+  REFUSED_TSIG_ALGORITHMS,
+  RecordType,
+  type ResourceRecord,
+  readName,
+  removeRecord,
+  replaceRecordSet,
+  TSIG_ALGORITHMS,
+  type TsigAlgorithm,
+  txtValue,
+  zoneOf,
+} from "../dns";
+import { defineResource } from "../runtime/lifecycle";
+import { resourceClass } from "../runtime/resource";
+
+const TYPE_NAME = "Rfc2136Record";
+const MIN_TTL = 60;
+const MAX_TTL = 604_800;
+const MAX_VALUE_BYTES = 4_096;
+const MIN_SECRET_BYTES = 16;
+const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function isDnsName(value: string): boolean {
+  const name = normalizeName(value);
+  return name.length > 0 && name.length <= 253 && name.split(".").every((label) => LABEL.test(label));
+}
+
+/** A fully qualified name, kept in lower case without the trailing dot. */
+function dnsName(example: string) {
+  return z
+    .string()
+    .refine(isDnsName, {
+      message: `must be a fully qualified DNS name such as ${example} (labels of letters, digits, "-" and "_", at most 63 characters each)`,
+    })
+    .transform(normalizeName);
+}
+
+function isInside(name: string, zone: string): boolean {
+  return name === zone || name.endsWith(`.${zone}`);
+}
+
+const algorithmNames = Object.keys(TSIG_ALGORITHMS).join(", ");
+const KeyAlgorithm = z
+  .string()
+  .superRefine((value, context) => {
+    const refused = REFUSED_TSIG_ALGORITHMS[value.toLowerCase()];
+    if (refused) context.addIssue({ code: "custom", message: `is refused: ${refused}; use one of ${algorithmNames}` });
+    else if (!(value in TSIG_ALGORITHMS))
+      context.addIssue({ code: "custom", message: `must be one of ${algorithmNames}` });
+  })
+  .transform((value) => value as TsigAlgorithm);
+
+const Rfc2136Inputs = z
+  .object({
+    server: z
+      .string()
+      .refine((value) => parseServer(value) !== undefined, {
+        message:
+          'must be the primary server as "host:port" such as ns1.example.net:53 or [2001:db8::53]:53 (port 53 when left out)',
+      })
+      .describe("The zone's primary server that accepts dynamic updates, as `host:port` (port 53 when left out)."),
+    zone: dnsName("example.com")
+      .optional()
+      .describe("The zone the record goes into; found by asking `server` for the name's SOA record when not given."),
+    name: dnsName("_dmarc.example.com").describe(
+      "The record's fully qualified name, e.g. a Domain's `setupRecord.host` (`_dmarc.example.com`).",
+    ),
+    type: z
+      .enum(Object.keys(PUBLISHED_TYPES) as [PublishedType, ...PublishedType[]])
+      .describe("`TXT` or `CNAME`, e.g. a Domain's `setupRecord.recordType`. A change replaces the record in place."),
+    value: z
+      .string()
+      .min(1, { message: "must not be empty" })
+      .refine((value) => Buffer.byteLength(value) <= MAX_VALUE_BYTES, {
+        message: `must be at most ${MAX_VALUE_BYTES} bytes`,
+      })
+      .describe(
+        "The TXT text (split into 255-byte strings on the wire) or the CNAME's target, e.g. a Domain's `setupRecord.value`.",
+      ),
+    ttl: z
+      .number()
+      .int({ message: "must be a whole number of seconds" })
+      .min(MIN_TTL, { message: `must be at least ${MIN_TTL} seconds` })
+      .max(MAX_TTL, { message: `must be at most ${MAX_TTL} seconds (a week)` })
+      .default(3600)
+      .describe(`Time to live in seconds, ${MIN_TTL} to ${MAX_TTL}.`),
+    keyName: dnsName("dmarc-update").describe(
+      "Name of the TSIG key, as in the server's `key` statement (hashicorp/dns's `key_name`).",
+    ),
+    keyAlgorithm: KeyAlgorithm.default("hmac-sha256").describe(
+      `The key's algorithm: ${algorithmNames}; default \`hmac-sha256\`. hmac-md5 is refused.`,
+    ),
+    keySecret: z
+      .string()
+      .refine((value) => BASE64.test(value) && Buffer.from(value, "base64").length >= MIN_SECRET_BYTES, {
+        message: `must be the key's secret in base64, as tsig-keygen prints it (at least ${MIN_SECRET_BYTES} bytes)`,
+      })
+      .describe("The key's secret, base64 (tsig-keygen's `secret`). Kept as a Pulumi secret, in state and outputs."),
+  })
+  .superRefine((inputs, context) => {
+    if (inputs.zone !== undefined && !isInside(inputs.name, inputs.zone)) {
+      context.addIssue({ code: "custom", path: ["zone"], message: `must contain the record's name ${inputs.name}` });
+    }
+    if (inputs.type === "CNAME" && !isDnsName(inputs.value)) {
+      context.addIssue({ code: "custom", path: ["value"], message: "must be a DNS name, the CNAME's target" });
+    }
+  });
+type Rfc2136Inputs = z.output<typeof Rfc2136Inputs>;
+
+const Rfc2136Outputs = z.object({
+  zoneName: z.string().describe("The zone the record is in: `zone`, or the one the SOA query found."),
+});
+
+function targetOf(inputs: Rfc2136Inputs): DnsTarget {
+  const server = parseServer(inputs.server);
+  if (!server) throw new Error(`${TYPE_NAME} ${inputs.name}: server "${inputs.server}" is not host:port`);
+  return {
+    server,
+    key: { name: inputs.keyName, algorithm: inputs.keyAlgorithm, secret: Buffer.from(inputs.keySecret, "base64") },
+  };
+}
+
+/** DNS failures, with the resource named first as every message of the package does. */
+async function naming<T>(name: string, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof DnsAnswerError || error instanceof DnsUnreachableError) {
+      throw new Error(`${TYPE_NAME} ${name}: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+async function zoneFor(inputs: Rfc2136Inputs & { zoneName?: string }): Promise<string> {
+  return inputs.zoneName ?? inputs.zone ?? (await zoneOf(targetOf(inputs), inputs.name));
+}
+
+interface Served {
+  type: PublishedType;
+  value: string;
+  ttl: number;
+}
+
+function servedOf(record: ResourceRecord): Served {
+  return record.type === RecordType.TXT
+    ? { type: "TXT", value: txtValue(record.data), ttl: record.ttl }
+    : { type: "CNAME", value: readName(record.data).name, ttl: record.ttl };
+}
+
+function isOurs(served: Served, inputs: Pick<Rfc2136Inputs, "type" | "value">): boolean {
+  return (
+    served.type === inputs.type &&
+    (served.type === "CNAME" ? served.value === normalizeName(inputs.value) : served.value === inputs.value)
+  );
+}
+
+/**
+ * What the server holds in the record's place: ours when it is there; else a
+ * CNAME or a DMARC policy (`v=DMARC1`) that replaced it; else nothing (other
+ * TXT records at the name, such as site verifications, are not ours).
+ */
+async function servedRecord(inputs: Rfc2136Inputs, zone: string): Promise<Served | undefined> {
+  const types = Object.values(PUBLISHED_TYPES);
+  const served = (await authoritativeRecords(targetOf(inputs), zone, inputs.name, types)).map(servedOf);
+  return (
+    served.find((record) => isOurs(record, inputs)) ??
+    served.find((record) => record.type === "CNAME" || /^v\s*=\s*DMARC1\b/i.test(record.value))
+  );
+}
+
+/**
+ * Writes the record and checks the server serves it, so a success means the
+ * zone holds it. When the answer to the update is lost, the server is asked
+ * whether the update took effect: the state then records what the zone holds.
+ */
+async function publish(inputs: Rfc2136Inputs, zone: string): Promise<void> {
+  try {
+    await replaceRecordSet(targetOf(inputs), { ...inputs, zone });
+  } catch (error) {
+    if (!(error instanceof DnsUnreachableError)) throw error;
+    const served = await servedRecord(inputs, zone).catch(() => undefined);
+    if (!served || !isOurs(served, inputs) || served.ttl !== inputs.ttl) throw error;
+    return;
+  }
+  const served = await servedRecord(inputs, zone);
+  if (!served || !isOurs(served, inputs)) {
+    throw new Error(
+      `${TYPE_NAME} ${inputs.name}: ${inputs.server} accepted the update but does not serve the ${inputs.type} record; another record type at the name may keep a CNAME out. Look at what zone ${zone} holds at ${inputs.name}.`,
+    );
+  }
+}
+
+export const rfc2136Record = defineResource({
+  typeName: TYPE_NAME,
+  description:
+    "A DNS record published by dynamic update (RFC 2136) signed with a TSIG key (RFC 8945), straight to the zone's primary server: BIND, Knot, PowerDNS, Microsoft DNS and hosted services that accept RFC 2136. Made for a Domain's `setupRecord`. Create and update replace the TXT and CNAME records at the name in one message; delete removes only the record written; read asks the server itself, so a refresh sees changes made elsewhere. Needs no `dmarc:*` settings.",
+  idFormat: "<name>",
+  inputs: Rfc2136Inputs,
+  outputs: Rfc2136Outputs,
+  secretInputs: ["keySecret"],
+  standalone: true,
+  replaceOn: ["name"],
+
+  async lookUp(_ctx, inputs) {
+    return naming(inputs.name, async () => {
+      const served = await servedRecord(inputs, await zoneFor(inputs));
+      return served && isOurs(served, inputs) ? inputs.name : undefined;
+    });
+  },
+
+  async create(_ctx, inputs) {
+    return naming(inputs.name, async () => {
+      const zone = await zoneFor(inputs);
+      await publish(inputs, zone);
+      return { id: inputs.name, outs: { ...inputs, zoneName: zone } };
+    });
+  },
+
+  async read(_ctx, id, props) {
+    // Without the recorded server and key there is nothing to ask.
+    if (!props) return undefined;
+    return naming(id, async () => {
+      const zoneName = await zoneFor(props);
+      const served = await servedRecord({ ...props, name: id }, zoneName);
+      return served && { ...props, name: id, zoneName, ...served };
+    });
+  },
+
+  async update(_ctx, _id, olds, news, changed) {
+    return naming(news.name, async () => {
+      const moved = changed.has("server") || changed.has("zone");
+      // The old record goes first: the old and the new server may serve the same zone.
+      if (moved) await removeRecord(targetOf(olds), { ...olds, zone: await zoneFor(olds) });
+      const zone = moved ? await zoneFor(news) : await zoneFor({ ...news, zoneName: olds.zoneName });
+      await publish(news, zone);
+      return { ...news, zoneName: zone };
+    });
+  },
+
+  async delete(_ctx, id, props) {
+    await naming(id, async () => removeRecord(targetOf(props), { ...props, zone: await zoneFor(props) }));
+  },
+});
+
+/** The Rfc2136Record resource; its inputs, outputs and id: docs/resources/rfc2136Record.md. */
+export const Rfc2136Record = resourceClass(rfc2136Record);
+export type Rfc2136Record = InstanceType<typeof Rfc2136Record>;
+export type Rfc2136RecordArgs = ConstructorParameters<typeof Rfc2136Record>[1];

@@ -1,0 +1,246 @@
+import { createSocket } from "node:dgram";
+import { dynamicProviderHost, SETTINGS } from "pulumi-dmarc-partner";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  DMARC_NAMES,
+  dnsServersUnavailable,
+  LOCKED_ZONE,
+  type RunningDnsServer,
+  startDnsServer,
+  ZONE,
+} from "../support/dnsServers";
+import { freePort } from "../support/loopback";
+
+// Rfc2136Record through the provider host (check, create, read, update,
+// delete, as the engine calls them) against BIND 9 and Knot DNS, with no
+// dmarc:* settings at all.
+
+const TYPE = "Rfc2136Record";
+const unavailable = await dnsServersUnavailable();
+if (unavailable) console.warn(`Skipping the RFC 2136 tests against BIND and Knot: ${unavailable}`);
+
+const DMARC = "v=DMARC1; p=none; rua=mailto:org_1@rua.dmarc-emulator.test; fo=1";
+const CNAME_TARGET = "acme.example.org-1.records.dmarc-emulator.test";
+type Props = Record<string, unknown>;
+
+/** A UDP relay to a loopback server that drops the first `drop` answers, as a lossy network would. */
+async function answerDroppingProxy(port: number, drop: number) {
+  const front = createSocket("udp4");
+  let dropped = 0;
+  front.on("message", (request, client) => {
+    const back = createSocket("udp4");
+    back.on("message", (answer) => {
+      back.close();
+      if (dropped < drop) dropped += 1;
+      else front.send(answer, client.port, client.address);
+    });
+    back.send(request, port, "127.0.0.1");
+  });
+  await new Promise<void>((resolve) => front.bind(0, "127.0.0.1", resolve));
+  return {
+    address: `127.0.0.1:${front.address().port}`,
+    dropped: () => dropped,
+    close: () => new Promise<void>((resolve) => front.close(() => resolve())),
+  };
+}
+
+describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2136Record against %s", (kind) => {
+  let dns: RunningDnsServer;
+  const declare = (overrides: Props = {}): Props => ({
+    server: dns.address,
+    name: DMARC_NAMES[0],
+    type: "TXT",
+    value: DMARC,
+    keyName: dns.key.name,
+    keySecret: dns.key.secret,
+    ...overrides,
+  });
+
+  async function checked(news: Props): Promise<Props> {
+    const result = await dynamicProviderHost.check(TYPE, {}, news);
+    if (!result.inputs) throw new Error(JSON.stringify(result.failures));
+    return result.inputs;
+  }
+
+  async function create(news: Props): Promise<{ id: string; outs: Props }> {
+    const created = await dynamicProviderHost.create(TYPE, await checked(news));
+    return { id: created.id, outs: created.outs as Props };
+  }
+
+  async function update(id: string, olds: Props, news: Props): Promise<Props> {
+    return (await dynamicProviderHost.update(TYPE, id, olds, await checked(news))).outs as Props;
+  }
+
+  async function read(id: string, props: Props): Promise<Props | undefined> {
+    return (await dynamicProviderHost.read(TYPE, id, props)).props as Props | undefined;
+  }
+
+  beforeAll(async () => {
+    dns = await startDnsServer(kind);
+  });
+
+  afterAll(async () => {
+    await dns?.stop();
+  });
+
+  it("creates the record, finding the zone by its SOA record, with no dmarc:* settings", async () => {
+    const name = DMARC_NAMES[0] as string;
+    const { id, outs } = await create(declare());
+    expect(id).toBe(name);
+    expect(outs).toMatchObject({ zoneName: ZONE, ttl: 3600, keyAlgorithm: "hmac-sha256" });
+    expect(await dns.served(name)).toEqual([`TXT ${DMARC} @3600`]);
+    await dynamicProviderHost.delete(TYPE, id, outs);
+    expect(await dns.served(name)).toEqual([]);
+  });
+
+  it("updates the value and the TTL in place, changes CNAME to TXT and back, and a long TXT goes over TCP", async () => {
+    const name = DMARC_NAMES[1] as string;
+    const { id, outs } = await create(declare({ name, zone: ZONE }));
+    const longer = `${DMARC}; ruf=mailto:${"f".repeat(600)}@acme.example`;
+    let props = await update(id, outs, declare({ name, zone: ZONE, value: longer, ttl: 300 }));
+    expect(await dns.served(name)).toEqual([`TXT ${longer} @300`]);
+    props = await update(id, props, declare({ name, zone: ZONE, type: "CNAME", value: CNAME_TARGET, ttl: 300 }));
+    expect(await dns.served(name)).toEqual([`CNAME ${CNAME_TARGET} @300`]);
+    props = await update(id, props, declare({ name, zone: ZONE, value: DMARC, ttl: 600 }));
+    expect(await dns.served(name)).toEqual([`TXT ${DMARC} @600`]);
+    await dynamicProviderHost.delete(TYPE, id, props);
+    expect(await dns.served(name)).toEqual([]);
+  });
+
+  it("deletes only the record it wrote, leaving another record at the name", async () => {
+    const name = DMARC_NAMES[2] as string;
+    const { id, outs } = await create(declare({ name }));
+    await dns.addTxt(name, "site-verification=abc123");
+    await dynamicProviderHost.delete(TYPE, id, outs);
+    expect(await dns.served(name)).toEqual(["TXT site-verification=abc123 @300"]);
+    // Deleting what is already gone succeeds.
+    await dynamicProviderHost.delete(TYPE, id, outs);
+  });
+
+  it("sees a change and a removal made outside, and a plain update puts the record back", async () => {
+    const name = DMARC_NAMES[3] as string;
+    const { id, outs } = await create(declare({ name }));
+    const changed = "v=DMARC1; p=reject";
+    await dns.put(name, "TXT", changed);
+    const seen = await read(id, outs);
+    expect(seen).toMatchObject({ value: changed, ttl: 300, type: "TXT" });
+    const restored = await update(id, seen as Props, declare({ name }));
+    expect(await dns.served(name)).toEqual([`TXT ${DMARC} @3600`]);
+
+    await dns.put(name, "TXT", "not-dmarc=1");
+    expect(await read(id, restored)).toBeUndefined();
+    await dynamicProviderHost.delete(TYPE, id, restored);
+    expect(await dns.served(name)).toEqual(["TXT not-dmarc=1 @300"]);
+  });
+
+  it("adopts an existing record by its name, and refuses to adopt one that differs", async () => {
+    const name = DMARC_NAMES[0] as string;
+    await dns.put(name, "TXT", DMARC);
+    const adopted = await dynamicProviderHost.create(TYPE, await checked(declare({ importId: name, ttl: 300 })));
+    expect(adopted.id).toBe(name);
+    expect(adopted.outs).toMatchObject({ value: DMARC, ttl: 300, zoneName: ZONE });
+    await expect(
+      dynamicProviderHost.create(TYPE, await checked(declare({ importId: name, value: "v=DMARC1; p=quarantine" }))),
+    ).rejects.toThrow(/differs from its declaration.*value: declared "v=DMARC1; p=quarantine", actual/);
+    expect(await dns.served(name)).toEqual([`TXT ${DMARC} @300`]);
+    await dynamicProviderHost.delete(TYPE, name, adopted.outs as Props);
+  });
+
+  it("fails clearly with a wrong secret or an unknown key, and writes nothing", async () => {
+    const name = DMARC_NAMES[0] as string;
+    const wrongSecret = Buffer.alloc(32, 7).toString("base64");
+    const badSig = create(declare({ zone: ZONE, keySecret: wrongSecret }));
+    await expect(badSig).rejects.toThrow(
+      new RegExp(`^Rfc2136Record ${name}: ${dns.address} answered BADSIG .* \\(key ${dns.key.name}\\).*another secret`),
+    );
+    await expect(create(declare({ zone: ZONE, keyName: "nobody-key" }))).rejects.toThrow(
+      /answered BADKEY .*key nobody-key.*has no key named nobody-key/,
+    );
+    expect(await dns.served(name)).toEqual([]);
+    for (const error of [await badSig.catch((e: Error) => e.message)]) expect(error).not.toContain(wrongSecret);
+  });
+
+  it("fails clearly when the key may not update the zone", async () => {
+    const name = `_dmarc.${LOCKED_ZONE}`;
+    await expect(create(declare({ name, zone: LOCKED_ZONE }))).rejects.toThrow(
+      new RegExp(`${dns.address} answered REFUSED to the update of ${name} .*in zone ${LOCKED_ZONE} .*Allow the key`),
+    );
+  });
+
+  it("settles a create whose answers were lost by asking the server, so state and zone agree", async () => {
+    const name = DMARC_NAMES[1] as string;
+    // The two UDP attempts of the update reach the server; their answers do not come back.
+    const proxy = await answerDroppingProxy(dns.port, 2);
+    try {
+      const { outs } = await create(declare({ name, zone: ZONE, server: proxy.address, ttl: 300 }));
+      expect(proxy.dropped()).toBe(2);
+      expect(await dns.served(name)).toEqual([`TXT ${DMARC} @300`]);
+      await dynamicProviderHost.delete(TYPE, name, { ...outs, server: dns.address });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("fails in bounded time naming the address when the server does not answer", async () => {
+    const down = `127.0.0.1:${await freePort()}`;
+    const started = Date.now();
+    await expect(create(declare({ server: down, zone: ZONE }))).rejects.toThrow(
+      new RegExp(`^Rfc2136Record ${DMARC_NAMES[0]}: no answer from ${down} over UDP`),
+    );
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
+
+describe("Rfc2136Record's checks at preview", () => {
+  const valid = {
+    server: "ns1.example.net",
+    name: "_dmarc.acme.example",
+    zone: "acme.example",
+    type: "TXT",
+    value: DMARC,
+    keyName: "dmarc-update",
+    keySecret: Buffer.alloc(32, 1).toString("base64"),
+  };
+
+  async function failures(overrides: Props): Promise<string[]> {
+    const result = await dynamicProviderHost.check(TYPE, {}, { ...valid, ...overrides });
+    return (result.failures ?? []).map((failure) => failure.reason);
+  }
+
+  it("needs no dmarc:* settings, while the service's resources still do", async () => {
+    const saved = SETTINGS.map(({ env }) => [env, process.env[env]] as const);
+    for (const [env] of saved) delete process.env[env];
+    try {
+      expect((await dynamicProviderHost.check(TYPE, {}, valid)).failures).toBeUndefined();
+      await expect(dynamicProviderHost.check("Organization", {}, { name: "x" })).rejects.toThrow(/dmarc:baseUrl/);
+    } finally {
+      for (const [env, value] of saved) if (value !== undefined) process.env[env] = value;
+    }
+  });
+
+  it("accepts a valid declaration, normalising names and defaulting port, TTL and algorithm", async () => {
+    const result = await dynamicProviderHost.check(TYPE, {}, { ...valid, name: "_DMARC.Acme.Example." });
+    expect(result.inputs).toMatchObject({ name: "_dmarc.acme.example", ttl: 3600, keyAlgorithm: "hmac-sha256" });
+  });
+
+  it.each([
+    [{ name: "not a name" }, /input "name" must be a fully qualified DNS name.*got "not a name"/],
+    [{ zone: "other.example" }, /input "zone" must contain the record's name _dmarc.acme.example; got "other.example"/],
+    [{ ttl: 5 }, /input "ttl" must be at least 60 seconds; got 5/],
+    [{ ttl: 10_000_000 }, /input "ttl" must be at most 604800 seconds/],
+    [{ type: "A" }, /input "type" .*got "A"/],
+    [{ server: "ns1:99999" }, /input "server" must be the primary server as "host:port"/],
+    [{ keyAlgorithm: "hmac-md5" }, /input "keyAlgorithm" is refused: MD5 is broken.*use one of hmac-sha224/],
+    [{ keyAlgorithm: "hmac-foo" }, /input "keyAlgorithm" must be one of hmac-sha224, hmac-sha256/],
+    [{ type: "CNAME", value: "not a host" }, /input "value" must be a DNS name, the CNAME's target/],
+  ])("refuses %o", async (overrides, message) => {
+    expect((await failures(overrides)).join("\n")).toMatch(new RegExp(`^Rfc2136Record ${message.source}`, "m"));
+  });
+
+  it("refuses a secret that is not base64 without quoting it", async () => {
+    const secret = "not base64 at all!";
+    const reasons = (await failures({ keySecret: secret })).join("\n");
+    expect(reasons).toMatch(/input "keySecret" must be the key's secret in base64.*got a secret \(not shown\)/);
+    expect(reasons).not.toContain(secret);
+  });
+});
