@@ -160,6 +160,7 @@ describe("dmarc-fleet import", () => {
     for (const result of preview.results) expect(Object.keys(result.changes)).toEqual(["same"]);
   }, 900_000);
 
+  // Two imports of the whole account: minutes on a busy machine.
   it("adds nothing when run again with --append, and only a new organisation once there is one", async () => {
     const text = readFileSync(inventoryPath, "utf8");
     const again = await runImport(importOptions({ append: true }));
@@ -186,5 +187,5 @@ describe("dmarc-fleet import", () => {
     expect(loadInventory(inventoryPath).tenants.map((tenant) => tenant.ids?.organization)).toContain(
       newcomer.organization,
     );
-  });
+  }, 300_000);
 });
