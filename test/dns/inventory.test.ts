@@ -12,9 +12,10 @@ import { createTestStack } from "../support/engine";
 // declared from it (as dmarc-fleet's shards declare them) publish every
 // domain's record to BIND, the emulator verifies them through BIND, a record
 // removed on the server is seen by refresh and put back by up.
-// The domains do not set `verify`: an up of a Tenant whose domains set it
-// was seen to wait without ever declaring their DomainVerification (see the
-// closing report); the service's verification is read from the service.
+// The domains do not set `verify`: a Tenant with two or more domains that set
+// it and a `publishRecord` never registers their DomainVerifications and its
+// `up` waits for ever, whatever publishRecord returns (a fault of the Tenant,
+// not of publishing); the service's verification is read from the service.
 
 const unavailable = await dnsServersUnavailable();
 if (unavailable) console.warn(`Skipping the inventory's RFC 2136 publishing: ${unavailable}`);
