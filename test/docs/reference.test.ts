@@ -83,10 +83,11 @@ describe("the inventory's page", () => {
       "admins",
       "webhooks",
       "onDelete",
+      "dns",
       "ids",
     ]);
     const domain = tableAfter(text, "`tenants[].domains[]`");
-    expect(domain.map(([key]) => code(key))).toEqual(["name", "type", "setupRecordType", "zone", "verify"]);
+    expect(domain.map(([key]) => code(key))).toEqual(["name", "type", "setupRecordType", "zone", "verify", "dns"]);
     expect([...tenant, ...domain].filter((row) => (row.at(-1) ?? "") === "")).toEqual([]);
   });
 });

@@ -130,7 +130,7 @@ describe("the defaults block and moving in", () => {
 
   it("refuses an unknown key in the defaults", () => {
     expect(problemsOf(stringify({ defaults: { domains: [] }, tenants: [] }))).toEqual([
-      "tenants.yaml: defaults.domains: is not a known key (known: group, plan, frequency, currency, onDelete)",
+      "tenants.yaml: defaults.domains: is not a known key (known: group, plan, frequency, currency, onDelete, dns)",
     ]);
   });
 
@@ -275,14 +275,14 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
         tenant.domain = tenant.domains;
         delete tenant.domains;
       },
-      `${ACME} domain: is not a known key (known: name, key, group, plan, frequency, currency, domains, admins, webhooks, onDelete, ids)`,
+      `${ACME} domain: is not a known key (known: name, key, group, plan, frequency, currency, domains, admins, webhooks, onDelete, dns, ids)`,
     ],
     [
       "a misspelt key inside a domain",
       (tenant) => {
         tenant.domains = [{ name: "acme.example", kind: "parked" }];
       },
-      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, verify)`,
+      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, verify, dns)`,
     ],
     [
       "a key that is not lower-case words joined by hyphens",
@@ -408,5 +408,64 @@ describe("the offboard: section (tombstones)", () => {
       'tenants.yaml: offboard[2].key: is listed already, at offboard[1].key; got "acme"',
       'tenants.yaml: offboard[0].key: is the key of tenant "Globex" (tenants[0]), which the file still lists: remove the tenant\'s entry to offboard it, or this tombstone to keep it; got "globex"',
     ]);
+  });
+});
+
+// The `dns` section: how each domain's record is published, with the key's secret kept out of the file.
+const publishing = {
+  rfc2136: { server: "ns1.acme.net:53", keyName: "dmarc-update", keySecretEnv: "DNS_KEY_SECRET" },
+};
+
+const FIRST_ACME = 'tenants.yaml: tenant "Acme" (tenants[0])';
+
+describe("the inventory's dns section", () => {
+  it("takes the defaults' publishing, a tenant's own, and a domain's none", () => {
+    const inventory = parseInventory(
+      stringify({
+        defaults: { group: "Production", plan: "Business", dns: publishing },
+        tenants: [
+          { name: "Acme", domains: [{ name: "acme.example" }, { name: "elsewhere.example", dns: "none" }] },
+          { name: "Globex", dns: "none", domains: [{ name: "globex.example" }] },
+        ],
+      }),
+    );
+    const [acme, globex] = inventory.tenants;
+    expect(acme?.dns).toEqual(publishing);
+    expect(acme?.domains[1]?.dns).toBe("none");
+    expect(globex?.dns).toBe("none");
+  });
+
+  it("refuses the key's secret in the file, a refused algorithm, a zone without the domain and a bad variable name", () => {
+    const problems = problemsOf(
+      stringify({
+        tenants: [
+          {
+            name: "Acme",
+            group: "G",
+            plan: "Business",
+            dns: {
+              rfc2136: { ...publishing.rfc2136, keySecret: "c2VjcmV0c2VjcmV0c2VjcmV0", keyAlgorithm: "hmac-md5" },
+            },
+            domains: [
+              { name: "acme.example" },
+              { name: "other.example", dns: { rfc2136: { ...publishing.rfc2136, zone: "acme.example" } } },
+              { name: "third.example", dns: { rfc2136: { ...publishing.rfc2136, keySecretEnv: "lower case" } } },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(problems).toHaveLength(4);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining(`${FIRST_ACME} dns.rfc2136.keyAlgorithm: is refused: MD5 is broken`),
+        `${FIRST_ACME} dns.rfc2136.keySecret: is not a known key (known: server, zone, keyName, keyAlgorithm, ttl, keySecretEnv)`,
+        `${FIRST_ACME} domains[1].dns.rfc2136.zone: must contain other.example, whose record it publishes; got "acme.example"`,
+        expect.stringContaining(
+          `${FIRST_ACME} domains[2].dns.rfc2136.keySecretEnv: must be an environment variable's name`,
+        ),
+      ]),
+    );
+    expect(problems.join("\n")).not.toContain("c2VjcmV0c2VjcmV0c2VjcmV0");
   });
 });

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Plan } from "../api";
 import { getPlans } from "../functions/plans";
+import { Rfc2136Record } from "../resources/rfc2136Record";
 import {
   type PublishRecord,
   priceIdFor,
@@ -30,14 +31,48 @@ function planOf(tenant: InventoryTenant): TenantPlan {
   return { name: tenant.plan, frequency: tenant.frequency, ...(tenant.currency ? { currency: tenant.currency } : {}) };
 }
 
+/**
+ * Publishes each domain's record as the inventory says (`dns`: the domain's,
+ * else the tenant's): an `Rfc2136Record` signed with the key whose secret the
+ * named environment variable holds, or nothing. Undefined when no domain
+ * publishes by RFC 2136.
+ */
+function inventoryPublisher(inventory: Inventory, tenant: InventoryTenant): PublishRecord | undefined {
+  const publishing = new Map(tenant.domains.map((domain) => [domain.name, domain.dns ?? tenant.dns]));
+  if (![...publishing.values()].some((dns) => dns !== undefined && dns !== "none")) return undefined;
+  return (record, _domain, opts, domainName) => {
+    const dns = publishing.get(domainName);
+    if (dns === undefined || dns === "none") return undefined;
+    const { keySecretEnv, ...settings } = dns.rfc2136;
+    const secret = process.env[keySecretEnv];
+    if (!secret) {
+      throw new InventoryError([
+        `${labelOf(inventory, tenant)} dns.rfc2136.keySecretEnv: the environment variable ${keySecretEnv}, which must hold the TSIG key's secret for ${domainName}, is not set`,
+      ]);
+    }
+    return new Rfc2136Record(
+      `${domainName}/dns-record`,
+      {
+        ...settings,
+        name: record.host,
+        type: record.recordType,
+        value: record.value,
+        keySecret: pulumi.secret(secret),
+      },
+      opts,
+    );
+  };
+}
+
 /** The Tenant arguments of an inventory entry. */
 export function tenantArgs(inventory: Inventory, tenant: InventoryTenant, options: DeclareOptions = {}): TenantArgs {
-  const { plans, publishRecord, verifyDomain } = options;
+  const { plans, verifyDomain } = options;
+  const publishRecord = options.publishRecord ?? inventoryPublisher(inventory, tenant);
   return {
     name: tenant.name,
     group: tenant.group,
     plan: planOf(tenant),
-    domains: tenant.domains,
+    domains: tenant.domains.map(({ dns: _publishing, ...domain }) => domain),
     admins: tenant.admins,
     webhooks: tenant.webhooks,
     onDelete: tenant.onDelete,

@@ -7,6 +7,7 @@ import * as api from "../api";
 import { FrequencyName } from "../functions/plans";
 import { domainGroup } from "../resources/domainGroup";
 import { organization } from "../resources/organization";
+import { rfc2136Record } from "../resources/rfc2136Record";
 import { describeValue, repeats, valueAt } from "../runtime/values";
 import { TenantDomain, TenantIds, TenantKey, TenantOnDelete, TenantWebhook } from "../tenant/schema";
 
@@ -28,8 +29,36 @@ function mapping<Shape extends z.ZodRawShape>(shape: Shape) {
   });
 }
 
+const rfc2136 = rfc2136Record.inputs.shape;
+
+/**
+ * How a domain's setup record is published: by RFC 2136 update with
+ * `Rfc2136Record`, or `none` (the partner publishes it). The key's secret is
+ * never in the file: it is read from the environment variable named.
+ */
+const DnsPublishing = z
+  .union([
+    z.literal("none"),
+    mapping({
+      rfc2136: mapping({
+        server: rfc2136.server,
+        zone: rfc2136.zone,
+        keyName: rfc2136.keyName,
+        keyAlgorithm: rfc2136.keyAlgorithm.unwrap().optional(),
+        ttl: rfc2136.ttl.unwrap().optional(),
+        keySecretEnv: z
+          .string()
+          .regex(/^[A-Z_][A-Z0-9_]*$/, { message: "must be an environment variable's name, such as DNS_KEY_SECRET" })
+          .describe("The environment variable holding the TSIG key's secret (base64); the file never holds it."),
+      }).describe("Publish by RFC 2136 dynamic update signed with TSIG, as `Rfc2136Record` does."),
+    }),
+  ])
+  .describe("How the setup record is published: `{ rfc2136: {...} }`, or `none` to publish it yourself.");
+export type DnsPublishing = z.output<typeof DnsPublishing>;
+
 const DomainEntry = mapping({
   ...TenantDomain.shape,
+  dns: DnsPublishing.optional().describe("How this domain's record is published; the tenant's `dns` when not given."),
   // Absent unless the file sets it (the Domain applies its default): the fleet digests parsed tenants to
   // tell which shards changed, and a value filled in here would change every deployed shard's digest.
   setupRecordType: TenantDomain.shape.setupRecordType.unwrap().optional(),
@@ -64,6 +93,9 @@ const TenantEntry = mapping({
   onDelete: TenantOnDelete.describe(
     "What removing the tenant from the file does: `delete` its organisation, only `cancelSubscriptions` (the organisation and its data stay), or `keep` (nothing on the service is touched).",
   ).default("delete"),
+  dns: DnsPublishing.optional().describe(
+    "How the tenant's setup records are published, unless a domain says otherwise; nothing is published when not given.",
+  ),
   ids: mapping(TenantIds.shape)
     .optional()
     .describe(
@@ -73,7 +105,8 @@ const TenantEntry = mapping({
 
 /** Values every tenant takes unless it sets its own. */
 const DefaultsEntry = mapping(
-  TenantEntry.pick({ group: true, plan: true, frequency: true, currency: true, onDelete: true }).partial().shape,
+  TenantEntry.pick({ group: true, plan: true, frequency: true, currency: true, onDelete: true, dns: true }).partial()
+    .shape,
 );
 const DEFAULTED_KEYS = Object.keys(DefaultsEntry.shape);
 
@@ -121,6 +154,14 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
     } else keys.set(key, index);
 
     tenant.domains.forEach((domain, position) => {
+      const publishing = domain.dns ?? tenant.dns;
+      const zone = publishing === undefined || publishing === "none" ? undefined : publishing.rfc2136.zone;
+      if (zone !== undefined && domain.name !== zone && !domain.name.endsWith(`.${zone}`)) {
+        issues.push({
+          path: ["tenants", index, ...(domain.dns ? ["domains", position] : []), "dns", "rfc2136", "zone"],
+          message: `must contain ${domain.name}, whose record it publishes`,
+        });
+      }
       const owner = domainOwners.get(domain.name);
       if (owner !== undefined) {
         issues.push({

@@ -41,14 +41,16 @@ export interface TenantPlan extends Omit<PriceSelector, "plan"> {
 
 /**
  * Publishes a domain's setup record with the partner's DNS provider, in the
- * same `up`: given the record and its Domain, returns the DNS resource, e.g.
+ * same `up`: given the record, its Domain and the domain's name, returns the
+ * DNS resource (or nothing, for a domain published elsewhere), e.g.
  * `(record, domain, opts) => new cloudflare.DnsRecord(..., { name: record.name, content: record.value, ... }, opts)`.
  */
 export type PublishRecord = (
   record: pulumi.Output<DnsSetupRecord>,
   domain: Domain,
   opts: pulumi.CustomResourceOptions,
-) => pulumi.Resource;
+  domainName: string,
+) => pulumi.Resource | undefined;
 
 /**
  * Declares what waits for the service to verify a published record: given the
@@ -224,7 +226,7 @@ export class Tenant extends pulumi.ComponentResource {
       { ...scope.options, dependsOn: before },
     );
     const record = domain.setupRecord;
-    const published = args.publishRecord?.(record, domain, { parent: this, dependsOn: [domain] });
+    const published = args.publishRecord?.(record, domain, { parent: this, dependsOn: [domain] }, name);
     const verifyWith = args.verifyDomain ?? waitForTheService(name);
     const verification = verify
       ? verifyWith(domain, published, { parent: this, dependsOn: published ? [published] : [domain] })
