@@ -55,6 +55,7 @@ const USER_AGENT = "pulumi-dmarc-partner-client";
 
 /** What one logical call carries from attempt to attempt. */
 interface CallState {
+  spec: CallSpec<z.ZodType>;
   context: CallContext;
   /** When the first attempt started, for the elapsed bound. */
   clock: { firstStartedAt: number | undefined };
@@ -84,6 +85,7 @@ export class Requester {
   async call(spec: CallSpec<z.ZodType> & { schema?: undefined }): Promise<void>;
   async call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.output<S> | undefined> {
     const state: CallState = {
+      spec,
       context: { operation: spec.operation, method: spec.method, path: this.options.basePath + spec.path },
       clock: { firstStartedAt: undefined },
       renewedAfterRefusal: false,
@@ -93,13 +95,13 @@ export class Requester {
     for (let attempt = 1; ; attempt++) {
       const faultAttempts = state.renewedAfterRefusal ? attempt - 1 : attempt;
       const token = this.tokens === undefined ? undefined : await this.tokens.current();
-      const response = await this.attempt(state, spec, token, attempt, faultAttempts);
+      const response = await this.attempt(state, token, attempt, faultAttempts);
       if (response === undefined) continue;
       if (response.status >= 200 && response.status < 300) {
         return spec.schema === undefined ? undefined : decodeBody(state.context, response, spec.schema);
       }
       if (this.renewsRefusedToken(state, response, token)) continue;
-      await this.waitOrThrow(state, spec, response, faultAttempts);
+      await this.waitOrThrow(state, response, faultAttempts);
     }
   }
 
@@ -109,25 +111,20 @@ export class Requester {
    */
   private async attempt(
     state: CallState,
-    spec: CallSpec<z.ZodType>,
     token: string | undefined,
     attempt: number,
     faultAttempts: number,
   ): Promise<WireResponse | undefined> {
     try {
-      return await this.exchange(state.context, spec, token, attempt, state.clock);
+      return await this.exchange(state.context, state.spec, token, attempt, state.clock);
     } catch (error) {
-      await this.waitOutFault(state, spec, error, faultAttempts);
+      await this.waitOutFault(state, error, faultAttempts);
       return undefined;
     }
   }
 
-  private async waitOutFault(
-    state: CallState,
-    spec: CallSpec<z.ZodType>,
-    error: unknown,
-    faultAttempts: number,
-  ): Promise<void> {
+  /** A fault the bounds allow retrying is waited out; a too-large answer, a lost answer or an exhausted budget is thrown. */
+  private async waitOutFault(state: CallState, error: unknown, faultAttempts: number): Promise<void> {
     const { context } = state;
     if (error instanceof ResponseTooLarge) {
       throw new DmarcResponseError(
@@ -138,16 +135,24 @@ export class Requester {
       );
     }
     if (!(error instanceof TransportFault)) throw error;
-    if (error.sent && !spec.repeatable) throw new OutcomeUnknownError(context, error.message, error);
-    const reason: WaitReason = { kind: "fault" };
-    const spent = effortOf(state, faultAttempts);
-    const wanted = retryDelayMs(faultAttempts, this.options, reason);
-    const delay = boundedDelayMs(faultAttempts, spent.elapsedMs, wanted, reason, this.options);
+    if (error.sent && !state.spec.repeatable) throw new OutcomeUnknownError(context, error.message, error);
+    const { spent, delay } = this.retryWait(state, faultAttempts, { kind: "fault" });
     if (error.permanent || delay === undefined) {
       throw new DmarcTransportError({ ...context, origin: this.options.origin }, spent, error.message, error);
     }
     this.log(`retrying ${context.method} ${context.path} in ${delay}ms after: ${error.message}`);
     await sleep(delay);
+  }
+
+  /** The wait the reason asks for, and what remains of it within the attempt and elapsed bounds (undefined: none). */
+  private retryWait(
+    state: CallState,
+    faultAttempts: number,
+    reason: WaitReason,
+  ): { spent: Effort; wanted: number; delay: number | undefined } {
+    const spent = effortOf(state, faultAttempts);
+    const wanted = retryDelayMs(faultAttempts, this.options, reason);
+    return { spent, wanted, delay: boundedDelayMs(faultAttempts, spent.elapsedMs, wanted, reason, this.options) };
   }
 
   /** A 401 on a token the source agrees is refused renews it, once per call. */
@@ -160,19 +165,12 @@ export class Requester {
   }
 
   /** A retryable status within the bounds is waited out; any other answer is thrown as the service's error. */
-  private async waitOrThrow(
-    state: CallState,
-    spec: CallSpec<z.ZodType>,
-    response: WireResponse,
-    faultAttempts: number,
-  ): Promise<void> {
+  private async waitOrThrow(state: CallState, response: WireResponse, faultAttempts: number): Promise<void> {
     const { context } = state;
     const said = decodeServiceError(response);
-    if (isRetryableStatus(response.status, spec.repeatable)) {
+    if (isRetryableStatus(response.status, state.spec.repeatable)) {
       const reason = waitReasonOf(response.status, requestedDelayMs(response.headers, said.details?.retryAfterSeconds));
-      const spent = effortOf(state, faultAttempts);
-      const wanted = retryDelayMs(faultAttempts, this.options, reason);
-      const delay = boundedDelayMs(faultAttempts, spent.elapsedMs, wanted, reason, this.options);
+      const { spent, wanted, delay } = this.retryWait(state, faultAttempts, reason);
       if (response.status === 429) this.sayRateLimited(context, reason, spent, wanted, delay);
       if (delay !== undefined) {
         this.log(`retrying ${context.method} ${context.path} in ${delay}ms after status ${response.status}`);
