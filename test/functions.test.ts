@@ -10,19 +10,6 @@ import { typeScriptFiles } from "./support/sources";
 // one is split where it reads better, which is nearly always.
 const MAX_LINES = 50;
 
-/**
- * Modules others are rewriting while this rule came in, by their path from
- * the repository: their long functions are named, not failed. Each entry goes
- * once its module is split.
- */
-const ALLOWED: readonly string[] = [
-  "provider/src/client/transport.ts",
-  "provider/src/client/requester.ts",
-  "provider/src/discovery/adoption.ts",
-  "provider/src/discovery/entries.ts",
-  "emulator/src/",
-];
-
 interface FunctionLength {
   /** `provider/src/fleet/runner.ts:72 runFleet` */
   where: string;
@@ -52,17 +39,14 @@ function functionLengths(file: string, text = readFileSync(file, "utf8")): Funct
   return found;
 }
 
-const allowed = (where: string) => ALLOWED.some((prefix) => where.startsWith(prefix));
-
 describe("functions in provider/src and emulator/src", () => {
   const functions = ["provider/src", "emulator/src"].flatMap((folder) =>
     typeScriptFiles(join(projectRoot, folder)).flatMap((file) => functionLengths(file)),
   );
-  const long = functions.filter((found) => found.lines > MAX_LINES);
 
   it(`are at most ${MAX_LINES} lines long`, () => {
-    const offenders = long
-      .filter((found) => !allowed(found.where))
+    const offenders = functions
+      .filter((found) => found.lines > MAX_LINES)
       .map((found) => `${found.where} has ${found.lines} lines`);
     expect(offenders).toEqual([]);
   });
@@ -75,10 +59,5 @@ describe("functions in provider/src and emulator/src", () => {
       { where: "provider/src/example.ts:1 long", lines: 63 },
       { where: "provider/src/example.ts:60 inner", lines: 3 },
     ]);
-  });
-
-  it("allow only modules that still have a long function", () => {
-    const stale = ALLOWED.filter((prefix) => !long.some((found) => found.where.startsWith(prefix)));
-    expect(stale).toEqual([]);
   });
 });

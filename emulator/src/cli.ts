@@ -80,31 +80,29 @@ function rateLimitOf(
   };
 }
 
+const COMMAND_LINE_OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  partners: { type: "string" },
+  "request-log": { type: "string" },
+  "state-file": { type: "string" },
+  "token-ttl": { type: "string" },
+  profile: { type: "string" },
+  "dns-resolver": { type: "string" },
+  "dns-check-interval": { type: "string" },
+  "dns-window": { type: "string" },
+  "retry-scale": { type: "string" },
+  "webhook-timeout": { type: "string" },
+  "rate-limit": { type: "string" },
+  "rate-limit-hints": { type: "string" },
+  "rate-limit-window": { type: "string" },
+  "log-level": { type: "string" },
+  help: { type: "boolean" },
+} as const;
+
 /** Options from the command line; undefined when --help was asked for. */
 export function parseCommandLine(argv: string[]): EmulatorOptions | undefined {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      port: { type: "string" },
-      host: { type: "string" },
-      partners: { type: "string" },
-      "request-log": { type: "string" },
-      "state-file": { type: "string" },
-      "token-ttl": { type: "string" },
-      profile: { type: "string" },
-      "dns-resolver": { type: "string" },
-      "dns-check-interval": { type: "string" },
-      "dns-window": { type: "string" },
-      "retry-scale": { type: "string" },
-      "webhook-timeout": { type: "string" },
-      "rate-limit": { type: "string" },
-      "rate-limit-hints": { type: "string" },
-      "rate-limit-window": { type: "string" },
-      "log-level": { type: "string" },
-      help: { type: "boolean" },
-    },
-  });
+  const { values } = parseArgs({ args: argv, strict: true, options: COMMAND_LINE_OPTIONS });
   if (values.help) return undefined;
   const dnsResolver = values["dns-resolver"];
   if (dnsResolver !== undefined && !/^(\[[0-9a-f:]+\]|[^:\s]+):\d{1,5}$/i.test(dnsResolver)) {

@@ -28,6 +28,12 @@ export interface DispatcherOptions {
 }
 
 /** An event concerns one organisation; a webhook hears it when owned by that organisation or by the whole partner. */
+/** What one attempt got back: the receiver's status, if it answered, and what went wrong, if anything. */
+interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+}
+
 function hears(webhook: WebhookRecord, partnerId: string, organizationId: string, eventName: EventName): boolean {
   return (
     webhook.partnerId === partnerId &&
@@ -115,9 +121,23 @@ export class Dispatcher {
       this.finish(delivery, "failed", "the webhook was deactivated");
       return;
     }
-    const body = JSON.stringify(delivery.payload);
     const sentAt = new Date();
     const started = performance.now();
+    const outcome = await this.post(webhook, delivery, sentAt);
+    // Shutting down: the delivery stays pending and resumes after a restart.
+    if (outcome === undefined) return;
+    // The state was reset or the webhook deleted while the request was in flight.
+    if (this.store.deliveries.get(delivery.id) !== delivery) return;
+    this.recordAttempt(delivery, outcome, sentAt, started);
+  }
+
+  /** Sends the delivery once, signed; undefined when the emulator shuts down meanwhile. */
+  private async post(
+    webhook: WebhookRecord,
+    delivery: DeliveryRecord,
+    sentAt: Date,
+  ): Promise<AttemptOutcome | undefined> {
+    const body = JSON.stringify(delivery.payload);
     let statusCode: number | null = null;
     let error: string | null = null;
     try {
@@ -138,13 +158,16 @@ export class Dispatcher {
       await response.body?.cancel();
       if (statusCode < 200 || statusCode > 299) error = `the receiver answered ${statusCode}`;
     } catch (cause) {
-      // Shutting down: the delivery stays pending and resumes after a restart.
-      if (this.shutdown.signal.aborted) return;
+      if (this.shutdown.signal.aborted) return undefined;
       const timedOut = (cause as Error).name === "TimeoutError";
       error = timedOut ? `no answer within ${this.options.timeoutMs} ms` : describe(cause);
     }
-    // The state was reset or the webhook deleted while the request was in flight.
-    if (this.store.deliveries.get(delivery.id) !== delivery) return;
+    return { statusCode, error };
+  }
+
+  /** Adds the attempt to the delivery's history, then finishes it or schedules the next try. */
+  private recordAttempt(delivery: DeliveryRecord, outcome: AttemptOutcome, sentAt: Date, started: number): void {
+    const { statusCode, error } = outcome;
     delivery.attempts += 1;
     delivery.statusCode = statusCode;
     delivery.history.push({

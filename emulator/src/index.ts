@@ -71,19 +71,47 @@ async function setUpDns(
   return { resolver: await zone.listen("127.0.0.1", config.dns.port), zone };
 }
 
-/** Starts the emulator: HTTP API and control plane, webhook delivery, DNS verification. */
-export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+/** The state file, when one is configured: the store starts from it and writes back to it as it changes. */
+function persistedStore(config: ResolvedOptions, log: Logger): { store: Store; stateWriter?: StateFileWriter } {
+  let stateWriter: StateFileWriter | undefined;
+  const store = new Store(() => stateWriter?.schedule());
+  if (!config.stateFile) return { store };
+  const snapshot = readStateFile(config.stateFile);
+  if (snapshot) store.restore(snapshot);
+  stateWriter = new StateFileWriter(config.stateFile, () => store.snapshot(), log);
+  return { store, stateWriter };
+}
+
+/** What a start opens; `close` shuts down what of it is open, whether the start finished or failed. */
+interface Opened {
+  config: ResolvedOptions;
+  log: Logger;
+  partners: PartnerDirectory;
+  store: Store;
+  stateWriter?: StateFileWriter | undefined;
+  requestLog?: RequestLog | undefined;
+  dispatcher: Dispatcher;
+  shutdown: AbortController;
+  zone?: SimulatedZone | undefined;
+  verifier?: Verifier | undefined;
+  app?: FastifyInstance | undefined;
+}
+
+async function closeOpened(opened: Opened): Promise<void> {
+  opened.shutdown.abort();
+  await opened.verifier?.close();
+  opened.dispatcher.close();
+  await opened.app?.close();
+  await opened.zone?.close();
+  await opened.stateWriter?.flush();
+  await opened.requestLog?.close();
+}
+
+function open(options: EmulatorOptions): Opened {
   const config = resolveOptions(options);
   const log = createLogger(config.logger);
   const partners = new PartnerDirectory(config.partners);
-
-  let stateWriter: StateFileWriter | undefined;
-  const store = new Store(() => stateWriter?.schedule());
-  if (config.stateFile) {
-    const snapshot = readStateFile(config.stateFile);
-    if (snapshot) store.restore(snapshot);
-    stateWriter = new StateFileWriter(config.stateFile, () => store.snapshot(), log);
-  }
+  const { store, stateWriter } = persistedStore(config, log);
   const requestLog = config.requestLogFile ? new RequestLog(config.requestLogFile) : undefined;
   const dispatcher = new Dispatcher(store, {
     timeoutMs: config.webhookTimeoutMs,
@@ -93,61 +121,67 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const shutdown = new AbortController();
   // Every request held by injected latency listens for the shutdown: as many listeners as requests in flight.
   setMaxListeners(0, shutdown.signal);
-  let zone: SimulatedZone | undefined;
-  let verifier: Verifier | undefined;
-  let app: FastifyInstance | undefined;
+  return { config, log, partners, store, stateWriter, requestLog, dispatcher, shutdown };
+}
 
-  const close = async () => {
-    shutdown.abort();
-    await verifier?.close();
-    dispatcher.close();
-    await app?.close();
-    await zone?.close();
-    await stateWriter?.flush();
-    await requestLog?.close();
+function contextOf(opened: Opened, verifier: Verifier, baseUrl: () => string): Context {
+  const { config, store, partners, dispatcher, zone } = opened;
+  const faults = new Faults();
+  if (config.rateLimit) faults.add(FaultSpec.parse({ route: "*", rateLimit: config.rateLimit }));
+  return {
+    store,
+    partners,
+    tokens: new Tokens(store, partners, config.tokenTtlSeconds),
+    dispatcher,
+    verifier,
+    zone,
+    faults,
+    stats: new Stats(),
+    baseUrl,
+    magicLinkTtlSeconds: config.magicLinkTtlSeconds,
+    profile: config.profile,
   };
+}
 
+/** Sets up DNS verification, then serves the API and starts delivery and verification. */
+async function serve(opened: Opened): Promise<Omit<RunningEmulator, "close">> {
+  const { config, log, store, dispatcher } = opened;
+  const dns = await setUpDns(config, store, log);
+  opened.zone = dns.zone;
+  const verifier = new Verifier(store, dispatcher, {
+    resolver: dns.resolver,
+    checkIntervalMs: config.dns.checkIntervalMs,
+    windowMs: config.dns.windowMs,
+    verifiedStatus: config.profile.verifiedStatus,
+    log: log.child({ component: "verification" }),
+  });
+  opened.verifier = verifier;
+  let baseUrl = "";
+  const ctx = contextOf(opened, verifier, () => baseUrl);
+  const app = buildServer({ ctx, log, requestLog: opened.requestLog, shutdown: opened.shutdown.signal });
+  opened.app = app;
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  baseUrl = `http://${urlHost(config.host)}:${port}`;
+  dispatcher.resume();
+  verifier.start();
+  const zone = opened.zone;
+  log.info({ url: baseUrl, dnsServer: zone ? dns.resolver : undefined }, "DMARC partner API emulator ready");
+  return {
+    url: baseUrl,
+    partners: opened.partners.all,
+    ...(zone ? { dnsServer: dns.resolver, dnsKey: zone.zoneKey } : {}),
+    profile: config.profile.name,
+  };
+}
+
+/** Starts the emulator: HTTP API and control plane, webhook delivery, DNS verification. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const opened = open(options);
+  const close = () => closeOpened(opened);
   try {
-    const dns = await setUpDns(config, store, log);
-    zone = dns.zone;
-    verifier = new Verifier(store, dispatcher, {
-      resolver: dns.resolver,
-      checkIntervalMs: config.dns.checkIntervalMs,
-      windowMs: config.dns.windowMs,
-      verifiedStatus: config.profile.verifiedStatus,
-      log: log.child({ component: "verification" }),
-    });
-    let baseUrl = "";
-    const faults = new Faults();
-    if (config.rateLimit) faults.add(FaultSpec.parse({ route: "*", rateLimit: config.rateLimit }));
-    const ctx: Context = {
-      store,
-      partners,
-      tokens: new Tokens(store, partners, config.tokenTtlSeconds),
-      dispatcher,
-      verifier,
-      zone,
-      faults,
-      stats: new Stats(),
-      baseUrl: () => baseUrl,
-      magicLinkTtlSeconds: config.magicLinkTtlSeconds,
-      profile: config.profile,
-    };
-    app = buildServer({ ctx, log, requestLog, shutdown: shutdown.signal });
-    await app.listen({ port: config.port, host: config.host });
-    const address = app.server.address();
-    const port = typeof address === "object" && address ? address.port : config.port;
-    baseUrl = `http://${urlHost(config.host)}:${port}`;
-    dispatcher.resume();
-    verifier.start();
-    log.info({ url: baseUrl, dnsServer: zone ? dns.resolver : undefined }, "DMARC partner API emulator ready");
-    return {
-      url: baseUrl,
-      partners: partners.all,
-      ...(zone ? { dnsServer: dns.resolver, dnsKey: zone.zoneKey } : {}),
-      profile: config.profile.name,
-      close,
-    };
+    return { ...(await serve(opened)), close };
   } catch (error) {
     await close();
     throw error;

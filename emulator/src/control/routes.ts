@@ -39,18 +39,8 @@ export interface ControlPlaneOptions {
   apiRoutes: ReadonlySet<string>;
 }
 
-/** Test and demo levers under /_emulator/: never authenticated, never counted, never faulted. */
-export function controlRoutes(app: FastifyInstance, ctx: Context, { apiRoutes }: ControlPlaneOptions): void {
-  const { store, faults, stats, dispatcher, zone, verifier, tokens } = ctx;
-
-  app.post("/_emulator/reset", async (_request, reply) => {
-    dispatcher.cancelAll();
-    store.reset();
-    faults.clear();
-    stats.reset();
-    return reply.code(204).send();
-  });
-
+/** Faults to inject on one of the API's routes, or on all of them ("*"). */
+function faultRoutes(app: FastifyInstance, { faults }: Context, apiRoutes: ReadonlySet<string>): void {
   app.post("/_emulator/faults", async (request, reply) => {
     const spec = parseInput(FaultSpec, request.body, "body");
     if (spec.route !== "*" && !apiRoutes.has(spec.route)) {
@@ -71,11 +61,10 @@ export function controlRoutes(app: FastifyInstance, ctx: Context, { apiRoutes }:
     if (!faults.remove(id)) throw notFound("Fault", id);
     return reply.code(204).send();
   });
+}
 
-  app.get("/_emulator/stats", async () => stats.snapshot());
-
-  app.post("/_emulator/stats/window", async () => stats.openWindow());
-
+/** The simulated DNS zone's records, when the emulator serves one. */
+function dnsRoutes(app: FastifyInstance, { zone }: Context): void {
   const simulatedZone = () => {
     if (!zone) {
       throw conflict(
@@ -101,7 +90,10 @@ export function controlRoutes(app: FastifyInstance, ctx: Context, { apiRoutes }:
     simulatedZone().remove(name);
     return reply.code(204).send();
   });
+}
 
+/** Aggregate reports and verification on demand, which otherwise wait on the service's schedule. */
+function reportRoutes(app: FastifyInstance, { store, dispatcher, verifier }: Context): void {
   app.post("/_emulator/reports", async (request, reply) => {
     const input = parseInput(ReportInput, request.body, "body");
     const domain = store.domains.get(domainKey(input.organizationId, input.domain));
@@ -131,6 +123,29 @@ export function controlRoutes(app: FastifyInstance, ctx: Context, { apiRoutes }:
     if (!domain) throw notFound("Domain", param(request, "domain"));
     return verifier.verifyNow(domain);
   });
+}
+
+/** Test and demo levers under /_emulator/: never authenticated, never counted, never faulted. */
+export function controlRoutes(app: FastifyInstance, ctx: Context, { apiRoutes }: ControlPlaneOptions): void {
+  const { store, faults, stats, dispatcher, tokens } = ctx;
+
+  app.post("/_emulator/reset", async (_request, reply) => {
+    dispatcher.cancelAll();
+    store.reset();
+    faults.clear();
+    stats.reset();
+    return reply.code(204).send();
+  });
+
+  faultRoutes(app, ctx, apiRoutes);
+
+  app.get("/_emulator/stats", async () => stats.snapshot());
+
+  app.post("/_emulator/stats/window", async () => stats.openWindow());
+
+  dnsRoutes(app, ctx);
+
+  reportRoutes(app, ctx);
 
   app.post("/_emulator/tokens/expire", async (_request, reply) => {
     tokens.expireIssued();

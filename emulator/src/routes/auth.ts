@@ -1,11 +1,31 @@
 import { MagicLink, MagicLinkRequest, TokenRequest, TokenResponse } from "pulumi-dmarc-partner/api";
+import type { z } from "zod";
 import { memberOf, organizationInScope } from "../access";
 import { type Context, now, param } from "../context";
 import { ApiError, invalid, notFound, unauthenticated } from "../errors";
 import { newSecretToken } from "../ids";
-import type { ApiRouter } from "../router";
+import type { ApiRouter, PartnerCall } from "../router";
 import type { MagicLinkRecord } from "../store";
 import { conform, parseInput } from "../wire";
+
+function createMagicLink(ctx: Context, { request, partner }: PartnerCall): z.input<typeof MagicLink> {
+  const { store } = ctx;
+  const body = parseInput(MagicLinkRequest, request.body, "body");
+  organizationInScope(store, ctx.profile, partner, body.organizationId);
+  const user = memberOf(store, partner, body.organizationId, body.userId);
+  const record: MagicLinkRecord = {
+    token: newSecretToken("ml"),
+    partnerId: partner.id,
+    organizationId: body.organizationId,
+    userId: user.id,
+    // Without one, the link lands on the emulator's stand-in for the service's console.
+    redirectUri: body.redirectUri ?? `${ctx.baseUrl()}/auth/signed-in`,
+    expiresAt: new Date(Date.now() + ctx.magicLinkTtlSeconds * 1000).toISOString(),
+    consumedAt: null,
+  };
+  store.magicLinks.set(record.token, record);
+  return conform(MagicLink, { url: `${ctx.baseUrl()}/auth/magic/${record.token}`, expiringAt: record.expiresAt });
+}
 
 export function authRoutes(router: ApiRouter, ctx: Context): void {
   const { store, partners, tokens } = ctx;
@@ -25,23 +45,7 @@ export function authRoutes(router: ApiRouter, ctx: Context): void {
     return conform(TokenResponse, tokens.issue(partner));
   });
 
-  router.authenticated("POST", "/auth/magic-link", ({ request, partner }) => {
-    const body = parseInput(MagicLinkRequest, request.body, "body");
-    organizationInScope(store, ctx.profile, partner, body.organizationId);
-    const user = memberOf(store, partner, body.organizationId, body.userId);
-    const record: MagicLinkRecord = {
-      token: newSecretToken("ml"),
-      partnerId: partner.id,
-      organizationId: body.organizationId,
-      userId: user.id,
-      // Without one, the link lands on the emulator's stand-in for the service's console.
-      redirectUri: body.redirectUri ?? `${ctx.baseUrl()}/auth/signed-in`,
-      expiresAt: new Date(Date.now() + ctx.magicLinkTtlSeconds * 1000).toISOString(),
-      consumedAt: null,
-    };
-    store.magicLinks.set(record.token, record);
-    return conform(MagicLink, { url: `${ctx.baseUrl()}/auth/magic/${record.token}`, expiringAt: record.expiresAt });
-  });
+  router.authenticated("POST", "/auth/magic-link", (call) => createMagicLink(ctx, call));
 
   // Where a link made without redirectUri lands.
   router.open("GET", "/auth/signed-in", "json", () => ({ signedIn: true }));

@@ -11,7 +11,7 @@ import { type Context, now, param } from "../context";
 import { conflict } from "../errors";
 import { newId } from "../ids";
 import { paginateAs } from "../pagination";
-import type { ApiRouter } from "../router";
+import type { ApiRouter, PartnerCall } from "../router";
 import type { DomainGroupRecord, Store } from "../store";
 import { conform, parseInput } from "../wire";
 
@@ -30,23 +30,43 @@ function view(store: Store, group: DomainGroupRecord): DomainGroup {
   return conform(DomainGroup, { id: group.id, name: group.name, domains: domainsIn(store, group) });
 }
 
-export function domainGroupRoutes(router: ApiRouter, { store, profile }: Context): void {
-  router.resource("POST", "/domain-groups", ({ request, reply, partner }) => {
-    const body = parseInput(CreateDomainGroupRequest, request.body, "body");
-    organizationInScope(store, profile, partner, body.organizationId);
-    const at = now();
-    const group: DomainGroupRecord = {
-      id: newId("dmngrp"),
-      partnerId: partner.id,
-      organizationId: body.organizationId,
-      name: body.name,
-      createdAt: at,
-      updatedAt: at,
-    };
-    store.domainGroups.set(group.id, group);
-    reply.code(201);
-    return view(store, group);
-  });
+function createGroup({ store, profile }: Context, { request, reply, partner }: PartnerCall): DomainGroup {
+  const body = parseInput(CreateDomainGroupRequest, request.body, "body");
+  organizationInScope(store, profile, partner, body.organizationId);
+  const at = now();
+  const group: DomainGroupRecord = {
+    id: newId("dmngrp"),
+    partnerId: partner.id,
+    organizationId: body.organizationId,
+    name: body.name,
+    createdAt: at,
+    updatedAt: at,
+  };
+  store.domainGroups.set(group.id, group);
+  reply.code(201);
+  return view(store, group);
+}
+
+/** A group is deleted only once it holds no domain. */
+function deleteGroup(store: Store, { request, reply, partner }: PartnerCall): void {
+  const query = parseInput(OrganizationQuery, request.query, "query");
+  const group = domainGroupOf(store, partner, param(request, "groupId"), query.organizationId);
+  const members = domainsIn(store, group);
+  if (members.length > 0) {
+    throw conflict(
+      "DomainGroup",
+      group.id,
+      "group_not_empty",
+      `The group still holds ${members.join(", ")}: delete or move those domains first.`,
+    );
+  }
+  store.domainGroups.delete(group.id);
+  reply.code(204);
+}
+
+export function domainGroupRoutes(router: ApiRouter, ctx: Context): void {
+  const { store, profile } = ctx;
+  router.resource("POST", "/domain-groups", (call) => createGroup(ctx, call));
 
   router.resource("GET", "/domain-groups", ({ request, partner }) => {
     const query = parseInput(ListQuery, request.query, "query");
@@ -76,19 +96,5 @@ export function domainGroupRoutes(router: ApiRouter, { store, profile }: Context
     return view(store, group);
   });
 
-  router.resource("DELETE", "/domain-groups/:groupId", ({ request, reply, partner }) => {
-    const query = parseInput(OrganizationQuery, request.query, "query");
-    const group = domainGroupOf(store, partner, param(request, "groupId"), query.organizationId);
-    const members = domainsIn(store, group);
-    if (members.length > 0) {
-      throw conflict(
-        "DomainGroup",
-        group.id,
-        "group_not_empty",
-        `The group still holds ${members.join(", ")}: delete or move those domains first.`,
-      );
-    }
-    store.domainGroups.delete(group.id);
-    reply.code(204);
-  });
+  router.resource("DELETE", "/domain-groups/:groupId", (call) => deleteGroup(store, call));
 }

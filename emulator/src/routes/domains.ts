@@ -105,7 +105,38 @@ function addDomains(
   });
 }
 
-export function domainRoutes(router: ApiRouter, { store, dispatcher, profile }: Context): void {
+// All or nothing: every domain is checked before any is added (the description's 409 names one that exists).
+function createDomains(
+  { store, dispatcher, profile }: Context,
+  { request, reply, partner }: PartnerCall,
+): z.input<typeof CreatedDomains> {
+  const body = parseInput(CreateDomainsBatchRequest, request.body, "body");
+  organizationInScope(store, profile, partner, body.organizationId);
+  const wanted = body.domains.map(({ domainName, type, groupId }) => ({ domain: domainName, type, groupId }));
+  const records = addDomains(store, dispatcher, partner, body.organizationId, wanted);
+  reply.code(201);
+  return conform(
+    CreatedDomains,
+    records.map((record) => view(store, record)),
+  );
+}
+
+function updateDomain(store: Store, call: PartnerCall): Domain {
+  const domain = domainParam(call);
+  const query = parseInput(UpdateQuery, call.request.query, "query");
+  const record = domainForUpdate(store, call.partner, domain, query.organizationId);
+  const body = parseInput(UpdateDomainRequest, call.request.body, "body");
+  if (body.groupId !== undefined) domainGroupOf(store, call.partner, body.groupId, record.organizationId);
+  Object.assign(record, {
+    type: body.type ?? record.type,
+    groupId: body.groupId ?? record.groupId,
+    updatedAt: now(),
+  });
+  return view(store, record);
+}
+
+export function domainRoutes(router: ApiRouter, ctx: Context): void {
+  const { store, dispatcher, profile } = ctx;
   const inScope = (partner: Partner, organizationId: string) =>
     organizationInScope(store, profile, partner, organizationId);
   router.resource("POST", "/domains", ({ request, reply, partner }) => {
@@ -116,18 +147,7 @@ export function domainRoutes(router: ApiRouter, { store, dispatcher, profile }: 
     return record && view(store, record);
   });
 
-  // All or nothing: every domain is checked before any is added (the description's 409 names one that exists).
-  router.resource("POST", "/domains/batch", ({ request, reply, partner }) => {
-    const body = parseInput(CreateDomainsBatchRequest, request.body, "body");
-    inScope(partner, body.organizationId);
-    const wanted = body.domains.map(({ domainName, type, groupId }) => ({ domain: domainName, type, groupId }));
-    const records = addDomains(store, dispatcher, partner, body.organizationId, wanted);
-    reply.code(201);
-    return conform(
-      CreatedDomains,
-      records.map((record) => view(store, record)),
-    );
-  });
+  router.resource("POST", "/domains/batch", (call) => createDomains(ctx, call));
 
   router.resource("GET", "/domains", ({ request, partner }) => {
     const query = parseInput(ListQuery, request.query, "query");
@@ -143,19 +163,7 @@ export function domainRoutes(router: ApiRouter, { store, dispatcher, profile }: 
     return view(store, domainOf(store, call.partner, query.organizationId, domain));
   });
 
-  router.resource("PATCH", "/domains/:domain", (call) => {
-    const domain = domainParam(call);
-    const query = parseInput(UpdateQuery, call.request.query, "query");
-    const record = domainForUpdate(store, call.partner, domain, query.organizationId);
-    const body = parseInput(UpdateDomainRequest, call.request.body, "body");
-    if (body.groupId !== undefined) domainGroupOf(store, call.partner, body.groupId, record.organizationId);
-    Object.assign(record, {
-      type: body.type ?? record.type,
-      groupId: body.groupId ?? record.groupId,
-      updatedAt: now(),
-    });
-    return view(store, record);
-  });
+  router.resource("PATCH", "/domains/:domain", (call) => updateDomain(store, call));
 
   router.resource("DELETE", "/domains/:domain", (call) => {
     const domain = domainParam(call);

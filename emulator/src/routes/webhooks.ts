@@ -15,7 +15,7 @@ import { invalid, notFound, unprocessable } from "../errors";
 import { newId } from "../ids";
 import { paginateAs } from "../pagination";
 import type { Partner } from "../partners";
-import type { ApiRouter } from "../router";
+import type { ApiRouter, PartnerCall } from "../router";
 import type { Store, WebhookRecord } from "../store";
 import { conform, parseInput } from "../wire";
 
@@ -56,35 +56,54 @@ function checkOwner(store: Store, partner: Partner, ownerId: string, status: num
   );
 }
 
-export function webhookRoutes(router: ApiRouter, { store, profile }: Context): void {
-  router.resource("POST", "/webhooks", ({ request, reply, partner }) => {
-    const body = parseInput(CreateWebhookRequest, request.body, "body", profile.webhookValidationStatus);
-    checkOwner(store, partner, body.ownerId, profile.webhookValidationStatus);
-    const owned = [...store.webhooks.values()].filter(
-      (webhook) => webhook.partnerId === partner.id && webhook.ownerId === body.ownerId,
-    );
-    if (owned.length >= MAX_WEBHOOKS_PER_OWNER) {
-      throw unprocessable("ownerId", `An owner may have at most ${MAX_WEBHOOKS_PER_OWNER} webhooks.`, "webhook_limit", {
-        limit: MAX_WEBHOOKS_PER_OWNER,
-      });
-    }
-    const at = now();
-    const record: WebhookRecord = {
-      objectId: newId("wh"),
-      partnerId: partner.id,
-      name: body.name,
-      ownerId: body.ownerId,
-      url: body.url,
-      events: [...new Set(body.events)],
-      active: body.active ?? true,
-      secret: newSecret(),
-      createdAt: at,
-      updatedAt: at,
-    };
-    store.webhooks.set(record.objectId, record);
-    reply.code(201);
-    return profile.secretOnCreate ? viewWithSecret(record) : view(record);
+function createWebhook(
+  { store, profile }: Context,
+  { request, reply, partner }: PartnerCall,
+): Webhook | WebhookWithSecret {
+  const body = parseInput(CreateWebhookRequest, request.body, "body", profile.webhookValidationStatus);
+  checkOwner(store, partner, body.ownerId, profile.webhookValidationStatus);
+  const owned = [...store.webhooks.values()].filter(
+    (webhook) => webhook.partnerId === partner.id && webhook.ownerId === body.ownerId,
+  );
+  if (owned.length >= MAX_WEBHOOKS_PER_OWNER) {
+    throw unprocessable("ownerId", `An owner may have at most ${MAX_WEBHOOKS_PER_OWNER} webhooks.`, "webhook_limit", {
+      limit: MAX_WEBHOOKS_PER_OWNER,
+    });
+  }
+  const at = now();
+  const record: WebhookRecord = {
+    objectId: newId("wh"),
+    partnerId: partner.id,
+    name: body.name,
+    ownerId: body.ownerId,
+    url: body.url,
+    events: [...new Set(body.events)],
+    active: body.active ?? true,
+    secret: newSecret(),
+    createdAt: at,
+    updatedAt: at,
+  };
+  store.webhooks.set(record.objectId, record);
+  reply.code(201);
+  return profile.secretOnCreate ? viewWithSecret(record) : view(record);
+}
+
+function updateWebhook({ store, profile }: Context, { request, partner }: PartnerCall): Webhook {
+  const record = webhookOf(store, partner, param(request, "webhookId"));
+  const body = parseInput(UpdateWebhookRequest, request.body, "body", profile.webhookValidationStatus);
+  Object.assign(record, {
+    name: body.name ?? record.name,
+    url: body.url ?? record.url,
+    events: body.events ? [...new Set(body.events)] : record.events,
+    active: body.active ?? record.active,
+    updatedAt: now(),
   });
+  return view(record);
+}
+
+export function webhookRoutes(router: ApiRouter, ctx: Context): void {
+  const { store, profile } = ctx;
+  router.resource("POST", "/webhooks", (call) => createWebhook(ctx, call));
 
   router.resource("GET", "/webhooks/owner/:ownerId", ({ request, partner }) => {
     const query = parseInput(PageQuery, request.query, "query");
@@ -101,18 +120,7 @@ export function webhookRoutes(router: ApiRouter, { store, profile }: Context): v
     view(webhookOf(store, partner, param(request, "webhookId"))),
   );
 
-  router.resource("PUT", "/webhooks/:webhookId", ({ request, partner }) => {
-    const record = webhookOf(store, partner, param(request, "webhookId"));
-    const body = parseInput(UpdateWebhookRequest, request.body, "body", profile.webhookValidationStatus);
-    Object.assign(record, {
-      name: body.name ?? record.name,
-      url: body.url ?? record.url,
-      events: body.events ? [...new Set(body.events)] : record.events,
-      active: body.active ?? record.active,
-      updatedAt: now(),
-    });
-    return view(record);
-  });
+  router.resource("PUT", "/webhooks/:webhookId", (call) => updateWebhook(ctx, call));
 
   router.resource("DELETE", "/webhooks/:webhookId", ({ request, reply, partner }) => {
     const record = webhookOf(store, partner, param(request, "webhookId"));

@@ -53,6 +53,21 @@ const MAX_REDIRECTS = 5;
 
 const USER_AGENT = "pulumi-dmarc-partner-client";
 
+/** What one logical call carries from attempt to attempt. */
+interface CallState {
+  spec: CallSpec<z.ZodType>;
+  context: CallContext;
+  /** When the first attempt started, for the elapsed bound. */
+  clock: { firstStartedAt: number | undefined };
+  renewedAfterRefusal: boolean;
+}
+
+// Effort counts the attempts that faults caused; a renewal after a refused token is not one.
+function effortOf(state: CallState, attempts: number): Effort {
+  const { firstStartedAt } = state.clock;
+  return { attempts, elapsedMs: firstStartedAt === undefined ? 0 : performance.now() - firstStartedAt };
+}
+
 export class Requester {
   constructor(
     private readonly options: ResolvedOptions,
@@ -69,90 +84,110 @@ export class Requester {
   async call<S extends z.ZodType>(spec: CallSpec<S> & { schema: S }): Promise<z.output<S>>;
   async call(spec: CallSpec<z.ZodType> & { schema?: undefined }): Promise<void>;
   async call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.output<S> | undefined> {
-    const context: CallContext = {
-      operation: spec.operation,
-      method: spec.method,
-      path: this.options.basePath + spec.path,
+    const state: CallState = {
+      spec,
+      context: { operation: spec.operation, method: spec.method, path: this.options.basePath + spec.path },
+      clock: { firstStartedAt: undefined },
+      renewedAfterRefusal: false,
     };
-    const clock = { firstStartedAt: undefined as number | undefined };
-    // Effort counts the attempts that faults caused; a renewal after a refused token is not one.
-    const effort = (attempts: number): Effort => ({
-      attempts,
-      elapsedMs: clock.firstStartedAt === undefined ? 0 : performance.now() - clock.firstStartedAt,
-    });
-    let renewedAfterRefusal = false;
-
     // Bounded: every pass sends once, and each branch that loops checks the attempt bounds
     // (the one renewal after a refused token is the only extra pass).
     for (let attempt = 1; ; attempt++) {
-      const faultAttempts = renewedAfterRefusal ? attempt - 1 : attempt;
+      const faultAttempts = state.renewedAfterRefusal ? attempt - 1 : attempt;
       const token = this.tokens === undefined ? undefined : await this.tokens.current();
-      let response: WireResponse;
-      try {
-        response = await this.exchange(context, spec, token, attempt, clock);
-      } catch (error) {
-        if (error instanceof ResponseTooLarge) {
-          throw new DmarcResponseError(
-            context,
-            error.status,
-            error.message,
-            "check that baseUrl points at the service's API; the client refuses answers this large.",
-          );
-        }
-        if (!(error instanceof TransportFault)) throw error;
-        if (error.sent && !spec.repeatable) throw new OutcomeUnknownError(context, error.message, error);
-        const reason: WaitReason = { kind: "fault" };
-        const spent = effort(faultAttempts);
-        const delay = boundedDelayMs(
-          faultAttempts,
-          spent.elapsedMs,
-          retryDelayMs(faultAttempts, this.options, reason),
-          reason,
-          this.options,
-        );
-        if (error.permanent || delay === undefined) {
-          throw new DmarcTransportError({ ...context, origin: this.options.origin }, spent, error.message, error);
-        }
-        this.log(`retrying ${context.method} ${context.path} in ${delay}ms after: ${error.message}`);
-        await sleep(delay);
-        continue;
-      }
-
+      const response = await this.attempt(state, token, attempt, faultAttempts);
+      if (response === undefined) continue;
       if (response.status >= 200 && response.status < 300) {
-        return spec.schema === undefined ? undefined : decodeBody(context, response, spec.schema);
+        return spec.schema === undefined ? undefined : decodeBody(state.context, response, spec.schema);
       }
-      if (response.status === 401 && token !== undefined && !renewedAfterRefusal && this.tokens?.refused(token)) {
-        renewedAfterRefusal = true;
-        this.log(`${context.method} ${context.path}: token refused, renewing it and trying once more`);
-        continue;
-      }
-      const said = decodeServiceError(response);
-      if (isRetryableStatus(response.status, spec.repeatable)) {
-        const reason = waitReasonOf(
-          response.status,
-          requestedDelayMs(response.headers, said.details?.retryAfterSeconds),
-        );
-        const spent = effort(faultAttempts);
-        const wanted = retryDelayMs(faultAttempts, this.options, reason);
-        const delay = boundedDelayMs(faultAttempts, spent.elapsedMs, wanted, reason, this.options);
-        if (response.status === 429) this.sayRateLimited(context, reason, spent, wanted, delay);
-        if (delay !== undefined) {
-          this.log(`retrying ${context.method} ${context.path} in ${delay}ms after status ${response.status}`);
-          await sleep(delay);
-          continue;
-        }
-      }
-      throw new DmarcApiError({
-        context,
-        effort: effort(faultAttempts),
-        status: response.status,
-        code: said.code,
-        serviceMessage: said.message,
-        ...(said.details === undefined ? {} : { details: said.details }),
-        ...(said.traceId === undefined ? {} : { traceId: said.traceId }),
-        emptyBody: said.emptyBody,
-      });
+      if (this.renewsRefusedToken(state, response, token)) continue;
+      await this.waitOrThrow(state, response, faultAttempts);
     }
+  }
+
+  /**
+   * Sends once. A transport fault that may be retried is waited out and
+   * yields no answer; any other fault is thrown as the call's error.
+   */
+  private async attempt(
+    state: CallState,
+    token: string | undefined,
+    attempt: number,
+    faultAttempts: number,
+  ): Promise<WireResponse | undefined> {
+    try {
+      return await this.exchange(state.context, state.spec, token, attempt, state.clock);
+    } catch (error) {
+      await this.waitOutFault(state, error, faultAttempts);
+      return undefined;
+    }
+  }
+
+  /** A fault the bounds allow retrying is waited out; a too-large answer, a lost answer or an exhausted budget is thrown. */
+  private async waitOutFault(state: CallState, error: unknown, faultAttempts: number): Promise<void> {
+    const { context } = state;
+    if (error instanceof ResponseTooLarge) {
+      throw new DmarcResponseError(
+        context,
+        error.status,
+        error.message,
+        "check that baseUrl points at the service's API; the client refuses answers this large.",
+      );
+    }
+    if (!(error instanceof TransportFault)) throw error;
+    if (error.sent && !state.spec.repeatable) throw new OutcomeUnknownError(context, error.message, error);
+    const { spent, delay } = this.retryWait(state, faultAttempts, { kind: "fault" });
+    if (error.permanent || delay === undefined) {
+      throw new DmarcTransportError({ ...context, origin: this.options.origin }, spent, error.message, error);
+    }
+    this.log(`retrying ${context.method} ${context.path} in ${delay}ms after: ${error.message}`);
+    await sleep(delay);
+  }
+
+  /** The wait the reason asks for, and what remains of it within the attempt and elapsed bounds (undefined: none). */
+  private retryWait(
+    state: CallState,
+    faultAttempts: number,
+    reason: WaitReason,
+  ): { spent: Effort; wanted: number; delay: number | undefined } {
+    const spent = effortOf(state, faultAttempts);
+    const wanted = retryDelayMs(faultAttempts, this.options, reason);
+    return { spent, wanted, delay: boundedDelayMs(faultAttempts, spent.elapsedMs, wanted, reason, this.options) };
+  }
+
+  /** A 401 on a token the source agrees is refused renews it, once per call. */
+  private renewsRefusedToken(state: CallState, response: WireResponse, token: string | undefined): boolean {
+    if (response.status !== 401 || token === undefined || state.renewedAfterRefusal) return false;
+    if (!this.tokens?.refused(token)) return false;
+    state.renewedAfterRefusal = true;
+    this.log(`${state.context.method} ${state.context.path}: token refused, renewing it and trying once more`);
+    return true;
+  }
+
+  /** A retryable status within the bounds is waited out; any other answer is thrown as the service's error. */
+  private async waitOrThrow(state: CallState, response: WireResponse, faultAttempts: number): Promise<void> {
+    const { context } = state;
+    const said = decodeServiceError(response);
+    if (isRetryableStatus(response.status, state.spec.repeatable)) {
+      const reason = waitReasonOf(response.status, requestedDelayMs(response.headers, said.details?.retryAfterSeconds));
+      const { spent, wanted, delay } = this.retryWait(state, faultAttempts, reason);
+      if (response.status === 429) this.sayRateLimited(context, reason, spent, wanted, delay);
+      if (delay !== undefined) {
+        this.log(`retrying ${context.method} ${context.path} in ${delay}ms after status ${response.status}`);
+        await sleep(delay);
+        return;
+      }
+    }
+    throw new DmarcApiError({
+      context,
+      effort: effortOf(state, faultAttempts),
+      status: response.status,
+      code: said.code,
+      serviceMessage: said.message,
+      ...(said.details === undefined ? {} : { details: said.details }),
+      ...(said.traceId === undefined ? {} : { traceId: said.traceId }),
+      emptyBody: said.emptyBody,
+    });
   }
 
   /** One attempt: a request, and the same-origin redirects it leads to. */

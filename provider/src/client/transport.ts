@@ -112,70 +112,103 @@ function classify(error: unknown, sent: boolean): TransportFault {
   return new TransportFault(true, `connection failed after the request was sent: ${detail}`, { cause: error });
 }
 
+type Settle = { resolve: (response: WireResponse) => void; reject: (error: unknown) => void };
+
+/**
+ * One attempt's handler: it collects the answer, enforces the size limit and
+ * the per-attempt timer, and settles the attempt's promise exactly once.
+ */
+class Attempt implements Dispatcher.DispatchHandler {
+  private sent = false;
+  private timedOut = false;
+  private settled = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly requestTimeoutMs: number,
+    private readonly settle: Settle,
+  ) {
+    this.timer = setTimeout(() => this.timeOut(), requestTimeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.timedOut) {
+      controller.abort(this.timeoutFault());
+      return;
+    }
+    this.sent = true;
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    responseHeaders: IncomingHttpHeaders,
+  ): void {
+    if (statusCode < 200) return;
+    this.status = statusCode;
+    this.headers = responseHeaders;
+    const declared = Number(responseHeaders["content-length"]);
+    if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) controller.abort(new ResponseTooLarge(statusCode));
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.received += chunk.length;
+    if (this.received > MAX_RESPONSE_BYTES) {
+      controller.abort(new ResponseTooLarge(this.status));
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.finish(() =>
+      this.settle.resolve({ status: this.status, headers: this.headers, body: Buffer.concat(this.chunks) }),
+    );
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish(() => {
+      if (error instanceof ResponseTooLarge || error instanceof TransportFault) this.settle.reject(error);
+      else if (this.timedOut) this.settle.reject(this.timeoutFault());
+      else this.settle.reject(classify(error, this.sent));
+    });
+  }
+
+  /** The dispatch itself threw: nothing reached a socket. */
+  failedToDispatch(error: unknown): void {
+    this.finish(() => this.settle.reject(classify(error, false)));
+  }
+
+  private timeOut(): void {
+    this.timedOut = true;
+    if (this.controller) this.controller.abort(this.timeoutFault());
+    // Not on a socket yet: fail now; onRequestStart aborts it on arrival, so it is never written.
+    else this.finish(() => this.settle.reject(this.timeoutFault()));
+  }
+
+  private timeoutFault(): TransportFault {
+    return new TransportFault(this.sent, `no complete answer within ${this.requestTimeoutMs} ms`);
+  }
+
+  private finish(outcome: () => void): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    outcome();
+  }
+}
+
 /** Sends one request and collects the whole answer, or fails with a {@link TransportFault}. */
 export function send(request: WireRequest, limits: AttemptLimits): Promise<WireResponse> {
   const pool = poolFor(request.origin, limits.connectTimeoutMs);
   return new Promise<WireResponse>((resolve, reject) => {
-    let sent = false;
-    let timedOut = false;
-    let settled = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    let status = 0;
-    let headers: IncomingHttpHeaders = {};
-    const chunks: Buffer[] = [];
-    let received = 0;
-
-    const finish = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      outcome();
-    };
-    const timeoutFault = () => new TransportFault(sent, `no complete answer within ${limits.requestTimeoutMs} ms`);
-
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (controller) controller.abort(timeoutFault());
-      // Not on a socket yet: fail now; onRequestStart aborts it on arrival, so it is never written.
-      else finish(() => reject(timeoutFault()));
-    }, limits.requestTimeoutMs);
-
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(ctrl) {
-        controller = ctrl;
-        if (timedOut) {
-          ctrl.abort(timeoutFault());
-          return;
-        }
-        sent = true;
-      },
-      onResponseStart(ctrl, statusCode, responseHeaders) {
-        if (statusCode < 200) return;
-        status = statusCode;
-        headers = responseHeaders;
-        const declared = Number(responseHeaders["content-length"]);
-        if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) ctrl.abort(new ResponseTooLarge(statusCode));
-      },
-      onResponseData(ctrl, chunk) {
-        received += chunk.length;
-        if (received > MAX_RESPONSE_BYTES) {
-          ctrl.abort(new ResponseTooLarge(status));
-          return;
-        }
-        chunks.push(chunk);
-      },
-      onResponseEnd() {
-        finish(() => resolve({ status, headers, body: Buffer.concat(chunks) }));
-      },
-      onResponseError(_ctrl, error) {
-        finish(() => {
-          if (error instanceof ResponseTooLarge || error instanceof TransportFault) reject(error);
-          else if (timedOut) reject(timeoutFault());
-          else reject(classify(error, sent));
-        });
-      },
-    };
-
+    const attempt = new Attempt(limits.requestTimeoutMs, { resolve, reject });
     try {
       pool.dispatch(
         {
@@ -185,10 +218,10 @@ export function send(request: WireRequest, limits: AttemptLimits): Promise<WireR
           headers: request.headers,
           body: request.body ?? null,
         },
-        handler,
+        attempt,
       );
     } catch (error) {
-      finish(() => reject(classify(error, false)));
+      attempt.failedToDispatch(error);
     }
   });
 }

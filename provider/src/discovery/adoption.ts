@@ -34,25 +34,15 @@ function adopting(id: string | undefined): Record<string, string> {
   return id === undefined ? {} : { [IMPORT_KEY]: id };
 }
 
-/**
- * The resources a Tenant declares for an inventory entry with its
- * organisation's and group's ids, each with the inputs the Tenant's
- * constructor gives it; the organisation and group ids are the adopted
- * objects'. Fails with a `TenantError` when the catalogue cannot price the
- * entry's plan.
- */
-export function tenantDeclarations(tenant: InventoryTenant, plans: readonly Plan[], label: string): Declaration[] {
-  const ids = tenant.ids ?? {};
-  if (ids.organization === undefined || ids.group === undefined) {
-    throw new Error(`${label}: ids.organization and ids.group are needed to check an adoption`);
-  }
-  const organizationId = ids.organization;
-  const groupId = splitId(ids.group, "DomainGroup", "groupId").child;
-  const priceId = priceIdFor(
-    plans,
-    { name: tenant.plan, frequency: tenant.frequency, ...(tenant.currency ? { currency: tenant.currency } : {}) },
-    label,
-  );
+type TenantIds = NonNullable<InventoryTenant["ids"]>;
+
+/** The adopted organisation's id and the adopted group's own id, which the tenant's other resources name. */
+interface Parents {
+  organizationId: string;
+  groupId: string;
+}
+
+function organizationAndGroup(tenant: InventoryTenant, ids: TenantIds, { organizationId }: Parents): Declaration[] {
   return [
     {
       typeName: "Organization",
@@ -70,44 +60,86 @@ export function tenantDeclarations(tenant: InventoryTenant, plans: readonly Plan
       part: TENANT,
       inputs: { organizationId, name: tenant.group, ...adopting(ids.group) },
     },
-    {
-      typeName: "Subscription",
-      what: `subscription ${ids.subscription ?? "(no id)"}`,
-      part: TENANT,
-      inputs: { organizationId, priceId, ...adopting(ids.subscription) },
+  ];
+}
+
+function subscription(ids: TenantIds, organizationId: string, priceId: string): Declaration {
+  return {
+    typeName: "Subscription",
+    what: `subscription ${ids.subscription ?? "(no id)"}`,
+    part: TENANT,
+    inputs: { organizationId, priceId, ...adopting(ids.subscription) },
+  };
+}
+
+function admins(tenant: InventoryTenant, ids: TenantIds, organizationId: string): Declaration[] {
+  return tenant.admins.map((email) => ({
+    typeName: "Invitation",
+    what: `admin ${email}`,
+    part: { kind: "admin", name: email },
+    inputs: { organizationId, email, role: "admin", ...adopting(ids.admins?.[email]) },
+  }));
+}
+
+function webhooks(tenant: InventoryTenant, ids: TenantIds, organizationId: string): Declaration[] {
+  return tenant.webhooks.map((webhook) => ({
+    typeName: "Webhook",
+    what: `webhook "${webhook.name}"${ids.webhooks?.[webhook.name] ? ` (${ids.webhooks[webhook.name]})` : ""}`,
+    part: { kind: "webhook", name: webhook.name },
+    inputs: {
+      name: webhook.name,
+      url: webhook.url,
+      events: webhook.events,
+      ownerId: organizationId,
+      ...adopting(ids.webhooks?.[webhook.name]),
     },
-    ...tenant.admins.map((email) => ({
-      typeName: "Invitation",
-      what: `admin ${email}`,
-      part: { kind: "admin", name: email } as const,
-      inputs: { organizationId, email, role: "admin", ...adopting(ids.admins?.[email]) },
-    })),
-    ...tenant.webhooks.map((webhook) => ({
-      typeName: "Webhook",
-      what: `webhook "${webhook.name}"${ids.webhooks?.[webhook.name] ? ` (${ids.webhooks[webhook.name]})` : ""}`,
-      part: { kind: "webhook", name: webhook.name } as const,
-      inputs: {
-        name: webhook.name,
-        url: webhook.url,
-        events: webhook.events,
-        ownerId: organizationId,
-        ...adopting(ids.webhooks?.[webhook.name]),
-      },
-    })),
-    ...tenant.domains.map((domain) => ({
-      typeName: "Domain",
-      what: `domain ${domain.name}`,
-      part: { kind: "domain", name: domain.name } as const,
-      inputs: {
-        organizationId,
-        domain: domain.name,
-        groupId,
-        type: domain.type,
-        ...(domain.setupRecordType ? { setupRecordType: domain.setupRecordType } : {}),
-        ...(domain.zone ? { zone: domain.zone } : {}),
-        ...adopting(ids.domains?.[domain.name]),
-      },
-    })),
+  }));
+}
+
+function domains(tenant: InventoryTenant, ids: TenantIds, { organizationId, groupId }: Parents): Declaration[] {
+  return tenant.domains.map((domain) => ({
+    typeName: "Domain",
+    what: `domain ${domain.name}`,
+    part: { kind: "domain", name: domain.name },
+    inputs: {
+      organizationId,
+      domain: domain.name,
+      groupId,
+      type: domain.type,
+      ...(domain.setupRecordType ? { setupRecordType: domain.setupRecordType } : {}),
+      ...(domain.zone ? { zone: domain.zone } : {}),
+      ...adopting(ids.domains?.[domain.name]),
+    },
+  }));
+}
+
+/**
+ * The resources a Tenant declares for an inventory entry with its
+ * organisation's and group's ids, each with the inputs the Tenant's
+ * constructor gives it; the organisation and group ids are the adopted
+ * objects'. Fails with a `TenantError` when the catalogue cannot price the
+ * entry's plan.
+ */
+export function tenantDeclarations(tenant: InventoryTenant, plans: readonly Plan[], label: string): Declaration[] {
+  const ids = tenant.ids ?? {};
+  if (ids.organization === undefined || ids.group === undefined) {
+    throw new Error(`${label}: ids.organization and ids.group are needed to check an adoption`);
+  }
+  const parents: Parents = {
+    organizationId: ids.organization,
+    groupId: splitId(ids.group, "DomainGroup", "groupId").child,
+  };
+  const priceId = priceIdFor(
+    plans,
+    { name: tenant.plan, frequency: tenant.frequency, ...(tenant.currency ? { currency: tenant.currency } : {}) },
+    label,
+  );
+  return [
+    ...organizationAndGroup(tenant, ids, parents),
+    subscription(ids, parents.organizationId, priceId),
+    ...admins(tenant, ids, parents.organizationId),
+    ...webhooks(tenant, ids, parents.organizationId),
+    ...domains(tenant, ids, parents),
   ];
 }
 

@@ -157,25 +157,22 @@ export interface ProposalOptions {
   plans: readonly Plan[];
 }
 
-/** The organisation's tenant entry, or why it gets none. */
-export function proposeTenant(
-  discovered: DiscoveredOrganization,
-  options: ProposalOptions,
-): ProposedTenant | LeftOutOrganization {
-  const { organization, groups, domains, webhooks, subscriptions } = discovered;
-  const organizationId = organization.id;
-  const leftOutWhole = (reason: string): LeftOutOrganization => ({ organizationId, name: organization.name, reason });
-  const group = mainGroup(groups, domains);
-  if (group === undefined) return leftOutWhole(NO_ENTRY.noGroup());
-  const subscription = adoptableSubscription(subscriptions, options.plans);
-  if ("reason" in subscription) return leftOutWhole(subscription.reason);
+type Adoptable = Exclude<ReturnType<typeof adoptableSubscription>, { reason: string }>;
 
-  const sortedDomains = [...domains].sort((a, b) => a.domain.localeCompare(b.domain));
-  const inGroup = sortedDomains.filter((domain) => domain.domainGroupId === group.id);
-  const hooks = adoptableWebhooks(webhooks);
-  const leftOut = [
+/** What the organisation's entry is made of: its main group, with its domains, subscription and webhooks. */
+interface EntryParts {
+  group: DomainGroup;
+  sortedDomains: Domain[];
+  subscription: Adoptable;
+  hooks: ReturnType<typeof adoptableWebhooks>;
+}
+
+/** What the organisation has beyond its entry, one line each. */
+function leftOutOf(discovered: DiscoveredOrganization, parts: EntryParts): string[] {
+  const { group, sortedDomains, subscription, hooks } = parts;
+  return [
     LEFT_OUT.invitedUsers(),
-    ...groups
+    ...discovered.groups
       .filter((other) => other.id !== group.id)
       .map((other) =>
         LEFT_OUT.otherGroup(
@@ -187,8 +184,15 @@ export function proposeTenant(
     ...subscription.others.map((other) => LEFT_OUT.otherSubscription(other)),
     ...hooks.leftOut,
   ];
+}
+
+function entryOf(discovered: DiscoveredOrganization, parts: EntryParts, options: ProposalOptions): TenantEntry {
+  const { organization } = discovered;
+  const organizationId = organization.id;
+  const { group, sortedDomains, subscription, hooks } = parts;
+  const inGroup = sortedDomains.filter((domain) => domain.domainGroupId === group.id);
   const { plan, price } = subscription.priced;
-  const entry: TenantEntry = {
+  return {
     name: organization.name,
     key: options.key.key,
     group: group.name,
@@ -208,11 +212,31 @@ export function proposeTenant(
       webhooks: Object.fromEntries(hooks.kept.map((webhook) => [webhook.name, webhook.objectId])),
     },
   };
+}
+
+/** The organisation's tenant entry, or why it gets none. */
+export function proposeTenant(
+  discovered: DiscoveredOrganization,
+  options: ProposalOptions,
+): ProposedTenant | LeftOutOrganization {
+  const { organization, groups, domains, webhooks, subscriptions } = discovered;
+  const organizationId = organization.id;
+  const leftOutWhole = (reason: string): LeftOutOrganization => ({ organizationId, name: organization.name, reason });
+  const group = mainGroup(groups, domains);
+  if (group === undefined) return leftOutWhole(NO_ENTRY.noGroup());
+  const subscription = adoptableSubscription(subscriptions, options.plans);
+  if ("reason" in subscription) return leftOutWhole(subscription.reason);
+  const parts: EntryParts = {
+    group,
+    sortedDomains: [...domains].sort((a, b) => a.domain.localeCompare(b.domain)),
+    subscription,
+    hooks: adoptableWebhooks(webhooks),
+  };
   return {
     organizationId,
-    entry: entryWithout(entry, {}),
+    entry: entryWithout(entryOf(discovered, parts, options), {}),
     ...(options.key.note ? { keyNote: options.key.note } : {}),
-    leftOut,
+    leftOut: leftOutOf(discovered, parts),
   };
 }
 
