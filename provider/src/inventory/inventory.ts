@@ -132,6 +132,21 @@ export function keyOf(tenant: { name: string; key?: string | undefined }): strin
 
 type Issue = { path: PropertyKey[]; message: string };
 
+/** A domain's record published by RFC 2136 must fall inside the zone named for it. */
+function zoneChecks(tenant: z.output<typeof TenantEntry>, index: number, position: number): Issue[] {
+  const domain = tenant.domains[position];
+  if (domain === undefined) return [];
+  const publishing = domain.dns ?? tenant.dns;
+  const zone = publishing === undefined || publishing === "none" ? undefined : publishing.rfc2136.zone;
+  if (zone === undefined || domain.name === zone || domain.name.endsWith(`.${zone}`)) return [];
+  return [
+    {
+      path: ["tenants", index, ...(domain.dns ? ["domains", position] : []), "dns", "rfc2136", "zone"],
+      message: `must contain ${domain.name}, whose record it publishes`,
+    },
+  ];
+}
+
 /**
  * What the schema cannot see entry by entry: resource names must not collide,
  * a domain belongs to one tenant, and an admin or webhook is listed once.
@@ -154,14 +169,7 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
     } else keys.set(key, index);
 
     tenant.domains.forEach((domain, position) => {
-      const publishing = domain.dns ?? tenant.dns;
-      const zone = publishing === undefined || publishing === "none" ? undefined : publishing.rfc2136.zone;
-      if (zone !== undefined && domain.name !== zone && !domain.name.endsWith(`.${zone}`)) {
-        issues.push({
-          path: ["tenants", index, ...(domain.dns ? ["domains", position] : []), "dns", "rfc2136", "zone"],
-          message: `must contain ${domain.name}, whose record it publishes`,
-        });
-      }
+      issues.push(...zoneChecks(tenant, index, position));
       const owner = domainOwners.get(domain.name);
       if (owner !== undefined) {
         issues.push({
