@@ -1,5 +1,5 @@
 import type { ListMeta } from "pulumi-dmarc-partner/api";
-import type { ListFamily, WireProfile } from "./profiles";
+import { fullMeta, type ListFamily, type WireProfile } from "./profiles";
 
 /** Page size when the caller names none: the description's default for the organisation list. */
 const DEFAULT_PAGE_SIZE = 10;
@@ -25,12 +25,8 @@ function slice<T>(items: T[], request: PageRequest): Slice<T> {
 
 /** One page of `items` with all six meta fields, as the organisation list always answers; routes name the size `limit` or `pageSize`, both are accepted. */
 export function paginate<T>(items: T[], request: PageRequest): { data: T[]; meta: ListMeta } {
-  const { data, total, limit, page } = slice(items, request);
-  const pageCount = Math.ceil(total / limit);
-  return {
-    data,
-    meta: { total, limit, page, pageCount, hasPreviousPage: page > 1, hasNextPage: page < pageCount },
-  };
+  const { data, ...counts } = slice(items, request);
+  return { data, meta: fullMeta(counts) };
 }
 
 /** One page of a list whose meta the profile spells its own way. */

@@ -37,7 +37,8 @@ export interface WireProfile {
   itemFeatureKeys: "camelCase" | "snake_case";
 }
 
-function fullMeta(meta: { total: number; limit: number; page: number }): ListMeta {
+/** All six meta fields of the guides (and of the organisation list in both sources). */
+export function fullMeta(meta: { total: number; limit: number; page: number }): ListMeta {
   const pageCount = Math.ceil(meta.total / meta.limit);
   return { ...meta, pageCount, hasPreviousPage: meta.page > 1, hasNextPage: meta.page < pageCount };
 }
