@@ -8,6 +8,7 @@ import { authenticationHook, faultHook, mediaTypeCheck, useBodyParsers } from ".
 import { newId } from "./ids";
 import type { RequestLog } from "./requestLog";
 import { ApiRouter } from "./router";
+import { auditLogRoutes } from "./routes/auditLog";
 import { authRoutes } from "./routes/auth";
 import { domainGroupRoutes } from "./routes/domainGroups";
 import { domainRoutes } from "./routes/domains";
@@ -47,6 +48,7 @@ function routes(app: FastifyInstance, ctx: Context): void {
   webhookRoutes(router, ctx);
   subscriptionRoutes(router, ctx);
   userRoutes(router, ctx);
+  auditLogRoutes(router, ctx);
   controlRoutes(app, ctx, { apiRoutes: router.patterns });
 }
 

@@ -1,4 +1,5 @@
 import type { DomainPolicy, DomainType, EventName, Frequency, Role, WebhookEvent } from "pulumi-dmarc-partner/api";
+import type { AuditRecord } from "./auditLog";
 import type { CatalogueFeatures } from "./partners";
 
 // Every record carries the partner that owns it: a partner only ever sees its own.
@@ -158,6 +159,8 @@ export interface StateSnapshot {
   tokens: TokenRecord[];
   reports: ReportRecord[];
   dnsRecords: ZoneRecord[];
+  /** Absent from snapshots written before the emulator kept an audit log. */
+  auditLog?: AuditRecord[];
 }
 
 export function domainKey(organizationId: string, domain: string): string {
@@ -177,6 +180,7 @@ export class Store {
   readonly tokens = new Map<string, TokenRecord>();
   readonly reports = new Map<string, ReportRecord>();
   readonly dnsRecords = new Map<string, ZoneRecord>();
+  readonly auditLog = new Map<string, AuditRecord>();
 
   constructor(private readonly onChange: () => void) {}
 
@@ -211,6 +215,7 @@ export class Store {
     deleteWhere(this.subscriptions, belongs);
     deleteWhere(this.magicLinks, belongs);
     deleteWhere(this.reports, belongs);
+    deleteWhere(this.auditLog, belongs);
     for (const user of [...this.users.values()]) {
       if (user.memberships[organizationId] !== undefined) this.removeUserMembership(user, organizationId);
     }
@@ -238,6 +243,7 @@ export class Store {
       tokens: [...this.tokens.values()],
       reports: [...this.reports.values()],
       dnsRecords: [...this.dnsRecords.values()],
+      auditLog: [...this.auditLog.values()],
     };
   }
 
@@ -254,6 +260,7 @@ export class Store {
     for (const record of snapshot.tokens) this.tokens.set(record.token, record);
     for (const record of snapshot.reports) this.reports.set(record.reportId, record);
     for (const record of snapshot.dnsRecords) this.dnsRecords.set(record.name, record);
+    for (const record of snapshot.auditLog ?? []) this.auditLog.set(record.id, record);
   }
 
   private maps(): Map<string, unknown>[] {
@@ -269,6 +276,7 @@ export class Store {
       this.tokens,
       this.reports,
       this.dnsRecords,
+      this.auditLog,
     ];
   }
 }

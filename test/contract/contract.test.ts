@@ -45,6 +45,7 @@ async function raw(method: string, path: string, body?: unknown, token = partner
 
 /** Calls every route the project uses, the happy way and the refused ways the description lists. */
 async function exerciseEveryRoute(): Promise<void> {
+  const start = new Date(Date.now() - 1000);
   const { id: organizationId } = await dmarc.createOrganization({ name: "Contract Ltd" });
   await dmarc.listOrganizations();
   await dmarc.getOrganization(organizationId);
@@ -96,6 +97,18 @@ async function exerciseEveryRoute(): Promise<void> {
   await dmarc.createMagicLink({ userId: user.id, organizationId });
   await dmarc.revokeOrganizationAccess({ organizationId, userIds: [user.id] });
 
+  // Three domains added, one group added and renamed, an admin invited and revoked, a plan assigned, moved and renewed.
+  expect(await dmarc.countAuditLogEntries(organizationId, ["DOMAINS", "DOMAIN_GROUPS"], start)).toBe(5);
+  expect(await dmarc.countAuditLogEntries(organizationId, ["USER_MANAGEMENT", "BILLING"], start)).toBe(5);
+  expect(await dmarc.countAuditLogEntries(organizationId, ["ALERTING"], start)).toBe(0);
+  expect(await dmarc.countAuditLogEntries(organizationId, ["DOMAINS"], new Date(Date.now() + 60_000))).toBe(0);
+  expect(
+    await raw(
+      "GET",
+      `/v1/audit-log?organizationId=${organizationId}&actionCategories=DOMAINS&actionCategories=BILLING`,
+    ),
+  ).toBe(200);
+
   await dmarc.regenerateWebhookSecret(webhook.objectId);
   await dmarc.deleteWebhook(webhook.objectId);
   for (const domain of ["contract.example", "one.contract.example", "two.contract.example"]) {
@@ -109,6 +122,7 @@ async function exerciseEveryRoute(): Promise<void> {
   expect(await raw("GET", `/v1/domains?organizationId=${organizationId}`)).toBe(403);
   expect(await raw("GET", `/v1/partners/subscriptions?organizationId=${organizationId}`)).toBe(403);
   expect(await raw("GET", `/v1/organizations/${organizationId}`)).toBe(404);
+  expect(await raw("GET", `/v1/audit-log?organizationId=${organizationId}`)).toBe(403);
   expect(await raw("GET", "/v1/webhooks/wh_missing")).toBe(404);
   expect(await raw("POST", "/v1/organizations", { name: "" })).toBe(400);
   expect(await raw("POST", "/v1/webhooks", { name: "x" })).toBe(422);

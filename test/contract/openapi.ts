@@ -224,6 +224,51 @@ const UserBasicInfo = z
   })
   .strict();
 
+const AuditLogItem = z
+  .object({ label: z.string(), entityType: z.string(), id: z.string().optional(), imgPath: z.string().optional() })
+  .strict();
+
+/** `AuditLogResponse`: thirteen fields required. */
+const AuditLogEntry = z
+  .object({
+    id: z.string(),
+    user: z
+      .object({
+        id: z.string(),
+        email: z.string(),
+        fullName: z.string(),
+        role: z.string(),
+        avatar: z.string().optional(),
+        avatarColor: z.string().optional(),
+      })
+      .strict(),
+    date: DateTime,
+    actionDate: DateTime,
+    action: z.array(z.string()),
+    entities: z.array(AuditLogItem),
+    entity: z.array(AuditLogItem),
+    country: z.object({ name: z.string(), code: z.string(), flagUrl: z.string().optional() }).strict(),
+    ip: z.string(),
+    platform: z
+      .object({
+        os: z.enum(["MAC", "WINDOWS", "LINUX", "OTHER"]),
+        browser: z.enum(["CHROME", "SAFARI", "OPERA", "FIREFOX", "OTHER"]),
+        device: z.enum(["PC", "PHONE", "OTHER"]),
+      })
+      .strict(),
+    os: z.string(),
+    browser: z.string(),
+    device: z.string(),
+    onData: z.array(AuditLogItem).optional(),
+    from: AuditLogItem.optional(),
+    to: AuditLogItem.optional(),
+  })
+  .strict();
+
+const AuditLogPage = z
+  .object({ data: z.array(AuditLogEntry), totalCount: z.number(), currentPage: z.number(), totalPages: z.number() })
+  .strict();
+
 /** A route's statuses as the description lists them: a schema, or `undefined` where it shows no body. */
 type Statuses = Record<number, z.ZodType | undefined>;
 
@@ -353,6 +398,8 @@ export const PUBLISHED_ROUTES: PublishedRoute[] = [
     path: "/v1/users/revoke-organization-access",
     statuses: { 200: z.unknown(), ...errors(400, 401, 403, 404) },
   },
+  // The description shows no body for the refusals; the emulator sends its ErrorResponse as everywhere else.
+  { method: "GET", path: "/v1/audit-log", statuses: { 200: AuditLogPage, ...errors(400, 401, 403) } },
 ];
 
 function templateToPattern(path: string): RegExp {

@@ -7,6 +7,7 @@ import {
 } from "pulumi-dmarc-partner/api";
 import { z } from "zod";
 import { domainGroupOf, organizationInScope } from "../access";
+import { audit } from "../auditLog";
 import { type Context, now, param } from "../context";
 import { conflict } from "../errors";
 import { newId } from "../ids";
@@ -43,6 +44,7 @@ function createGroup({ store, profile }: Context, { request, reply, partner }: P
     updatedAt: at,
   };
   store.domainGroups.set(group.id, group);
+  audit(store, group, "DOMAIN_GROUP_ADDED", { label: group.name, id: group.id });
   reply.code(201);
   return view(store, group);
 }
@@ -61,6 +63,7 @@ function deleteGroup(store: Store, { request, reply, partner }: PartnerCall): vo
     );
   }
   store.domainGroups.delete(group.id);
+  audit(store, group, "DOMAIN_GROUP_REMOVED", { label: group.name, id: group.id });
   reply.code(204);
 }
 
@@ -92,6 +95,7 @@ export function domainGroupRoutes(router: ApiRouter, ctx: Context): void {
     const query = parseInput(UpdateQuery, request.query, "query");
     const group = domainGroupOf(store, partner, param(request, "groupId"), query.organizationId);
     const body = parseInput(UpdateDomainGroupRequest, request.body, "body");
+    if (body.name !== group.name) audit(store, group, "DOMAIN_GROUP_NAME_EDITED", { label: body.name, id: group.id });
     Object.assign(group, { name: body.name, updatedAt: now() });
     return view(store, group);
   });

@@ -12,6 +12,7 @@ import {
 } from "pulumi-dmarc-partner/api";
 import { z } from "zod";
 import { domainGroupOf, domainOf, organizationInScope } from "../access";
+import { audit } from "../auditLog";
 import { type Context, now } from "../context";
 import type { Dispatcher } from "../delivery";
 import { setupRecord } from "../dns/dmarc";
@@ -97,6 +98,7 @@ function addDomains(
       verification: { startedAt: at, finished: false, lastFailure: null },
     };
     store.domains.set(domainKey(organizationId, domain), record);
+    audit(store, record, "DOMAIN_ADDED", { label: domain, id: domain });
     dispatcher.emit(partner.id, organizationId, {
       eventName: "domain.created",
       data: { domain, organizationId, type, groupId },
@@ -127,6 +129,9 @@ function updateDomain(store: Store, call: PartnerCall): Domain {
   const record = domainForUpdate(store, call.partner, domain, query.organizationId);
   const body = parseInput(UpdateDomainRequest, call.request.body, "body");
   if (body.groupId !== undefined) domainGroupOf(store, call.partner, body.groupId, record.organizationId);
+  if (body.groupId !== undefined && body.groupId !== record.groupId) {
+    audit(store, record, "DOMAIN_MOVED_TO_GROUP", { label: domain, id: domain });
+  }
   Object.assign(record, {
     type: body.type ?? record.type,
     groupId: body.groupId ?? record.groupId,
@@ -171,6 +176,7 @@ export function domainRoutes(router: ApiRouter, ctx: Context): void {
     inScope(call.partner, query.organizationId);
     const record = domainOf(store, call.partner, query.organizationId, domain);
     store.domains.delete(domainKey(record.organizationId, record.domain));
+    audit(store, record, "DOMAIN_REMOVED", { label: domain, id: domain });
     call.reply.code(204);
   });
 

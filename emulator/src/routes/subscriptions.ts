@@ -9,13 +9,14 @@ import {
 } from "pulumi-dmarc-partner/api";
 import type { z } from "zod";
 import { organizationInScope, subscriptionOf } from "../access";
+import { audit } from "../auditLog";
 import { type Context, now, param } from "../context";
 import { conflict, forbidden, notFound, unprocessable } from "../errors";
 import { newId } from "../ids";
 import { checkDowngrade } from "../limits";
 import { findPrice, type Partner } from "../partners";
 import { itemFeatures, type WireProfile } from "../profiles";
-import type { ApiRouter } from "../router";
+import type { ApiRouter, PartnerCall } from "../router";
 import type { Store, SubscriptionRecord } from "../store";
 import { conform, parseInput } from "../wire";
 
@@ -82,6 +83,11 @@ function newSubscription(
   };
 }
 
+/** What a billing entry names: the subscription's plan. */
+function planOf(record: SubscriptionRecord) {
+  return { label: record.planId, id: record.id };
+}
+
 function refuseIfCancelled(record: SubscriptionRecord, action: string): void {
   if (record.cancelledAt !== null) {
     throw unprocessable(
@@ -105,6 +111,19 @@ function refuseIfActive(store: Store, organizationId: string): void {
   }
 }
 
+// The service answers a price change with a new subscription and cancels the old one (facts page, section 5).
+function changePrice(store: Store, profile: WireProfile, { request, partner }: PartnerCall): SubscriptionRecord {
+  const old = subscriptionOf(store, partner, param(request, "subscriptionId"));
+  const body = parseInput(ChangeSubscriptionPriceRequest, request.body, "body");
+  refuseIfCancelled(old, "changed");
+  const replacement = newSubscription(profile, partner, old.organizationId, body.priceId);
+  checkDowngrade(store, old, replacement.features.domainCount);
+  Object.assign(old, { cancelledAt: replacement.createdAt, updatedAt: replacement.createdAt });
+  store.subscriptions.set(replacement.id, replacement);
+  audit(store, replacement, "PRODUCT_PLAN_UPGRADED", planOf(replacement));
+  return replacement;
+}
+
 export function subscriptionRoutes(router: ApiRouter, { store, profile }: Context): void {
   const view = (record: SubscriptionRecord) => viewAs(profile, record);
   router.resource("GET", "/partners/plans", ({ partner }) => conform(PlanList, partner.catalogue));
@@ -115,21 +134,12 @@ export function subscriptionRoutes(router: ApiRouter, { store, profile }: Contex
     const record = newSubscription(profile, partner, body.organizationId, body.priceId);
     refuseIfActive(store, body.organizationId);
     store.subscriptions.set(record.id, record);
+    audit(store, record, "PRODUCT_PLAN_UPGRADED", planOf(record));
     reply.code(201);
     return view(record);
   });
 
-  // The service answers a price change with a new subscription and cancels the old one (facts page, section 5).
-  router.resource("POST", "/partners/subscriptions/:subscriptionId", ({ request, partner }) => {
-    const old = subscriptionOf(store, partner, param(request, "subscriptionId"));
-    const body = parseInput(ChangeSubscriptionPriceRequest, request.body, "body");
-    refuseIfCancelled(old, "changed");
-    const replacement = newSubscription(profile, partner, old.organizationId, body.priceId);
-    checkDowngrade(store, old, replacement.features.domainCount);
-    Object.assign(old, { cancelledAt: replacement.createdAt, updatedAt: replacement.createdAt });
-    store.subscriptions.set(replacement.id, replacement);
-    return view(replacement);
-  });
+  router.resource("POST", "/partners/subscriptions/:subscriptionId", (call) => view(changePrice(store, profile, call)));
 
   router.resource("POST", "/partners/subscriptions/:subscriptionId/renew", ({ request, partner }) => {
     const record = subscriptionOf(store, partner, param(request, "subscriptionId"));
@@ -138,6 +148,7 @@ export function subscriptionRoutes(router: ApiRouter, { store, profile }: Contex
       expireDate: addTerm(record.expireDate, record.frequency, record.billingPeriod),
       updatedAt: now(),
     });
+    audit(store, record, "RENEWED_SUBSCRIPTION", planOf(record));
     return view(record);
   });
 
@@ -146,6 +157,7 @@ export function subscriptionRoutes(router: ApiRouter, { store, profile }: Contex
     refuseIfCancelled(record, "cancelled again");
     const at = now();
     Object.assign(record, { cancelledAt: at, updatedAt: at });
+    audit(store, record, "BILLING_CANCELLATION_REQUESTED", planOf(record));
     return view(record);
   });
 

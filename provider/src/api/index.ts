@@ -1,5 +1,6 @@
 // The wire format: every request, answer and event body the service speaks.
 // One source for the client, the receiver kit and the emulator.
+export * from "./auditLog";
 export * from "./auth";
 export * from "./common";
 export * from "./domainGroups";

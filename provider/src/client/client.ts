@@ -1,6 +1,8 @@
 import { z } from "zod";
 import {
   type AssignSubscriptionRequest,
+  type AuditLogCategory,
+  AuditLogPage,
   type CreateDomainGroupRequest,
   type CreateDomainRequest,
   CreatedDomains,
@@ -552,6 +554,37 @@ export class DmarcClient {
       // Deliveries carry no id of their own.
       (delivery) => JSON.stringify([delivery.eventName, delivery.createdAt, delivery.payload]),
     );
+  }
+
+  // Audit log
+
+  /**
+   * How many audit-log entries of these categories the organisation has since
+   * `since`: one request for a page of one entry. Categories go as one
+   * comma-separated value, the way the description spells its list filters.
+   */
+  async countAuditLogEntries(
+    organizationId: string,
+    categories: readonly AuditLogCategory[],
+    since: Date,
+  ): Promise<number> {
+    const query = {
+      organizationId,
+      actionCategories: categories.join(","),
+      startDate: since.toISOString(),
+      pageSize: 1,
+    };
+    const page = await this.scoped(
+      organizationId,
+      this.requester.call({
+        operation: "read the audit log",
+        method: "GET",
+        path: withQuery("/v1/audit-log", query),
+        schema: AuditLogPage,
+        repeatable: true,
+      }),
+    );
+    return page.totalCount ?? page.data.length;
   }
 
   // Plans and subscriptions

@@ -127,6 +127,7 @@ async function fleetInvocation(
   const allowOffboard = listOption(values, "allow-offboard");
   const maxOffboard = wholeNumber(values, "max-offboard", 0);
   const markdown = stringOption(values, "markdown");
+  const auditLogMarginSeconds = wholeNumber(values, "audit-log-margin", 0);
   return {
     command,
     json: values.json === true,
@@ -140,6 +141,8 @@ async function fleetInvocation(
       inventory,
       ...(values.all ? { all: true } : {}),
       ...(values.refresh ? { refresh: true } : {}),
+      ...(values["audit-log"] ? { auditLog: true } : {}),
+      ...(auditLogMarginSeconds === undefined ? {} : { auditLogMarginSeconds }),
       ...(allowOffboard ? { allowOffboard } : {}),
       ...(maxOffboard === undefined ? {} : { maxOffboard }),
     },

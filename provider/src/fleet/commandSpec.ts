@@ -2,6 +2,7 @@ import type { CommandSpec } from "../cli/options";
 import { DEFAULT_IMPORT_ON_DELETE } from "../discovery/importer";
 import { TenantOnDelete } from "../tenant/schema";
 import { DEFAULT_SHARD_SIZE } from "./assignment";
+import { DEFAULT_AUDIT_LOG_MARGIN_SECONDS } from "./auditedDrift";
 import { COMMENT_LIMIT } from "./findingsMarkdown";
 import { FLEET_COMMANDS } from "./fleetOptions";
 import { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
@@ -137,6 +138,20 @@ export const FLEET_SPEC: CommandSpec = {
       name: "fail-on-unmanaged",
       type: "boolean",
       description: `exit ${FLEET_EXIT.drift.code} also for organisations no shard manages (default: listed only, as onDelete: keep leaves them on purpose)`,
+      commands: ["drift"],
+    },
+    {
+      name: "audit-log",
+      type: "boolean",
+      description:
+        "refresh only shards whose organisations the service's audit log shows changed since their last clean drift (domains, groups, users, billing: not webhooks or names); one request per organisation instead of a refresh",
+      commands: ["drift"],
+    },
+    {
+      name: "audit-log-margin",
+      type: "string",
+      value: "<seconds>",
+      description: `with --audit-log, how far the service's clock may lag this machine's (default: ${DEFAULT_AUDIT_LOG_MARGIN_SECONDS})`,
       commands: ["drift"],
     },
     {

@@ -22,6 +22,18 @@ export function driftFoundIn(tags: TagMap): string | undefined {
   return value?.startsWith(FOUND) ? value : undefined;
 }
 
+const CHECKED = /^none since \S+ at (\S+)$/;
+
+/**
+ * When the shard's state was last found equal to the service: the start of
+ * the operation that wrote a "none" mark. Undefined while drift is marked,
+ * or when no operation wrote one.
+ */
+export function checkedAtIn(tags: TagMap): string | undefined {
+  const at = CHECKED.exec(tags[DRIFT_MARK] ?? "")?.[1];
+  return at !== undefined && !Number.isNaN(Date.parse(at)) ? at : undefined;
+}
+
 export async function writeDriftMark(stack: Stack, value: string): Promise<void> {
   await stack.workspace.setTag(stack.name, DRIFT_MARK, value);
 }

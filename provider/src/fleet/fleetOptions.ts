@@ -30,6 +30,14 @@ export interface FleetOptions extends FleetProject {
   all?: boolean;
   /** `up` and `preview` refresh every existing shard first, so drift nobody looked for is healed too. */
   refresh?: boolean;
+  /**
+   * `drift` refreshes only the shards whose organisations the service's audit
+   * log shows changed since the shard was last checked (or that were never
+   * checked, or carry a drift mark); it sees only what the log files.
+   */
+  auditLog?: boolean;
+  /** How far the service's clock may lag the runner's: the log is read from this long before the last check; default 60. */
+  auditLogMarginSeconds?: number;
   /** Tenants whose offboarding this run approves, besides the inventory's tombstones. */
   allowOffboard?: readonly string[];
   /** Most offboardings one run may carry out; default `DEFAULT_MAX_OFFBOARD`. */

@@ -4,10 +4,11 @@ import type { Plan } from "../api";
 import { formatRate, type Pacing, pacingFor } from "../client";
 import { checkPlans } from "../inventory/declare";
 import { clientFrom, clientOptionsFrom } from "../runtime/config";
+import { auditedDriftJobs } from "./auditedDrift";
 import { RequestBudget } from "./budget";
 import type { UnmanagedOrganizations } from "./findings";
-import { type FleetCommand, type FleetOptions, settingsOf } from "./fleetOptions";
-import { planFleet, shardJobs } from "./fleetPlan";
+import { type FleetCommand, type FleetOptions, type ShardOperation, settingsOf } from "./fleetOptions";
+import { type FleetPlan, planFleet, shardJobs } from "./fleetPlan";
 import { type FleetReport, type FleetTiming, fleetReport } from "./fleetReport";
 import { runPool } from "./pool";
 import { progressSink } from "./progress";
@@ -51,6 +52,19 @@ async function accountCensus(
 ): Promise<UnmanagedOrganizations> {
   const managed = new Set([...states.values()].flatMap(organizationIdsOf));
   return unmanagedOrganizations(clientFrom(settingsOf(options)), managed);
+}
+
+/** The shard jobs of the run; with `drift --audit-log`, only those the audit log asks for. */
+async function jobsToRun(
+  command: ShardOperation,
+  options: FleetOptions,
+  plan: FleetPlan,
+  states: ReadonlyMap<number, ShardState>,
+): Promise<{ jobs: ShardJob[]; skipped: ShardResult[] }> {
+  const planned = shardJobs(command, options, plan, states);
+  if (command !== "drift" || !options.auditLog) return planned;
+  const audited = await auditedDriftJobs(clientFrom(settingsOf(options)), planned.jobs, options.auditLogMarginSeconds);
+  return { jobs: audited.jobs, skipped: [...planned.skipped, ...audited.skipped] };
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number }> {
@@ -114,7 +128,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   const census = await timed(async () => (command === "drift" ? accountCensus(options, states) : undefined));
   timing.accountSeconds = census.seconds;
 
-  const { jobs, skipped } = shardJobs(command, options, plan, states);
+  const { jobs, skipped } = await jobsToRun(command, options, plan, states);
   const results = await runJobs({ options, pulumi, plans: catalogue.value, steps }, jobs, skipped, concurrency);
   return fleetReport(run, [...skipped, ...results], census.value);
 }

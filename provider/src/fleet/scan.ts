@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation";
 import { shardNumber } from "./assignment";
-import { driftFoundIn } from "./driftMark";
+import { checkedAtIn, driftFoundIn } from "./driftMark";
 import type { FleetOptions } from "./fleetOptions";
 import { runPool } from "./pool";
 import { type ShardState, shardStateOf, workspaceOptions } from "./shard";
@@ -37,8 +37,11 @@ export async function scanFleet(
     .filter((entry): entry is { name: string; number: number } => entry.number !== undefined);
   const states = await runPool(numbered, concurrency, async ({ name }) => {
     const state = shardStateOf(name, await workspace.exportStack(name));
-    const mark = readMarks ? driftFoundIn(await workspace.listTags(name)) : undefined;
-    return mark === undefined ? state : { ...state, driftMark: mark };
+    if (!readMarks) return state;
+    const tags = await workspace.listTags(name);
+    const mark = driftFoundIn(tags);
+    const checkedAt = checkedAtIn(tags);
+    return { ...state, ...(mark ? { driftMark: mark } : {}), ...(checkedAt ? { checkedAt } : {}) };
   });
   return new Map(numbered.map((entry, index) => [entry.number, states[index] as ShardState]));
 }

@@ -208,6 +208,8 @@ export interface ShardState {
   holdings: Record<string, TenantHolding>;
   /** Its drift mark (`drift` or `refresh` found drift no `up` has healed yet), when the scan read marks. */
   driftMark?: string;
+  /** When an operation last found its state equal to the service (a "none" drift mark), when the scan read marks. */
+  checkedAt?: string;
 }
 
 export function shardStateOf(name: string, deployment: Deployment): ShardState {

@@ -46,6 +46,7 @@ export interface ShardJob {
 interface Running {
   context: ShardJobContext;
   job: ShardJob;
+  startedAt: Date;
   clock: ShardClock;
   log: WriteStream;
   /** The marks of the operation under way, so a failure still splits its time. */
@@ -201,11 +202,15 @@ async function operateSettlingLocks(running: Running, stack: Stack): Promise<Rec
   }
 }
 
-/** What an operation writes into the shard's drift mark, given whether it found drift and whether the shard was marked. */
-type Marking = (found: boolean, marked: boolean) => "found" | "none" | undefined;
+/**
+ * What an operation writes into the shard's drift mark, given whether it
+ * found drift, whether the shard was marked, and whether the run keeps the
+ * time of each clean check (`drift --audit-log` reads the audit log from it).
+ */
+type Marking = (found: boolean, marked: boolean, keepCheckTime: boolean) => "found" | "none" | undefined;
 
 const DRIFT_MARKING: Partial<Record<ShardOperation, Marking>> = {
-  drift: (found, marked) => (found ? "found" : marked ? "none" : undefined),
+  drift: (found, marked, keepCheckTime) => (found ? "found" : marked || keepCheckTime ? "none" : undefined),
   refresh: (found) => (found ? "found" : undefined),
   up: (_found, marked) => (marked ? "none" : undefined),
 };
@@ -216,8 +221,10 @@ async function markDrift(running: Running, stack: Stack): Promise<void> {
   const outcome = DRIFT_MARKING[operation]?.(
     running.context.steps.driftFound(shard.name),
     state?.driftMark !== undefined,
+    running.context.options.auditLog === true,
   );
-  if (outcome) await writeDriftMark(stack, driftMarkValue(outcome, operation));
+  // The operation's start: a change made while it ran is after the mark, so it is never missed.
+  if (outcome) await writeDriftMark(stack, driftMarkValue(outcome, operation, running.startedAt));
   running.clock.lap("finishSeconds");
 }
 
@@ -253,7 +260,13 @@ export async function runShardJob(context: ShardJobContext, job: ShardJob, slot:
   const { shard, operation } = job;
   const startedAt = performance.now();
   const logFile = join(context.logDir, `${shard.name}.${operation}.log`);
-  const running: Running = { context, job, clock: new ShardClock(), log: createWriteStream(logFile) };
+  const running: Running = {
+    context,
+    job,
+    startedAt: new Date(),
+    clock: new ShardClock(),
+    log: createWriteStream(logFile),
+  };
   const rate = context.budget.take(slot.startingWith);
   context.progress.started(shard.name, operation);
   if (rate !== undefined) context.progress.note(shard.name, `paced at ${formatRate(rate)} requests a minute`);
