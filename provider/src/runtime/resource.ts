@@ -56,6 +56,18 @@ export type ResourceClass<
 ) => pulumi.CustomResource & OutputsOf<I, O, D>;
 
 /**
+ * The URN a resource will have, as an input that depends on no resource.
+ * `createUrn` under a parent depends on the parent; the engine waits for
+ * every child of a component a resource depends on, so two such siblings
+ * (two domains' verifications in one Tenant) would each wait for the other
+ * for ever.
+ */
+function ownUrn(name: string, type: string, parent: pulumi.Resource | undefined): pulumi.Output<string> {
+  const urn = pulumi.createUrn(name, type, parent);
+  return pulumi.output(new Promise<string>((resolve) => urn.apply(resolve)));
+}
+
+/**
  * The resource class of a definition: a dynamic resource (the type token
  * of {@link typeTokenOf} and a `__provider` module, which is all
  * `pulumi.dynamic.Resource` adds to a custom resource) whose `__provider` is
@@ -80,7 +92,7 @@ export function resourceClass<
 
   class DmarcResource extends pulumi.CustomResource {
     constructor(name: string, args: ArgsOf<I, S, U>, opts?: pulumi.CustomResourceOptions) {
-      const urn = urnInput === undefined ? {} : { [urnInput]: pulumi.createUrn(name, typeToken, opts?.parent) };
+      const urn = urnInput === undefined ? {} : { [urnInput]: ownUrn(name, typeToken, opts?.parent) };
       const options =
         secrets.length === 0
           ? opts
