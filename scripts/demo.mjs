@@ -124,7 +124,9 @@ try {
   });
   cleanup.push(() => emulator.close());
   const partner = emulator.partners[0];
-  console.log(`  ${emulator.url}, partner "${partner.name}" (${partner.id})`);
+  console.log(
+    `  ${emulator.url}, partner "${partner.name}" (${partner.id}), answering as the ${emulator.profile} profile says (DMARC_EMULATOR_PROFILE=published|guides)`,
+  );
   if (emulator.dnsServer) {
     console.log(`  DNS zone on ${emulator.dnsServer}, taking RFC 2136 updates signed with key ${emulator.dnsKey.name}`);
   }
