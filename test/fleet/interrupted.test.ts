@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { type RecoveryTarget, recoverShard, runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +55,12 @@ function leaveLock(options: ReturnType<typeof fleetOptions>): string {
     JSON.stringify({ pid: 2_147_483_646, username: "ci", hostname: hostname(), timestamp: new Date().toISOString() }),
   );
   return lock;
+}
+
+/** The shard's checkpoint file in the file backend. */
+function checkpointFile(options: ReturnType<typeof fleetOptions>): string {
+  const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
+  return join(backend, ".pulumi", "stacks", options.projectName, `${shard}.json`);
 }
 
 describe("an interrupted shard", () => {
@@ -118,5 +125,29 @@ describe("an interrupted shard", () => {
       changes: { update: 1 },
       recovered: "removed 1 lock(s) of a dead run",
     });
+  }, 600_000);
+
+  it("whose checkpoint a kill cut short, which stops the backend from listing any stack, is recovered before the scan", async () => {
+    const options = fleetOptions(emulator, fleet, inventory);
+    expect((await runFleet("status", options)).shards[0]?.exists).toBe(true);
+    const cases = [
+      // Killed between the checkpoint and its attributes: the checkpoint is whole, its attributes empty.
+      { cut: `${checkpointFile(options)}.attrs`, summary: "repaired the checkpoint" },
+      // Killed while the checkpoint itself was written, on a store without atomic renames: its backup is restored.
+      { cut: checkpointFile(options), summary: "repaired the checkpoint" },
+    ];
+    for (const { cut, summary } of cases) {
+      writeFileSync(cut, "");
+      await expect(runFleet("status", fleetOptions(emulator, fleet, inventory))).rejects.toThrow();
+      const progress = new PassThrough();
+      let printed = "";
+      progress.on("data", (chunk) => {
+        printed += String(chunk);
+      });
+      const up = await runFleet("up", fleetOptions(emulator, fleet, inventory, { recover: recoverShard, progress }));
+      expect(up.ok).toBe(true);
+      expect(printed).toContain(`${shard}: its checkpoint was cut short; recovered first: ${summary}`);
+      expect((await runFleet("status", fleetOptions(emulator, fleet, inventory))).shards[0]?.exists).toBe(true);
+    }
   }, 600_000);
 });

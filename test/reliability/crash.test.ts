@@ -9,6 +9,7 @@ import { uniqueStackName, useEngine } from "../support/engine";
 import { declaredInventory, fleetProgramSource, inventory, serviceIds, stateIds } from "./fleet";
 import {
   type CliResult,
+  CREATE_REQUESTS_PER_TENANT,
   creates,
   DOMAIN_CREATE_ROUTES,
   descendants,
@@ -43,7 +44,7 @@ import {
 const TENANTS = FULL ? 20 : 6;
 // Calls on the held routes wait this long in the emulator, so the kill finds them in flight.
 const HOLD_MS = 3_000;
-const DECLARED_CREATES = TENANTS * 7;
+const DECLARED_CREATES = TENANTS * CREATE_REQUESTS_PER_TENANT;
 
 const source = fleetProgramSource(TENANTS);
 

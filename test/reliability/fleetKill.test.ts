@@ -8,6 +8,7 @@ import { fleetProjectFolder } from "../fleet/support";
 import { uniqueStackName, useEngine } from "../support/engine";
 import { declaredInventory, inventory, tenants } from "./fleet";
 import {
+  CREATE_REQUESTS_PER_TENANT,
   creates,
   DOMAIN_CREATE_ROUTES,
   descendants,
@@ -39,7 +40,7 @@ const TENANTS = FULL ? 12 : 6;
 const SHARD_SIZE = 3;
 // Calls on the held routes wait this long in the emulator, so the kill finds them in flight.
 const HOLD_MS = 3_000;
-const DECLARED_CREATES = TENANTS * 7;
+const DECLARED_CREATES = TENANTS * CREATE_REQUESTS_PER_TENANT;
 
 type Victim = "process group" | "runner alone" | "pulumi alone";
 

@@ -56,6 +56,13 @@ export const routeCount = (counted: Stats, route: string) => counted.byRoute[rou
 export const domainCreates = (counted: Stats) =>
   DOMAIN_CREATE_ROUTES.reduce((sum, route) => sum + routeCount(counted, route), 0);
 
+/**
+ * The fewest create requests one tenant of the reliability fleet makes:
+ * organisation, group, subscription, webhook and invitation, and its two
+ * domains in one batch when they arrive together (one by one, they are seven).
+ */
+export const CREATE_REQUESTS_PER_TENANT = 6;
+
 /** Creates the service received, on every {@link CREATE_ROUTES}. */
 export const creates = (counted: Stats) => CREATE_ROUTES.reduce((sum, route) => sum + routeCount(counted, route), 0);
 

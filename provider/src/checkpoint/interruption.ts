@@ -61,10 +61,15 @@ export function describeInterruption(error: unknown, stack: InterruptedStack = {
   return `An interrupted pulumi run left ${which} with ${left.join(" and ")}. Once no pulumi run of it is alive, run \`${command}\`, then \`pulumi up\` (do not just rerun up: it would create again what the interrupted run created).`;
 }
 
-/** What the fleet found left behind in a shard: pending operations in its state, or a lock refusing a run. */
+/**
+ * What the fleet found left behind in a shard: pending operations in its
+ * state, a lock refusing a run, or a checkpoint file cut short, which keeps
+ * the file backend from listing any stack.
+ */
 export type Interruption =
   | { kind: "pendingOperations"; operations: { type: string; urn: string }[] }
-  | { kind: "locked"; message: string };
+  | { kind: "locked"; message: string }
+  | { kind: "brokenCheckpoint"; file: string };
 
 /** The pending operations a killed run left in the stack's state, or undefined when there are none. */
 export function interruptionOf(state: Deployment): Interruption | undefined {
@@ -82,18 +87,32 @@ export function lockOf(error: unknown): Interruption | undefined {
   return line ? { kind: "locked", message: line } : undefined;
 }
 
+/** How progress and the recovery hint word each interruption: the short form, and what the stack "is" or "was". */
+const INTERRUPTION_WORDS: {
+  [K in Interruption["kind"]]: (interruption: Extract<Interruption, { kind: K }>) => { summary: string; state: string };
+} = {
+  pendingOperations: ({ operations }) => ({
+    summary: `${operations.length} pending operation(s)`,
+    state: `was interrupted with ${operations.length} pending operation(s)`,
+  }),
+  locked: ({ message }) => ({ summary: `locked: ${message}`, state: `is locked (${message})` }),
+  brokenCheckpoint: ({ file }) => ({
+    summary: `checkpoint cut short: ${file}`,
+    state: `has its checkpoint cut short (${file})`,
+  }),
+};
+
+function wordsOf(interruption: Interruption): { summary: string; state: string } {
+  const words = INTERRUPTION_WORDS[interruption.kind] as (given: Interruption) => { summary: string; state: string };
+  return words(interruption);
+}
+
 /** One line for progress and status: `1 pending operation(s)`, or `locked: <the engine's line>`. */
 export function interruptionSummary(interruption: Interruption): string {
-  return interruption.kind === "locked"
-    ? `locked: ${interruption.message}`
-    : `${interruption.operations.length} pending operation(s)`;
+  return wordsOf(interruption).summary;
 }
 
 /** What to tell the user when no recovery is wired in. */
 export function recoveryHint(stackName: string, interruption: Interruption): string {
-  const what =
-    interruption.kind === "locked"
-      ? `is locked (${interruption.message})`
-      : `was interrupted with ${interruption.operations.length} pending operation(s)`;
-  return `stack ${stackName} ${what}: run \`${recoverCommand(stackName)}\` in its work folder, then rerun the fleet`;
+  return `stack ${stackName} ${wordsOf(interruption).state}: run \`${recoverCommand(stackName)}\` in its work folder, then rerun the fleet`;
 }

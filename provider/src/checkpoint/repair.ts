@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { Deployment } from "./deployment";
 
@@ -63,4 +64,24 @@ export function repairCheckpoint(repair: CheckpointRepair): void {
   if (repair.backup) copyFileSync(repair.backup, repair.file);
   // The attributes describe the content written last (its checksum among them), not the one now in place.
   rmSync(`${repair.file}.attrs`, { force: true });
+}
+
+/** A stack of the project whose checkpoint file needs a repair before the backend can load it, or even list stacks. */
+export interface BrokenCheckpoint {
+  stackName: string;
+  file: string;
+}
+
+const CHECKPOINT_FILE = /^(.+)\.json(\.gz)?$/;
+
+/** The project's stacks in a file backend folder whose checkpoint is cut short (see {@link findCheckpointRepair}). */
+export function brokenCheckpoints(folder: string, projectName: string): BrokenCheckpoint[] {
+  const stacks = join(folder, ".pulumi", "stacks", projectName);
+  const names = existsSync(stacks) ? readdirSync(stacks) : [];
+  return names.flatMap((name) => {
+    const stackName = CHECKPOINT_FILE.exec(name)?.[1];
+    if (stackName === undefined) return [];
+    const repair = findCheckpointRepair([join(stacks, `${stackName}.json`)]);
+    return repair ? [{ stackName, file: repair.file }] : [];
+  });
 }

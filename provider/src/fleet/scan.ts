@@ -1,5 +1,7 @@
 import { availableParallelism } from "node:os";
-import { LocalWorkspace, PulumiCommand } from "@pulumi/pulumi/automation";
+import { LocalWorkspace, PulumiCommand, type StackSummary } from "@pulumi/pulumi/automation";
+import { fileBackendFolder } from "../checkpoint/fileBackend";
+import { brokenCheckpoints } from "../checkpoint/repair";
 import { shardNumber } from "./assignment";
 import { checkedAtIn, driftFoundIn } from "./driftMark";
 import type { FleetOptions } from "./fleetOptions";
@@ -23,6 +25,39 @@ export function concurrencyOf(options: FleetOptions): number {
   return Math.max(1, options.concurrency ?? availableParallelism());
 }
 
+/**
+ * The shards whose checkpoint a killed run cut short: the file backend lists
+ * no stack at all while one is, so the recovery settles them first.
+ */
+async function recoverBrokenShards(options: FleetOptions, workspace: LocalWorkspace): Promise<number> {
+  const folder = fileBackendFolder(options.backendUrl ?? (await workspace.whoAmI()).url);
+  const broken = folder ? brokenCheckpoints(folder, options.projectName) : [];
+  const shards = broken.filter(({ stackName }) => shardNumber(options.fleet, stackName) !== undefined);
+  for (const { stackName, file } of shards) {
+    const workDir = workspaceOptions(options, stackName).workDir as string;
+    const outcome = await options.recover?.({
+      stackName,
+      workDir,
+      env: options.env,
+      reason: { kind: "brokenCheckpoint", file },
+    });
+    (options.progress ?? process.stderr).write(
+      `${stackName}: its checkpoint was cut short; recovered first: ${outcome?.summary}\n`,
+    );
+  }
+  return shards.length;
+}
+
+/** The backend's stacks, once the shards whose checkpoint keeps it from listing them are recovered. */
+async function listedStacks(options: FleetOptions, workspace: LocalWorkspace): Promise<StackSummary[]> {
+  try {
+    return await workspace.listStacks();
+  } catch (error) {
+    if (!options.recover || (await recoverBrokenShards(options, workspace)) === 0) throw error;
+    return workspace.listStacks();
+  }
+}
+
 /** Every shard stack of the fleet in the backend, with what its state holds (and its drift mark, for `readMarks`). */
 export async function scanFleet(
   options: FleetOptions,
@@ -31,7 +66,7 @@ export async function scanFleet(
   readMarks: boolean,
 ): Promise<Map<number, ShardState>> {
   const workspace = await LocalWorkspace.create(workspaceOptions(options, `${options.fleet}.scan`, pulumi));
-  const numbered = (await workspace.listStacks())
+  const numbered = (await listedStacks(options, workspace))
     .map((summary) => stackNameOf(summary.name))
     .map((name) => ({ name, number: shardNumber(options.fleet, name) }))
     .filter((entry): entry is { name: string; number: number } => entry.number !== undefined);
