@@ -7,7 +7,8 @@ import {
   findingsOutline,
   fleetOptions,
   inventoryOf,
-  organizationsByName,
+  organizationIdNamed,
+  requestsDuring,
   serviceClient,
   tenant,
   uniqueFleetName,
@@ -33,25 +34,12 @@ function options(extra: Partial<FleetOptions> = {}): FleetOptions {
   });
 }
 
-async function requestsDuring(work: () => Promise<FleetReport>): Promise<{ report: FleetReport; requests: number }> {
-  const count = async () => (await emulator.control<{ requests: number }>("GET", "/stats")).requests;
-  const before = await count();
-  const report = await work();
-  return { report, requests: (await count()) - before };
-}
-
 function statuses(report: FleetReport): Record<string, string> {
   return Object.fromEntries(report.results.map((result) => [result.shard, result.status]));
 }
 
 function outline(tenants: readonly TenantFindings[]): Record<string, string[]> {
   return findingsOutline(tenants, ["differs", "missing"]);
-}
-
-async function organizationId(name: string): Promise<string> {
-  const id = (await organizationsByName(client)).get(name);
-  if (!id) throw new Error(`no organisation named ${name}`);
-  return id;
 }
 
 beforeAll(async () => {
@@ -69,9 +57,9 @@ afterAll(async () => {
 
 describe("drift --audit-log", () => {
   it("refreshes shards never checked, then skips them while the log shows no change, for one request per organisation", async () => {
-    const first = await requestsDuring(() => runFleet("drift", options()));
+    const first = await requestsDuring(emulator, () => runFleet("drift", options()));
     expect(statuses(first.report)).toEqual({ [`${fleet}-001`]: "done", [`${fleet}-002`]: "done" });
-    const second = await requestsDuring(() => runFleet("drift", options()));
+    const second = await requestsDuring(emulator, () => runFleet("drift", options()));
     expect(statuses(second.report)).toEqual({ [`${fleet}-001`]: "skipped", [`${fleet}-002`]: "skipped" });
     expect(second.report.results.map((result) => result.reason)).toEqual([
       expect.stringMatching(/audit log shows no change to its 2 organisations since/),
@@ -83,7 +71,7 @@ describe("drift --audit-log", () => {
   }, 600_000);
 
   it("refreshes the shard whose organisation the log shows changed, and only that one", async () => {
-    await client.deleteDomain(await organizationId("Tenant charlie"), "charlie.example");
+    await client.deleteDomain(await organizationIdNamed(client, "Tenant charlie"), "charlie.example");
     const drift = await runFleet("drift", options());
     expect(statuses(drift)).toEqual({ [`${fleet}-001`]: "skipped", [`${fleet}-002`]: "done" });
     expect(outline(drift.tenants)).toEqual({ charlie: ["missing Domain charlie.example"] });
@@ -92,7 +80,7 @@ describe("drift --audit-log", () => {
   }, 600_000);
 
   it("leaves to a plain drift what the log does not file, such as an organisation's name", async () => {
-    await client.updateOrganization(await organizationId("Tenant alpha"), { name: "Renamed by hand" });
+    await client.updateOrganization(await organizationIdNamed(client, "Tenant alpha"), { name: "Renamed by hand" });
     const audited = await runFleet("drift", options());
     expect(statuses(audited)[`${fleet}-001`]).toBe("skipped");
     const plain = await runFleet("drift", options({ auditLog: false }));

@@ -15,7 +15,9 @@ import {
   findingsOutline,
   fleetOptions,
   inventoryOf,
+  organizationIdNamed,
   organizationsByName,
+  requestsDuring,
   serviceClient,
   tenant,
   uniqueFleetName,
@@ -35,21 +37,8 @@ function options(extra: Partial<FleetOptions> = {}): FleetOptions {
   return fleetOptions(emulator, fleet, inventoryOf(keys.map((key) => tenant(key))), extra);
 }
 
-async function requestsDuring(work: () => Promise<FleetReport>): Promise<{ report: FleetReport; requests: number }> {
-  const count = async () => (await emulator.control<{ requests: number }>("GET", "/stats")).requests;
-  const before = await count();
-  const report = await work();
-  return { report, requests: (await count()) - before };
-}
-
 function outline(tenants: readonly TenantFindings[]): Record<string, string[]> {
   return findingsOutline(tenants, ["differs", "missing", "created", "updated"]);
-}
-
-async function organizationId(name: string): Promise<string> {
-  const id = (await organizationsByName(client)).get(name);
-  if (!id) throw new Error(`no organisation named ${name}`);
-  return id;
 }
 
 /** A shard's resources as the backend holds them. */
@@ -81,12 +70,12 @@ afterAll(async () => {
 
 describe("drift", () => {
   it("finds none on a fresh fleet, for what a refresh costs plus the account listing", async () => {
-    const drift = await requestsDuring(() => runFleet("drift", options()));
+    const drift = await requestsDuring(emulator, () => runFleet("drift", options()));
     expect(drift.report.ok).toBe(true);
     expect(drift.report.tenants).toEqual([]);
     expect(drift.report.unmanaged).toEqual({ managed: 5, total: 5, organizations: [] });
     expect(exitCodeOf(drift.report, invocation(drift.report))).toBe(FLEET_EXIT.ok.code);
-    const refresh = await requestsDuring(() => runFleet("refresh", options()));
+    const refresh = await requestsDuring(emulator, () => runFleet("refresh", options()));
     expect(refresh.report.ok).toBe(true);
     // One page of organisations and the runner's own token on top of the shards' reads.
     expect(drift.requests).toBeLessThanOrEqual(refresh.requests + 2);
@@ -94,8 +83,8 @@ describe("drift", () => {
   }, 600_000);
 
   it("names an object deleted and one changed outside the fleet, and an organisation made outside it, writing no state", async () => {
-    await client.deleteDomain(await organizationId("Tenant bravo"), "bravo.example");
-    await client.updateOrganization(await organizationId("Tenant delta"), { name: "Renamed by hand" });
+    await client.deleteDomain(await organizationIdNamed(client, "Tenant bravo"), "bravo.example");
+    await client.updateOrganization(await organizationIdNamed(client, "Tenant delta"), { name: "Renamed by hand" });
     const outsider = await client.createOrganization({ name: "Made by hand" });
     const before = [await shardResources("001"), await shardResources("002")];
 
@@ -131,13 +120,13 @@ describe("drift", () => {
         "updated Organization delta name: Renamed by hand -> Tenant delta",
       ],
     });
-    expect(await client.getDomain(await organizationId("Tenant bravo"), "bravo.example")).toBeDefined();
+    expect(await client.getDomain(await organizationIdNamed(client, "Tenant bravo"), "bravo.example")).toBeDefined();
     expect((await organizationsByName(client)).has("Renamed by hand")).toBe(false);
     expect(drifted(await runFleet("status", options()))).toEqual([]);
   }, 600_000);
 
   it("is healed by up --refresh with no drift run before it", async () => {
-    const echo = await organizationId("Tenant echo");
+    const echo = await organizationIdNamed(client, "Tenant echo");
     await client.deleteDomain(echo, "echo.example");
     const up = await runFleet("up", options({ refresh: true }));
     expect(up.ok).toBe(true);
@@ -146,7 +135,7 @@ describe("drift", () => {
   }, 600_000);
 
   it("is healed by up after refresh took the drift into the state", async () => {
-    const charlie = await organizationId("Tenant charlie");
+    const charlie = await organizationIdNamed(client, "Tenant charlie");
     await client.deleteDomain(charlie, "charlie.example");
     const refresh = await runFleet("refresh", options());
     expect(outline(refresh.tenants)).toEqual({ charlie: ["missing Domain charlie.example"] });

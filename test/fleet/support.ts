@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
-import type { FleetOptions, TenantFindings } from "pulumi-dmarc-partner/fleet";
+import type { FleetOptions, FleetReport, TenantFindings } from "pulumi-dmarc-partner/fleet";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
 import type { EmulatorHandle } from "../support/emulator";
@@ -81,6 +81,24 @@ export function serviceClient(emulator: EmulatorHandle): DmarcClient {
 /** The service's organisations by name, with their ids. */
 export async function organizationsByName(client: DmarcClient): Promise<Map<string, string>> {
   return new Map((await client.listOrganizations()).map((organization) => [organization.name, organization.id]));
+}
+
+/** The id of the service's organisation of that name. */
+export async function organizationIdNamed(client: DmarcClient, name: string): Promise<string> {
+  const id = (await organizationsByName(client)).get(name);
+  if (!id) throw new Error(`no organisation named ${name}`);
+  return id;
+}
+
+/** A fleet run's report, and the requests the emulator answered while it ran. */
+export async function requestsDuring(
+  emulator: EmulatorHandle,
+  work: () => Promise<FleetReport>,
+): Promise<{ report: FleetReport; requests: number }> {
+  const count = async () => (await emulator.control<{ requests: number }>("GET", "/stats")).requests;
+  const before = await count();
+  const report = await work();
+  return { report, requests: (await count()) - before };
 }
 
 type FindingsList = "created" | "updated" | "replaced" | "deleted" | "differs" | "missing";
