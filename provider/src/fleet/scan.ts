@@ -48,14 +48,29 @@ async function recoverBrokenShards(options: FleetOptions, workspace: LocalWorksp
   return shards.length;
 }
 
-/** The backend's stacks, once the shards whose checkpoint keeps it from listing them are recovered. */
+/** Listings tried before a failing one is taken for a checkpoint cut short, and the pause after each. */
+const LISTING_ATTEMPTS = 4;
+const LISTING_PAUSE_MS = 750;
+
+/**
+ * The backend's stacks. The file backend reads every stack's attributes to
+ * list them, and another run writing one at that moment makes the listing
+ * fail (`error: EOF`): it is asked again a few times. A failure that stays is
+ * a checkpoint a killed run cut short: the fleet's shards that have one are
+ * recovered, then the list is asked once more.
+ */
 async function listedStacks(options: FleetOptions, workspace: LocalWorkspace): Promise<StackSummary[]> {
-  try {
-    return await workspace.listStacks();
-  } catch (error) {
-    if (!options.recover || (await recoverBrokenShards(options, workspace)) === 0) throw error;
-    return workspace.listStacks();
+  let failure: unknown;
+  for (let attempt = 1; attempt <= LISTING_ATTEMPTS; attempt++) {
+    try {
+      return await workspace.listStacks();
+    } catch (error) {
+      failure = error;
+      await new Promise((resolve) => setTimeout(resolve, LISTING_PAUSE_MS * attempt));
+    }
   }
+  if (!options.recover || (await recoverBrokenShards(options, workspace)) === 0) throw failure;
+  return workspace.listStacks();
 }
 
 /** Every shard stack of the fleet in the backend, with what its state holds (and its drift mark, for `readMarks`). */
