@@ -98,8 +98,12 @@ export interface FleetSweepRow {
   runnerPeakMiB: number;
 }
 
-/** The bench's tenants as an inventory: organisation, group, webhook, subscription and domains each, as the single stack has. */
-function inventoryOf(spec: FleetSpec): Inventory {
+/**
+ * The bench's tenants as an inventory: organisation, group, webhook,
+ * subscription and domains each, as the single stack has; with `dns`, each
+ * tenant's `dns` section (how its records are published).
+ */
+export function inventoryOf(spec: FleetSpec, dns?: Record<string, unknown>): Inventory {
   const tenants = tenantsOf(spec).map((tenant) => ({
     name: tenant.orgName,
     key: tenant.key,
@@ -107,6 +111,7 @@ function inventoryOf(spec: FleetSpec): Inventory {
     plan: spec.plan,
     domains: tenant.domains.map((name) => ({ name })),
     webhooks: [{ name: tenant.webhookName, url: tenant.webhookUrl, events: ["domain.verified"] }],
+    ...(dns ? { dns } : {}),
   }));
   return parseInventory(stringify({ tenants }), "bench");
 }
