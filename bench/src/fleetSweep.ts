@@ -100,8 +100,9 @@ export interface FleetSweepRow {
 
 /**
  * The bench's tenants as an inventory: organisation, group, webhook,
- * subscription and domains each, as the single stack has; with `dns`, each
- * tenant's `dns` section (how its records are published).
+ * subscription and domains each, as the single stack has; with `dns`, the
+ * `defaults` section's `dns` (how every record is published), as a partner
+ * would write it once.
  */
 export function inventoryOf(spec: FleetSpec, dns?: Record<string, unknown>): Inventory {
   const tenants = tenantsOf(spec).map((tenant) => ({
@@ -111,9 +112,8 @@ export function inventoryOf(spec: FleetSpec, dns?: Record<string, unknown>): Inv
     plan: spec.plan,
     domains: tenant.domains.map((name) => ({ name })),
     webhooks: [{ name: tenant.webhookName, url: tenant.webhookUrl, events: ["domain.verified"] }],
-    ...(dns ? { dns } : {}),
   }));
-  return parseInventory(stringify({ tenants }), "bench");
+  return parseInventory(stringify({ ...(dns ? { defaults: { dns } } : {}), tenants }), "bench");
 }
 
 export function changesOf(report: FleetReport): Record<string, number> {

@@ -78,7 +78,7 @@ const WORDINGS: Record<string, ObjectWording> = {
   },
 };
 
-export function objectLabel(object: ObjectChange): string {
+function objectLabel(object: ObjectChange): string {
   return WORDINGS[object.type]?.label(object) ?? `${object.type} ${object.name}`;
 }
 
