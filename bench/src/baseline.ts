@@ -2,7 +2,7 @@ import type { DmarcClient } from "pulumi-dmarc-partner/client";
 import type { Operation } from "./fleet";
 
 /** Runs at most `limit` tasks at once, first come first served. */
-function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+export function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
   let active = 0;
   const waiting: Array<() => void> = [];
   return async (task) => {

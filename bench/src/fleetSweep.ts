@@ -98,8 +98,13 @@ export interface FleetSweepRow {
   runnerPeakMiB: number;
 }
 
-/** The bench's tenants as an inventory: organisation, group, webhook, subscription and domains each, as the single stack has. */
-function inventoryOf(spec: FleetSpec): Inventory {
+/**
+ * The bench's tenants as an inventory: organisation, group, webhook,
+ * subscription and domains each, as the single stack has; with `dns`, the
+ * `defaults` section's `dns` (how every record is published), as a partner
+ * would write it once.
+ */
+export function inventoryOf(spec: FleetSpec, dns?: Record<string, unknown>): Inventory {
   const tenants = tenantsOf(spec).map((tenant) => ({
     name: tenant.orgName,
     key: tenant.key,
@@ -108,7 +113,7 @@ function inventoryOf(spec: FleetSpec): Inventory {
     domains: tenant.domains.map((name) => ({ name })),
     webhooks: [{ name: tenant.webhookName, url: tenant.webhookUrl, events: ["domain.verified"] }],
   }));
-  return parseInventory(stringify({ tenants }), "bench");
+  return parseInventory(stringify({ ...(dns ? { defaults: { dns } } : {}), tenants }), "bench");
 }
 
 export function changesOf(report: FleetReport): Record<string, number> {

@@ -26,6 +26,7 @@ import {
 import { fleetSweep } from "./fleetSweep";
 import { importBench } from "./importBench";
 import { type BenchOptions, CLIENT_MAX_CONCURRENCY, parseOptions, USAGE, UsageError } from "./options";
+import { publishBench } from "./publishBench";
 import {
   type BenchReport,
   benchMarkdown,
@@ -366,6 +367,7 @@ async function main(): Promise<void> {
     await warmUp(context, fleetSpec(plans, 1, options.domains));
     await emulator.shapeTraffic(options.latencyMs, options.rateLimit, options.rateLimitHints);
     if (options.import) await runImportBench(context, plans);
+    else if (options.publish) await runPublishBench(context, options.sweep ?? [options.tenants], plans);
     else if (options.fleet) await runFleetSweep(context, options.sweep ?? [options.tenants], plans);
     else if (options.sweep) await sweep(context, options.sweep, plans, loadAtStart);
     else await single(context, plans, loadAtStart);
@@ -411,6 +413,19 @@ async function runImportBench(context: Context, plans: readonly Plan[]): Promise
       },
     },
     context.options.tenants,
+    plans,
+  );
+  process.stdout.write(`\n${markdown}`);
+}
+
+async function runPublishBench(context: Context, sizes: number[], plans: readonly Plan[]): Promise<void> {
+  const markdown = await publishBench(
+    {
+      ...fleetSetupOf(context),
+      parallel: context.options.parallel,
+      measure: (spec, phase, action) => measure(context, spec, phase, "pulumi", action),
+    },
+    sizes,
     plans,
   );
   process.stdout.write(`\n${markdown}`);

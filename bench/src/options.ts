@@ -23,6 +23,9 @@ export const USAGE = `usage: npm run bench [-- options]
   --concurrency <n>        shards at once with --fleet (default the runner's: the cores)
   --import                 an account of --tenants organisations made through the client, then
                            dmarc-fleet import, import --check and the fleet's up of the file written
+  --publish                the fleet runner's up of --tenants (or every --sizes of --sweep) without and with
+                           every record published by RFC 2136 to a local BIND 9, a no-change up, drift and
+                           destroy; records per second, requests to the service, added cost per tenant
   --out <dir>              where report.json, report.md (sweep.json, sweep.md, sweep.svg) go (default .cache/bench)
   --verbose                stream the engine's output to stderr`;
 
@@ -53,6 +56,7 @@ export interface BenchOptions {
   sweep: number[] | undefined;
   fleet: boolean;
   import: boolean;
+  publish: boolean;
   shardSize: number | undefined;
   concurrency: number | undefined;
   outDir: string;
@@ -117,6 +121,7 @@ export function parseOptions(argv: string[], projectRoot: string): BenchOptions 
     sweep: values.sweep ? (sizes ?? DEFAULT_SWEEP) : undefined,
     fleet: values.fleet ?? false,
     import: values.import ?? false,
+    publish: values.publish ?? false,
     shardSize: whole("shard-size", values["shard-size"], undefined, 1),
     concurrency: whole("concurrency", values.concurrency, undefined, 1),
     outDir: resolve(values.out ?? join(projectRoot, ".cache", "bench")),
@@ -143,6 +148,7 @@ function parse(argv: string[]) {
       sizes: { type: "string" },
       fleet: { type: "boolean" },
       import: { type: "boolean" },
+      publish: { type: "boolean" },
       "shard-size": { type: "string" },
       concurrency: { type: "string" },
       out: { type: "string" },

@@ -1,6 +1,6 @@
 import { createSocket } from "node:dgram";
 import { dynamicProviderHost, SETTINGS } from "pulumi-dmarc-partner";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   DMARC_NAMES,
   dnsServersUnavailable,
@@ -158,6 +158,20 @@ describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2
     );
     expect(await dns.served(name)).toEqual([]);
     for (const error of [await badSig.catch((e: Error) => e.message)]) expect(error).not.toContain(wrongSecret);
+  });
+
+  it("fails clearly when this machine's clock is ten minutes off the server's (BADTIME), and writes nothing", async () => {
+    const name = DMARC_NAMES[0] as string;
+    const inputs = await checked(declare({ zone: ZONE }));
+    // Only Date moves: the request is signed ten minutes ahead, the sockets and timers run as usual.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 10 * 60_000 });
+    const skewed = dynamicProviderHost.create(TYPE, inputs).finally(() => vi.useRealTimers());
+    await expect(skewed).rejects.toThrow(
+      new RegExp(
+        `^Rfc2136Record ${name}: ${dns.address} answered BADTIME .*\\(key ${dns.key.name}\\).*synchronise them`,
+      ),
+    );
+    expect(await dns.served(name)).toEqual([]);
   });
 
   it("fails clearly when the key may not update the zone", async () => {

@@ -1,5 +1,13 @@
 import type { FleetFindings, ObjectChange, TenantFindings } from "./findings";
-import { approvalText, LISTS, objectLabel, propertyText, tenantSummary, totalsText } from "./findingsPhrases";
+import {
+  approvalText,
+  type FindingsList,
+  LISTS,
+  objectWords,
+  propertyText,
+  tenantSummary,
+  totalsText,
+} from "./findingsPhrases";
 import type { ShardResult } from "./result";
 
 // The findings as the body of a pull-request comment: alerts for what must
@@ -40,12 +48,9 @@ function html(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
-function objectItems(mark: string, object: ObjectChange): string[] {
-  const effect = object.effect ? `: ${object.effect}` : "";
-  return [
-    `- ${mark} ${objectLabel(object)}${effect}`,
-    ...(object.properties ?? []).map((property) => `  - ${propertyText(property, code)}`),
-  ];
+function objectItems(mark: string, object: ObjectChange, list: FindingsList): string[] {
+  const { line, properties } = objectWords(object, list);
+  return [`- ${mark} ${line}`, ...properties.map((property) => `  - ${propertyText(property, code)}`)];
 }
 
 function tenantSection(tenant: TenantFindings): string {
@@ -61,13 +66,13 @@ function tenantSection(tenant: TenantFindings): string {
       `${offboarding.status === "refused" ? "Would go" : "Goes"}: ${offboarding.goes}.`,
       "",
     );
-    for (const object of offboarding.objects) lines.push(...objectItems("-", object));
+    for (const object of offboarding.objects) lines.push(...objectItems("-", object, "deleted"));
   }
   for (const { list, mark, heading } of LISTS) {
-    const objects = tenant[list] as ObjectChange[];
+    const objects = tenant[list];
     if (objects.length === 0 || (offboarding && list === "deleted")) continue;
     lines.push(`**${heading}**`, "");
-    for (const object of objects) lines.push(...objectItems(mark, object));
+    for (const object of objects) lines.push(...objectItems(mark, object, list));
     lines.push("");
   }
   lines.push("</details>");

@@ -5,15 +5,14 @@ import type { PropertyChange, StepKind } from "./stepLog";
 // two views of the findings say the same thing the same way.
 
 /** Each list of a tenant's findings: its mark and its heading. */
-export const LISTS: readonly { list: keyof TenantFindings & string; kind: StepKind; mark: string; heading: string }[] =
-  [
-    { list: "created", kind: "create", mark: "+", heading: "created" },
-    { list: "updated", kind: "update", mark: "~", heading: "updated" },
-    { list: "replaced", kind: "replace", mark: "+-", heading: "replaced" },
-    { list: "deleted", kind: "delete", mark: "-", heading: "deleted" },
-    { list: "differs", kind: "differs", mark: "!", heading: "differs from the state" },
-    { list: "missing", kind: "missing", mark: "!-", heading: "missing on the service" },
-  ];
+export const LISTS = [
+  { list: "created", kind: "create", mark: "+", heading: "created" },
+  { list: "updated", kind: "update", mark: "~", heading: "updated" },
+  { list: "replaced", kind: "replace", mark: "+-", heading: "replaced" },
+  { list: "deleted", kind: "delete", mark: "-", heading: "deleted" },
+  { list: "differs", kind: "differs", mark: "!", heading: "differs from the state" },
+  { list: "missing", kind: "missing", mark: "!-", heading: "missing on the service" },
+] as const satisfies readonly { list: keyof TenantFindings; kind: StepKind; mark: string; heading: string }[];
 
 /** Longest value shown in full; longer ones are cut with an ellipsis. */
 const VALUE_WIDTH = 120;
@@ -31,10 +30,68 @@ export function propertyText(property: PropertyChange, quote: (text: string) => 
   return `${property.name}: ${old === undefined ? next : `${old} → ${next}`}`;
 }
 
-export function objectLabel(object: ObjectChange): string {
-  return object.type === "Organization" && object.id
-    ? `${object.type} ${object.name} (${object.id})`
-    : `${object.type} ${object.name}`;
+/** A list of a tenant's findings, or `deleted` for the objects an offboarding removes. */
+export type FindingsList = (typeof LISTS)[number]["list"];
+
+/**
+ * How both views word an object of a type: its label, what the step does to
+ * it (after the label), and which of its declared properties a create shows.
+ * Types without an entry read `<type> <name>`, the effect of a delete, and
+ * every property.
+ */
+interface ObjectWording {
+  label(object: ObjectChange): string;
+  action?: Partial<Record<FindingsList, (object: ObjectChange) => string>>;
+  declared?: readonly string[];
+}
+
+function propertyValue(object: ObjectChange, name: string): unknown {
+  const property = object.properties?.find((candidate) => candidate.name === name);
+  return property && ("new" in property ? property.new : property.old);
+}
+
+function changedNames(object: ObjectChange): string {
+  return (object.properties ?? []).map((property) => property.name).join(", ");
+}
+
+/** `record _dmarc.acme.example TXT`: a DNS record by the name it has in its zone (its id), and its type when the step shows it. */
+function recordLabel(object: ObjectChange): string {
+  const type = propertyValue(object, "type");
+  const host = propertyValue(object, "name") ?? object.id ?? object.name;
+  return `record ${String(host)}${typeof type === "string" ? ` ${type}` : ""}`;
+}
+
+const WORDINGS: Record<string, ObjectWording> = {
+  Organization: {
+    label: (object) => (object.id ? `Organization ${object.name} (${object.id})` : `Organization ${object.name}`),
+  },
+  Rfc2136Record: {
+    label: recordLabel,
+    action: {
+      created: () => "create",
+      updated: (object) => `update ${changedNames(object)}`,
+      replaced: () => "replace",
+      differs: (object) => `changed on the server (${changedNames(object)})`,
+      missing: () => "removed from the server",
+    },
+    declared: ["value", "ttl", "server", "zone"],
+  },
+};
+
+function objectLabel(object: ObjectChange): string {
+  return WORDINGS[object.type]?.label(object) ?? `${object.type} ${object.name}`;
+}
+
+/** One object's line of a list (its label and what happens to it) and the properties shown under it. */
+export function objectWords(
+  object: ObjectChange,
+  list: FindingsList,
+): { line: string; properties: readonly PropertyChange[] } {
+  const wording = WORDINGS[object.type];
+  const action = wording?.action?.[list]?.(object) ?? object.effect;
+  const declared = list === "created" ? wording?.declared : undefined;
+  const properties = (object.properties ?? []).filter((property) => !declared || declared.includes(property.name));
+  return { line: `${objectLabel(object)}${action ? `: ${action}` : ""}`, properties };
 }
 
 /** What is planned for, or was done to, the tenant in a few words: `offboard, irreversible`, `new`, `drift`. */
@@ -42,8 +99,8 @@ export function tenantSummary(tenant: TenantFindings): string {
   const offboarding = tenant.offboarding;
   if (offboarding?.status === "refused") return "offboarding REFUSED";
   if (offboarding) return offboarding.irreversible ? "offboard, irreversible" : "offboard (onDelete: keep)";
-  const parts = LISTS.filter(({ list }) => (tenant[list] as ObjectChange[]).length > 0).map(
-    ({ list, heading }) => `${(tenant[list] as ObjectChange[]).length} ${heading}`,
+  const parts = LISTS.filter(({ list }) => tenant[list].length > 0).map(
+    ({ list, heading }) => `${tenant[list].length} ${heading}`,
   );
   return [tenant.new ? "new" : undefined, ...parts].filter((part) => part !== undefined).join(", ");
 }

@@ -1,15 +1,20 @@
 import type { FleetFindings, ObjectChange, TenantFindings } from "./findings";
-import { approvalText, LISTS, objectLabel, propertyText, tenantSummary, totalsText } from "./findingsPhrases";
+import {
+  approvalText,
+  type FindingsList,
+  LISTS,
+  objectWords,
+  propertyText,
+  tenantSummary,
+  totalsText,
+} from "./findingsPhrases";
 
 // The findings on a terminal or in a CI log: offboardings first, then every
 // tenant with something to report, its objects one a line, then the totals.
 
-function objectLines(mark: string, object: ObjectChange): string[] {
-  const effect = object.effect ? `: ${object.effect}` : "";
-  return [
-    `    ${mark} ${objectLabel(object)}${effect}`,
-    ...(object.properties ?? []).map((property) => `        ${propertyText(property)}`),
-  ];
+function objectLines(mark: string, object: ObjectChange, list: FindingsList): string[] {
+  const { line, properties } = objectWords(object, list);
+  return [`    ${mark} ${line}`, ...properties.map((property) => `        ${propertyText(property)}`)];
 }
 
 function tenantLines(tenant: TenantFindings): string[] {
@@ -18,11 +23,11 @@ function tenantLines(tenant: TenantFindings): string[] {
   if (offboarding) {
     lines.push(`    ${approvalText(tenant)}`);
     lines.push(`    ${offboarding.status === "refused" ? "would go" : "goes"}: ${offboarding.goes}`);
-    for (const object of offboarding.objects) lines.push(...objectLines("-", object));
+    for (const object of offboarding.objects) lines.push(...objectLines("-", object, "deleted"));
   }
   for (const { list, mark } of LISTS) {
     if (offboarding && list === "deleted") continue;
-    for (const object of tenant[list] as ObjectChange[]) lines.push(...objectLines(mark, object));
+    for (const object of tenant[list]) lines.push(...objectLines(mark, object, list));
   }
   return lines;
 }

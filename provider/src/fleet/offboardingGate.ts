@@ -56,7 +56,7 @@ export const OFFBOARDING_EFFECTS: Record<TenantOnDelete, { goes: string; irrever
   },
 };
 
-/** What deleting one object of each type does; other packages' objects (DNS records...) are deleted. */
+/** What deleting one object of each type does; other packages' objects (a Cloudflare record...) are deleted. */
 const DELETE_EFFECTS: Record<string, string> = {
   Organization: "deleted with its data",
   Subscription: "cancelled",
@@ -65,6 +65,7 @@ const DELETE_EFFECTS: Record<string, string> = {
   Webhook: "deleted",
   Invitation: "access revoked",
   DomainVerification: "forgotten (nothing on the service)",
+  Rfc2136Record: "removed from its zone",
 };
 
 /** What deleting the object does, given its tenant's `onDelete`. */

@@ -1,0 +1,312 @@
+import { execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import {
+  authoritativeRecords,
+  type DnsTarget,
+  Opcode,
+  PUBLISHED_TYPES,
+  type PublishedType,
+  RecordClass,
+  RecordType,
+  readName,
+  recordData,
+  replaceRecordSet,
+  requestMessage,
+  signedRequest,
+  type TsigAlgorithm,
+  txtValue,
+  zoneOf,
+} from "pulumi-dmarc-partner/dns";
+
+// Real authoritative servers for the RFC 2136 tests and the bench's
+// publishing run: BIND 9 and Knot DNS from Debian's packages (installed with
+// apt-get when missing), each on a free loopback port with its own temporary
+// folder, zones and TSIG keys, stopped and deleted afterwards. The tests
+// import it from test/support/dnsServers.ts.
+//
+// Each server has two zones. In the published zone (ZONE unless the caller
+// names another) the publishing key may update only the TXT and CNAME
+// records of the names it is given (DMARC_NAMES by default), or of every
+// name in the zone; in LOCKED_ZONE it may update nothing (the REFUSED case;
+// Knot lets it query there, as an operator who shares one key between zones
+// would). An administrator key may update anything: the tests change records
+// with it "outside Pulumi".
+
+const run = promisify(execFile);
+const BINARIES = { bind: "/usr/sbin/named", knot: "/usr/sbin/knotd" } as const;
+const PACKAGES = ["bind9", "bind9-utils", "knot"];
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+const POLL_MS = 200;
+
+export type DnsServerKind = keyof typeof BINARIES;
+export const ZONE = "acme.example";
+export const LOCKED_ZONE = "locked.example";
+/** The names the publishing key may update in ZONE. */
+export const DMARC_NAMES = [`_dmarc.${ZONE}`, `_dmarc.shop.${ZONE}`, `_dmarc.mail.${ZONE}`, `_dmarc.news.${ZONE}`];
+
+/** The zone the publishing key may write to, and the names in it whose TXT and CNAME records it may update. */
+export interface PublishedZone {
+  zone: string;
+  /** Fully qualified; every name of the zone when left out. */
+  names?: readonly string[];
+}
+
+const TEST_ZONE: PublishedZone = { zone: ZONE, names: DMARC_NAMES };
+
+export interface TestKey {
+  name: string;
+  algorithm: TsigAlgorithm;
+  /** base64, as tsig-keygen prints it. */
+  secret: string;
+}
+
+export interface RunningDnsServer {
+  kind: DnsServerKind;
+  /** "127.0.0.1:<port>" */
+  address: string;
+  port: number;
+  /** The key that may publish in the published zone only (DMARC_NAMES of ZONE unless the caller named another). */
+  key: TestKey;
+  /** The key that may update anything in both zones. */
+  adminKey: TestKey;
+  /** A DNS target signed with a key, for the dns modules. */
+  target(key: TestKey): DnsTarget;
+  /** What the published zone holds at the name, read with the administrator key: `TXT <text>` or `CNAME <target>`, TTL after `@`. */
+  served(name: string): Promise<string[]>;
+  /** Makes this record the only TXT or CNAME at the name, as someone outside Pulumi would. */
+  put(name: string, type: PublishedType, value: string): Promise<void>;
+  /** Adds a TXT record beside what the name holds. */
+  addTxt(name: string, value: string): Promise<void>;
+  /** The server's own log, for a failing test's message. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** A loopback port nobody listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function generatedKey(name: string, algorithm: TsigAlgorithm): TestKey {
+  return { name, algorithm, secret: randomBytes(32).toString("base64") };
+}
+
+export function targetOf(port: number, key: TestKey): DnsTarget {
+  return {
+    server: { host: "127.0.0.1", port },
+    key: { name: key.name, algorithm: key.algorithm, secret: Buffer.from(key.secret, "base64") },
+  };
+}
+
+function zoneFile(zone: string): string {
+  return [
+    "$TTL 3600",
+    `@ IN SOA ns.${zone}. hostmaster.${zone}. 1 3600 600 86400 60`,
+    `@ IN NS ns.${zone}.`,
+    "ns IN A 127.0.0.1",
+    "www IN A 127.0.0.1",
+    "",
+  ].join("\n");
+}
+
+interface ServerSetup {
+  folder: string;
+  port: number;
+  key: TestKey;
+  admin: TestKey;
+  published: PublishedZone;
+}
+
+function bindConfig({ folder, port, key, admin, published }: ServerSetup): string {
+  const keyBlock = (k: TestKey) => `key "${k.name}" { algorithm ${k.algorithm}; secret "${k.secret}"; };`;
+  const grants = published.names
+    ? published.names.map((name) => `grant ${key.name} name ${name}. TXT CNAME;`).join(" ")
+    : `grant ${key.name} zonesub TXT CNAME;`;
+  const zone = (name: string, policy: string) =>
+    `zone "${name}" { type primary; file "${join(folder, `${name}.zone`)}"; update-policy { ${policy} }; };`;
+  return [
+    keyBlock(key),
+    keyBlock(admin),
+    `options { directory "${folder}"; pid-file "${join(folder, "named.pid")}"; listen-on port ${port} { 127.0.0.1; };`,
+    `  listen-on-v6 { none; }; recursion no; dnssec-validation no; notify no;`,
+    `  session-keyfile "${join(folder, "session.key")}"; managed-keys-directory "${folder}"; };`,
+    "controls { };",
+    zone(published.zone, `${grants} grant ${admin.name} zonesub ANY;`),
+    zone(LOCKED_ZONE, `grant ${admin.name} zonesub ANY;`),
+    "",
+  ].join("\n");
+}
+
+/** Knot's ACL lines that restrict the publishing key to the names, relative to the zone; none for every name. */
+function knotOwners(published: PublishedZone): string[] {
+  if (!published.names) return [];
+  const relativeNames = published.names.map((name) => name.slice(0, -(published.zone.length + 1)));
+  return [
+    "    update-owner: name",
+    "    update-owner-match: equal",
+    `    update-owner-name: [${relativeNames.join(", ")}]`,
+  ];
+}
+
+function knotConfig({ folder, port, key, admin, published }: ServerSetup): string {
+  const keyItem = (k: TestKey) => `  - id: ${k.name}\n    algorithm: ${k.algorithm}\n    secret: ${k.secret}`;
+  return [
+    "server:",
+    `  rundir: ${folder}`,
+    `  listen: 127.0.0.1@${port}`,
+    "log:",
+    "  - target: stderr",
+    "    any: info",
+    "database:",
+    `  storage: ${folder}`,
+    "key:",
+    keyItem(key),
+    keyItem(admin),
+    "acl:",
+    "  - id: dmarc-publish",
+    `    key: ${key.name}`,
+    "    action: update",
+    "    update-type: [TXT, CNAME]",
+    ...knotOwners(published),
+    "  - id: dmarc-read",
+    `    key: ${key.name}`,
+    "    action: query",
+    "  - id: admin",
+    `    key: ${admin.name}`,
+    "    action: update",
+    "template:",
+    "  - id: default",
+    `    storage: ${folder}`,
+    "    zonefile-sync: -1",
+    "    zonefile-load: difference-no-serial",
+    "    journal-content: all",
+    "zone:",
+    `  - domain: ${published.zone}`,
+    "    acl: [dmarc-publish, admin]",
+    `  - domain: ${LOCKED_ZONE}`,
+    "    acl: [dmarc-read, admin]",
+    "",
+  ].join("\n");
+}
+
+const COMMANDS: Record<DnsServerKind, (config: string) => string[]> = {
+  bind: (config) => [BINARIES.bind, "-g", "-c", config],
+  knot: (config) => [BINARIES.knot, "-c", config],
+};
+const CONFIGS: Record<DnsServerKind, typeof bindConfig> = { bind: bindConfig, knot: knotConfig };
+
+/**
+ * Why the servers cannot run here, or undefined when they can: missing
+ * binaries are installed with apt-get first (as root, or where the packages are).
+ */
+export async function dnsServersUnavailable(): Promise<string | undefined> {
+  const missing = () => Object.values(BINARIES).filter((binary) => !existsSync(binary));
+  if (missing().length === 0) return undefined;
+  const install = () =>
+    run("apt-get", ["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=300", ...PACKAGES], {
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      timeout: 900_000,
+    });
+  try {
+    await install().catch(async () => {
+      await run("apt-get", ["update"], { timeout: 600_000 });
+      await install();
+    });
+  } catch (error) {
+    return `apt-get could not install ${PACKAGES.join(", ")}: ${(error as Error).message.split("\n")[0]}`;
+  }
+  return missing().length === 0 ? undefined : `${missing().join(", ")} missing after apt-get install`;
+}
+
+async function waitUntil(what: string, ready: () => Promise<boolean>, exited: () => string | undefined): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const exit = exited();
+    if (exit) throw new Error(`${what} exited while starting (${exit})`);
+    if (await ready()) return;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  throw new Error(`${what} did not answer within ${START_TIMEOUT_MS / 1000} s`);
+}
+
+/** Starts a server with its zones and keys; its publishing key signs with `algorithm` and may write to `published`. */
+export async function startDnsServer(
+  kind: DnsServerKind,
+  algorithm: TsigAlgorithm = "hmac-sha256",
+  published: PublishedZone = TEST_ZONE,
+): Promise<RunningDnsServer> {
+  const folder = mkdtempSync(join(tmpdir(), `dmarc-dns-${kind}-`));
+  const port = await freePort();
+  const key = generatedKey(`dmarc-${kind}-key`, algorithm);
+  const adminKey = generatedKey(`admin-${kind}-key`, "hmac-sha512");
+  const zone = published.zone;
+  for (const name of [zone, LOCKED_ZONE]) writeFileSync(join(folder, `${name}.zone`), zoneFile(name));
+  const config = join(folder, `${kind}.conf`);
+  writeFileSync(config, CONFIGS[kind]({ folder, port, key, admin: adminKey, published }));
+  const logFile = join(folder, "server.log");
+  const logFd = openSync(logFile, "a");
+  const [command, ...args] = COMMANDS[kind](config);
+  const child = spawn(command as string, args, { stdio: ["ignore", logFd, logFd] });
+  let exit: string | undefined;
+  child.on("exit", (code, signal) => {
+    exit = `code ${code}, signal ${signal}`;
+  });
+  const log = () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
+  const target = (k: TestKey) => targetOf(port, k);
+  const stop = async () => {
+    if (exit === undefined) {
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(folder, { recursive: true, force: true });
+  };
+  try {
+    const answers = async () =>
+      (await zoneOf(target(adminKey), `www.${zone}`).catch(() => undefined)) === zone &&
+      (await zoneOf(target(adminKey), LOCKED_ZONE).catch(() => undefined)) === LOCKED_ZONE;
+    await waitUntil(`${kind} on 127.0.0.1:${port}`, answers, () => exit);
+  } catch (error) {
+    const text = log();
+    await stop();
+    throw new Error(`${(error as Error).message}; its log:\n${text}`);
+  }
+  const admin = target(adminKey);
+  return {
+    kind,
+    address: `127.0.0.1:${port}`,
+    port,
+    key,
+    adminKey,
+    target,
+    log,
+    stop,
+    served: async (name) =>
+      (await authoritativeRecords(admin, zone, name, Object.values(PUBLISHED_TYPES))).map((record) =>
+        record.type === RecordType.TXT
+          ? `TXT ${txtValue(record.data)} @${record.ttl}`
+          : `CNAME ${readName(record.data).name} @${record.ttl}`,
+      ),
+    put: (name, type, value) => replaceRecordSet(admin, { zone, name, type, value, ttl: 300 }),
+    addTxt: async (name, value) => {
+      const zoneRecord = { name: zone, type: RecordType.SOA, class: RecordClass.IN };
+      const record = { name, type: RecordType.TXT, class: RecordClass.IN, ttl: 300, data: recordData("TXT", value) };
+      await signedRequest(admin, requestMessage(Opcode.UPDATE, zoneRecord, [record]), {
+        zone,
+        request: `the addition of ${name}`,
+      });
+    },
+  };
+}
