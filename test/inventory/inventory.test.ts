@@ -124,19 +124,19 @@ describe("the defaults block and moving in", () => {
 
   it("names a tenant that lacks a value the defaults do not give either", () => {
     expect(problemsOf(stringify({ defaults: { group: "Main" }, tenants: [{ name: "Acme" }] }))).toEqual([
-      'tenants.yaml: tenant "Acme" (tenants[0]) plan: is required',
+      'tenants.yaml: tenant "Acme" (tenants[0]) plan: is required unless subscription is none',
     ]);
   });
 
   it("refuses an unknown key in the defaults", () => {
     expect(problemsOf(stringify({ defaults: { domains: [] }, tenants: [] }))).toEqual([
-      "tenants.yaml: defaults.domains: is not a known key (known: group, plan, frequency, currency, onDelete, dns)",
+      "tenants.yaml: defaults.domains: is not a known key (known: group, plan, frequency, currency, subscription, onDelete, dns)",
     ]);
   });
 
   it("refuses an unknown kind of id", () => {
     expect(problemsOf(stringify({ tenants: [{ ...globex, ids: { org: "org_1" } }] }))).toEqual([
-      'tenants.yaml: tenant "Globex" (tenants[0]) ids.org: is not a known key (known: organization, group, subscription, domains, admins, webhooks)',
+      'tenants.yaml: tenant "Globex" (tenants[0]) ids.org: is not a known key (known: organization, group, groups, subscription, domains, admins, webhooks)',
     ]);
   });
 });
@@ -275,14 +275,14 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
         tenant.domain = tenant.domains;
         delete tenant.domains;
       },
-      `${ACME} domain: is not a known key (known: name, key, group, plan, frequency, currency, domains, admins, webhooks, onDelete, dns, ids)`,
+      `${ACME} domain: is not a known key (known: name, key, group, groups, plan, subscription, frequency, currency, domains, admins, webhooks, onDelete, dns, ids)`,
     ],
     [
       "a misspelt key inside a domain",
       (tenant) => {
         tenant.domains = [{ name: "acme.example", kind: "parked" }];
       },
-      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, verify, dns)`,
+      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, group, verify, dns)`,
     ],
     [
       "a key that is not lower-case words joined by hyphens",
