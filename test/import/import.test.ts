@@ -2,9 +2,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { type Inventory, loadInventory } from "pulumi-dmarc-partner";
+import type { Plan } from "pulumi-dmarc-partner/api";
 import type { DmarcClient } from "pulumi-dmarc-partner/client";
-import { type ImportCommandOptions, runFleet, runImport } from "pulumi-dmarc-partner/fleet";
+import { exitCodeOf, type ImportCommandOptions, runFleet, runImport } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OUTPUTS_FROM_ID } from "../../provider/src/discovery/adoption";
+import type { FleetInvocation } from "../../provider/src/fleet/arguments";
+import { inventoryTenantPlan } from "../../provider/src/inventory/declare";
+import { OutputOf, type PlannedObject, PriceOf } from "../../provider/src/tenant/plan";
+import { priceIdFor } from "../../provider/src/tenant/tenant";
 import { fleetOptions, inventoryOf, serviceClient, uniqueFleetName } from "../fleet/support";
 import { stats } from "../reliability/harness";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
@@ -42,6 +48,70 @@ async function requestsSince(before: Record<string, number>): Promise<Record<str
       .map(([route, count]): [string, number] => [route, count - (before[route] ?? 0)])
       .filter(([route, count]) => count > 0 && route !== "POST /auth/token"),
   );
+}
+
+/** A resource as an exported stack holds it. */
+interface StateResource {
+  urn: string;
+  type: string;
+  id?: string;
+  parent?: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  retainOnDelete?: boolean;
+  dependencies?: string[];
+}
+
+/** The resource's name: the last part of its URN. */
+const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
+const typeOf = (resource: StateResource) => resource.type.slice(resource.type.lastIndexOf(":") + 1);
+
+/** What the tenant's component holds in state, in the terms of a plan: type, name, inputs, retain, dependencies. */
+function registeredOf(key: string, resources: readonly StateResource[]) {
+  const component = resources.find(
+    (resource) => resource.type === "dmarc:index:Tenant" && nameOf(resource.urn) === key,
+  );
+  return resources
+    .filter((resource) => resource.parent === component?.urn)
+    .map((resource) => {
+      const { __provider: _provider, ...inputs } = resource.inputs ?? {};
+      return {
+        type: typeOf(resource),
+        name: nameOf(resource.urn),
+        inputs,
+        retainOnDelete: resource.retainOnDelete === true,
+        dependsOn: (resource.dependencies ?? [])
+          .filter((urn) => urn !== component?.urn)
+          .map(nameOf)
+          .sort(),
+      };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The plan in the same terms, each reference resolved to the value the state holds for it. */
+function plannedOf(plan: readonly PlannedObject[], resources: readonly StateResource[], plans: Plan[]) {
+  const byName = new Map(resources.map((resource) => [nameOf(resource.urn), resource]));
+  const resolve = (value: unknown) => {
+    if (value instanceof OutputOf) return OUTPUTS_FROM_ID[value.output](byName.get(value.object)?.id ?? "");
+    if (value instanceof PriceOf) return priceIdFor(plans, value.plan, "");
+    return value;
+  };
+  return plan
+    .map((object) => ({
+      type: object.type,
+      name: object.name,
+      inputs: Object.fromEntries(Object.entries(object.inputs).map(([input, value]) => [input, resolve(value)])),
+      retainOnDelete: object.retainOnDelete,
+      // Inputs taken from another object's outputs depend on it, as the engine records.
+      dependsOn: [
+        ...new Set([
+          ...object.dependsOn,
+          ...Object.values(object.inputs).flatMap((value) => (value instanceof OutputOf ? [value.object] : [])),
+        ]),
+      ].sort(),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 const writes = (byRoute: Record<string, number>) => Object.keys(byRoute).filter((route) => !route.startsWith("GET "));
@@ -111,7 +181,28 @@ describe("dmarc-fleet import", () => {
     expect(keyOf("株式会社")).toBe(seededFor("株式会社").organization.replace("_", "-"));
     // What an entry does not hold is said above it, one line each.
     expect(text).toContain("# left out: invited users, because the service has no call that lists");
-    expect(text).toMatch(/# left out: domain group "Legacy" \(dmngrp_\w+\) and its domains legacy\d+\.example/);
+    // Every state an organisation can be in moves in: further groups, a cancelled subscription kept so, none.
+    const spread = byOrganization.get(seededFor("Spread Ltd").organization);
+    // The group holding most domains is the tenant's group; the others are its groups, an empty one too.
+    expect([spread?.group, spread?.groups]).toEqual(["Europe", ["Main", "Spare"]]);
+    expect(spread?.ids?.groups).toEqual({
+      Main: seededFor("Spread Ltd").groups.Main,
+      Spare: seededFor("Spread Ltd").groups.Spare,
+    });
+    expect(spread?.domains.map((domain) => [domain.name, domain.group])).toEqual([
+      ["old.spread.example.eu", undefined],
+      ["spread.example", "Main"],
+      ["spread.example.eu", undefined],
+    ]);
+    expect(spread?.subscription).toBe("suspended");
+    expect(byOrganization.get(seededFor("Former 06").organization)?.subscription).toBe("suspended");
+    const prospect = byOrganization.get(seededFor("Prospect 07").organization);
+    expect([prospect?.subscription, prospect?.plan, prospect?.ids?.subscription]).toEqual([
+      "none",
+      undefined,
+      undefined,
+    ]);
+    expect(text).not.toContain("# left out: domain group");
     expect(text).toMatch(/# left out: webhook "audit" \(wh_\w+\), because it is inactive/);
     expect(text).toContain('# left out: domain shared.example, because tenant "twin-one" lists it');
     expect(text).toMatch(
@@ -136,7 +227,8 @@ describe("dmarc-fleet import", () => {
       return [
         ids.organization,
         ids.group,
-        ids.subscription,
+        ...Object.values(ids.groups ?? {}),
+        ...(ids.subscription ? [ids.subscription] : []),
         ...Object.values(ids.domains ?? {}),
         ...Object.values(ids.webhooks ?? {}),
       ];
@@ -147,17 +239,28 @@ describe("dmarc-fleet import", () => {
       projectSettings: { name: projectName, runtime: "nodejs" },
     });
     const stateIds: string[] = [];
+    const registered: StateResource[] = [];
     for (const shard of up.shards) {
       const exported = await workspace.exportStack(shard.name);
-      const resources = (exported.deployment as { resources?: { type: string; id?: string }[] }).resources ?? [];
+      const resources = (exported.deployment as { resources?: StateResource[] }).resources ?? [];
+      registered.push(...resources);
       for (const resource of resources) {
         if (resource.type.startsWith("pulumi-nodejs:dynamic/dmarc:") && resource.id) stateIds.push(resource.id);
       }
     }
     expect(stateIds.sort()).toEqual((expectedIds as string[]).sort());
+    // What each Tenant registered is its plan, object for object: the list import --check judged.
+    const plans = await client.listPlans();
+    for (const tenant of inventory.tenants) {
+      // The provider's check fills in the inputs' defaults, so the registered inputs hold the planned ones and those.
+      expect(registeredOf(tenant.key, registered), tenant.key).toMatchObject(
+        plannedOf(inventoryTenantPlan(inventory, tenant), registered, plans),
+      );
+    }
 
     const preview = await runFleet("preview", runOptions(inventory));
     for (const result of preview.results) expect(Object.keys(result.changes)).toEqual(["same"]);
+    expect(exitCodeOf(preview, { detailedExitcode: true, failOnUnmanaged: false } as FleetInvocation)).toBe(0);
   }, 900_000);
 
   // Two imports of the whole account: minutes on a busy machine.

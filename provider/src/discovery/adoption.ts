@@ -25,8 +25,8 @@ export interface Declaration {
   inputs: Record<string, unknown>;
 }
 
-/** What an output of an adopted object is, from its id: the organisation's id, a group's own id. */
-const ADOPTED_OUTPUTS: Record<OutputOf["output"], (id: string) => string> = {
+/** What an output a plan refers to is, from the object's id: the organisation's id, a group's own id. */
+export const OUTPUTS_FROM_ID: Record<OutputOf["output"], (id: string) => string> = {
   organizationId: (id) => id,
   groupId: (id) => splitId(id, "DomainGroup", "groupId").child,
 };
@@ -51,7 +51,7 @@ export function adoptionDeclarations(
     if (typeof id !== "string") {
       throw new Error(`${label}: ${referenced?.what ?? value.object} has no id, so no adoption of it can be checked`);
     }
-    return ADOPTED_OUTPUTS[value.output](id);
+    return OUTPUTS_FROM_ID[value.output](id);
   };
   return plan.map((object) => ({
     typeName: object.type,
