@@ -2,19 +2,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { type Inventory, loadInventory } from "pulumi-dmarc-partner";
-import type { Plan } from "pulumi-dmarc-partner/api";
 import type { DmarcClient } from "pulumi-dmarc-partner/client";
 import { exitCodeOf, type ImportCommandOptions, runFleet, runImport } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OUTPUTS_FROM_ID } from "../../provider/src/discovery/adoption";
 import type { FleetInvocation } from "../../provider/src/fleet/arguments";
 import { inventoryTenantPlan } from "../../provider/src/inventory/declare";
-import { OutputOf, type PlannedObject, PriceOf } from "../../provider/src/tenant/plan";
-import { priceIdFor } from "../../provider/src/tenant/tenant";
 import { fleetOptions, inventoryOf, serviceClient, uniqueFleetName } from "../fleet/support";
 import { stats } from "../reliability/harness";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
+import { plannedOf, registeredOf, type StateResource } from "../support/tenantPlan";
 import { type SeededIds, seedAccount, seedOrganization, variedAccount } from "./seed";
 
 // Bringing an existing account under management: an account made through
@@ -48,70 +45,6 @@ async function requestsSince(before: Record<string, number>): Promise<Record<str
       .map(([route, count]): [string, number] => [route, count - (before[route] ?? 0)])
       .filter(([route, count]) => count > 0 && route !== "POST /auth/token"),
   );
-}
-
-/** A resource as an exported stack holds it. */
-interface StateResource {
-  urn: string;
-  type: string;
-  id?: string;
-  parent?: string;
-  inputs?: Record<string, unknown>;
-  outputs?: Record<string, unknown>;
-  retainOnDelete?: boolean;
-  dependencies?: string[];
-}
-
-/** The resource's name: the last part of its URN. */
-const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
-const typeOf = (resource: StateResource) => resource.type.slice(resource.type.lastIndexOf(":") + 1);
-
-/** What the tenant's component holds in state, in the terms of a plan: type, name, inputs, retain, dependencies. */
-function registeredOf(key: string, resources: readonly StateResource[]) {
-  const component = resources.find(
-    (resource) => resource.type === "dmarc:index:Tenant" && nameOf(resource.urn) === key,
-  );
-  return resources
-    .filter((resource) => resource.parent === component?.urn)
-    .map((resource) => {
-      const { __provider: _provider, ...inputs } = resource.inputs ?? {};
-      return {
-        type: typeOf(resource),
-        name: nameOf(resource.urn),
-        inputs,
-        retainOnDelete: resource.retainOnDelete === true,
-        dependsOn: (resource.dependencies ?? [])
-          .filter((urn) => urn !== component?.urn)
-          .map(nameOf)
-          .sort(),
-      };
-    })
-    .sort((a, b) => a.name.localeCompare(b.name));
-}
-
-/** The plan in the same terms, each reference resolved to the value the state holds for it. */
-function plannedOf(plan: readonly PlannedObject[], resources: readonly StateResource[], plans: Plan[]) {
-  const byName = new Map(resources.map((resource) => [nameOf(resource.urn), resource]));
-  const resolve = (value: unknown) => {
-    if (value instanceof OutputOf) return OUTPUTS_FROM_ID[value.output](byName.get(value.object)?.id ?? "");
-    if (value instanceof PriceOf) return priceIdFor(plans, value.plan, "");
-    return value;
-  };
-  return plan
-    .map((object) => ({
-      type: object.type,
-      name: object.name,
-      inputs: Object.fromEntries(Object.entries(object.inputs).map(([input, value]) => [input, resolve(value)])),
-      retainOnDelete: object.retainOnDelete,
-      // Inputs taken from another object's outputs depend on it, as the engine records.
-      dependsOn: [
-        ...new Set([
-          ...object.dependsOn,
-          ...Object.values(object.inputs).flatMap((value) => (value instanceof OutputOf ? [value.object] : [])),
-        ]),
-      ].sort(),
-    }))
-    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 const writes = (byRoute: Record<string, number>) => Object.keys(byRoute).filter((route) => !route.startsWith("GET "));
