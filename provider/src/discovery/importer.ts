@@ -329,12 +329,13 @@ function importReport(options: ImportOptions, outcome: ImportOutcome): ImportRep
     inventory: options.inventoryName,
     mode: options.existing ? "append" : "new",
     organizations: outcome.account.organizations.length,
-    written: outcome.candidates.map(({ proposal }) => ({
+    written: outcome.candidates.map(({ proposal, parsed }) => ({
       key: proposal.entry.key,
       name: proposal.entry.name,
       organizationId: proposal.organizationId,
       domains: proposal.entry.domains?.length ?? 0,
       webhooks: proposal.entry.webhooks?.length ?? 0,
+      objects: tenantPlan(parsed.key, declarationOf(parsed), `${ENTRY_SOURCE}: ${parsed.label}`).length,
       ...(proposal.keyNote ? { keyNote: proposal.keyNote } : {}),
       leftOut: proposal.leftOut,
     })),
