@@ -333,7 +333,65 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
       },
       "tenants.yaml: tenants[1] name: is required",
     ],
+    [
+      "a subscription state that does not exist",
+      (tenant) => {
+        tenant.subscription = "paused";
+      },
+      `${ACME} subscription: must be one of "active", "suspended", "none"; got "paused"`,
+    ],
+    [
+      "a suspended subscription with no id to adopt",
+      (tenant) => {
+        tenant.subscription = "suspended";
+      },
+      `${ACME} subscription: keeps an existing cancelled subscription cancelled: set ids.subscription to its id; got "suspended"`,
+    ],
+    [
+      "no subscription, but the id of one",
+      (tenant) => {
+        tenant.subscription = "none";
+        tenant.ids = { subscription: "org_1/sub_1" };
+      },
+      `${ACME} ids.subscription: names a subscription, but subscription is none; got "org_1/sub_1"`,
+    ],
+    [
+      "a domain in a group the tenant does not have",
+      (tenant) => {
+        tenant.groups = ["Europe"];
+        tenant.domains = [{ name: "acme.example", group: "Asia" }];
+      },
+      `${ACME} domains[0].group: must be the tenant's group or one of its groups ("Production", "Europe"); got "Asia"`,
+    ],
+    [
+      "a further group that is the tenant's group",
+      (tenant) => {
+        tenant.groups = ["Production"];
+      },
+      `${ACME} groups[0]: is the tenant's group already; got "Production"`,
+    ],
+    [
+      "a further group listed twice",
+      (tenant) => {
+        tenant.groups = ["Europe", "Europe"];
+      },
+      `${ACME} groups[1]: is listed already, at groups[0]; got "Europe"`,
+    ],
   ];
+
+  it("takes every state of an organisation: no subscription, a suspended one, several groups", () => {
+    const inventory = parseInventory(
+      withAcme((tenant) => {
+        delete tenant.plan;
+        tenant.subscription = "none";
+        tenant.groups = ["Europe"];
+        tenant.domains = [{ name: "acme.example" }, { name: "acme.example.eu", group: "Europe", type: "parked" }];
+      }),
+    );
+    const acme = inventory.tenants[1];
+    expect([acme?.subscription, acme?.plan, acme?.groups]).toEqual(["none", undefined, ["Europe"]]);
+    expect(acme?.domains[1]?.group).toBe("Europe");
+  });
 
   it.each(cases)("%s", (_, change, message) => {
     expect(problemsOf(withAcme(change))).toEqual([message]);
