@@ -2,6 +2,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 import * as dmarc from "pulumi-dmarc-partner";
 import type { DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adoptionDeclarations, adoptionHost, declarationProblems } from "../../provider/src/discovery/adoption";
 import { inventoryTenantPlan } from "../../provider/src/inventory/declare";
 import { inventoryOf, serviceClient } from "../fleet/support";
 import { stats } from "../reliability/harness";
@@ -51,6 +52,27 @@ async function seeded(
 async function subscriptionsOf(organizationId: string): Promise<string[]> {
   const subscriptions = await client.listSubscriptions(organizationId);
   return subscriptions.map((subscription) => `${subscription.id} ${subscription.cancelledAt ? "cancelled" : "active"}`);
+}
+
+/** What import --check says against each adopted tenant's entry as it stands: its problems, by tenant key. */
+async function checkVerdicts(): Promise<Record<string, string[]>> {
+  const settings = Object.fromEntries(
+    Object.entries(emulator.stackConfig).map(([key, entry]) => [key.replace("dmarc:", ""), entry.value]),
+  );
+  const host = await adoptionHost(settings);
+  const inventory = inventoryOf(entries);
+  const plans = await client.listPlans();
+  const adopted = inventory.tenants.filter((tenant) => tenant.ids !== undefined);
+  const verdicts = await Promise.all(
+    adopted.map(async (tenant) => {
+      const declarations = adoptionDeclarations(inventoryTenantPlan(inventory, tenant), plans, tenant.label);
+      const problems = await Promise.all(
+        declarations.map((declaration) => declarationProblems(host, declaration, true)),
+      );
+      return [tenant.key, problems.flat()] as const;
+    }),
+  );
+  return Object.fromEntries(verdicts);
 }
 
 function setSubscription(key: string, state: "active" | "suspended"): void {
@@ -119,6 +141,8 @@ afterAll(async () => {
 
 describe("every state of an organisation, as the inventory declares it", () => {
   it("adopts the suspended and the bare organisation with no write, creates the spread one, each as its plan says, and previews no change", async () => {
+    // import --check approves both entries as they stand, and the up that follows writes nothing.
+    expect(await checkVerdicts()).toEqual({ paused: [], bare: [] });
     const before = (await stats(emulator)).byRoute;
     expect((await stack.up()).summary.result).toBe("succeeded");
     const after = (await stats(emulator)).byRoute;
@@ -160,6 +184,11 @@ describe("every state of an organisation, as the inventory declares it", () => {
 
   it("renews a suspended subscription when the entry says active, and cancels it when it says suspended again", async () => {
     setSubscription("paused", "active");
+    // import --check's verdict on the changed entry is the preview's: the subscription would change.
+    expect(await checkVerdicts()).toEqual({
+      paused: ["it adopts, but the next preview would change it (status drifted)"],
+      bare: [],
+    });
     expect((await stack.preview()).changeSummary.update).toBe(1);
     expect((await stack.up()).summary.result).toBe("succeeded");
     const renewed = await subscriptionsOf(paused.organization);
