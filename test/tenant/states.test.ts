@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Stack } from "@pulumi/pulumi/automation";
 import * as dmarc from "pulumi-dmarc-partner";
 import type { DmarcClient } from "pulumi-dmarc-partner/client";
@@ -24,6 +27,7 @@ let entries: Record<string, unknown>[];
 let spreadEntry: Record<string, unknown>;
 let paused: { organization: string; subscription: string };
 let bare: string;
+let backendFolder: string | undefined;
 
 /** An organisation made by raw API calls: one group, one domain, and a subscription cancelled, or none. */
 async function seeded(
@@ -124,8 +128,10 @@ beforeAll(async () => {
     admins: ["it@spread.example"],
     webhooks: [{ name: "events", url: "https://hooks.spread.example/dmarc", events: ["domain.verified"] }],
   };
+  backendFolder = mkdtempSync(join(tmpdir(), "dmarc-tenant-states-"));
   stack = await createTestStack({
     projectName: "dmarc-tenant-states",
+    backendUrl: `file://${backendFolder}`,
     config: emulator.stackConfig,
     program: async () => {
       dmarc.declareTenants(inventoryOf(entries));
@@ -137,6 +143,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.destroy();
   await emulator?.emulator.close();
+  if (backendFolder) rmSync(backendFolder, { recursive: true, force: true });
 }, 300_000);
 
 describe("every state of an organisation, as the inventory declares it", () => {
