@@ -2,7 +2,14 @@
 export * as api from "./api";
 export { createMagicLink, type MagicLinkArgs } from "./functions/magicLink";
 export { type BillingFrequency, getPlans, getPriceId, type PriceSelector, selectPriceId } from "./functions/plans";
-export { checkPlans, type DeclareOptions, declareTenants, tenantArgs } from "./inventory/declare";
+export {
+  checkPlans,
+  type DeclareOptions,
+  declarationOf,
+  declareTenants,
+  inventoryTenantPlan,
+  tenantArgs,
+} from "./inventory/declare";
 export {
   type Inventory,
   InventoryError,
@@ -29,6 +36,16 @@ export { Webhook, type WebhookArgs } from "./resources/webhook";
 export { CONFIG_NAMESPACE, SETTINGS } from "./runtime/config";
 export { type AnyResourceDefinition, type LifecycleContext, lifecycleContext } from "./runtime/lifecycle";
 export {
+  type EntryPart,
+  OutputOf,
+  type PlannedObject,
+  type PlannedType,
+  PriceOf,
+  type TenantDeclaration,
+  TenantPlanError,
+  tenantPlan,
+} from "./tenant/plan";
+export {
   type PublishRecord,
   TENANT_TYPE,
   Tenant,
@@ -38,6 +55,7 @@ export {
   type TenantIds,
   type TenantOnDelete,
   type TenantPlan,
+  type TenantSubscription,
   type TenantWebhook,
   type VerifyDomain,
 } from "./tenant/tenant";

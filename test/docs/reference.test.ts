@@ -76,7 +76,9 @@ describe("the inventory's page", () => {
       "name",
       "key",
       "group",
+      "groups",
       "plan",
+      "subscription",
       "frequency",
       "currency",
       "domains",
@@ -87,7 +89,15 @@ describe("the inventory's page", () => {
       "ids",
     ]);
     const domain = tableAfter(text, "`tenants[].domains[]`");
-    expect(domain.map(([key]) => code(key))).toEqual(["name", "type", "setupRecordType", "zone", "verify", "dns"]);
+    expect(domain.map(([key]) => code(key))).toEqual([
+      "name",
+      "type",
+      "setupRecordType",
+      "zone",
+      "group",
+      "verify",
+      "dns",
+    ]);
     expect([...tenant, ...domain].filter((row) => (row.at(-1) ?? "") === "")).toEqual([]);
   });
 });

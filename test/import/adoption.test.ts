@@ -3,11 +3,12 @@ import type { DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import {
+  adoptionDeclarations,
   adoptionHost,
   type Declaration,
   declarationProblems,
-  tenantDeclarations,
 } from "../../provider/src/discovery/adoption";
+import { inventoryTenantPlan } from "../../provider/src/inventory/declare";
 import type { DynamicProviderHost } from "../../provider/src/runtime/host";
 import { serviceClient } from "../fleet/support";
 import { stats } from "../reliability/harness";
@@ -67,7 +68,8 @@ async function declarations(change: (entry: Record<string, unknown>) => void): P
   };
   change(entry);
   const inventory = parseInventory(stringify({ tenants: [entry] }));
-  return tenantDeclarations(inventory.tenants[0] as (typeof inventory.tenants)[number], await client.listPlans(), "t");
+  const plan = inventoryTenantPlan(inventory, inventory.tenants[0] as (typeof inventory.tenants)[number]);
+  return adoptionDeclarations(plan, await client.listPlans(), "t");
 }
 
 async function problemsByWhat(list: readonly Declaration[]): Promise<Record<string, string[]>> {

@@ -3,12 +3,15 @@ import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { type Inventory, loadInventory } from "pulumi-dmarc-partner";
 import type { DmarcClient } from "pulumi-dmarc-partner/client";
-import { type ImportCommandOptions, runFleet, runImport } from "pulumi-dmarc-partner/fleet";
+import { exitCodeOf, type ImportCommandOptions, runFleet, runImport } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FleetInvocation } from "../../provider/src/fleet/arguments";
+import { inventoryTenantPlan } from "../../provider/src/inventory/declare";
 import { fleetOptions, inventoryOf, serviceClient, uniqueFleetName } from "../fleet/support";
 import { stats } from "../reliability/harness";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
+import { plannedOf, registeredOf, type StateResource } from "../support/tenantPlan";
 import { type SeededIds, seedAccount, seedOrganization, variedAccount } from "./seed";
 
 // Bringing an existing account under management: an account made through
@@ -111,7 +114,28 @@ describe("dmarc-fleet import", () => {
     expect(keyOf("株式会社")).toBe(seededFor("株式会社").organization.replace("_", "-"));
     // What an entry does not hold is said above it, one line each.
     expect(text).toContain("# left out: invited users, because the service has no call that lists");
-    expect(text).toMatch(/# left out: domain group "Legacy" \(dmngrp_\w+\) and its domains legacy\d+\.example/);
+    // Every state an organisation can be in moves in: further groups, a cancelled subscription kept so, none.
+    const spread = byOrganization.get(seededFor("Spread Ltd").organization);
+    // The group holding most domains is the tenant's group; the others are its groups, an empty one too.
+    expect([spread?.group, spread?.groups]).toEqual(["Europe", ["Main", "Spare"]]);
+    expect(spread?.ids?.groups).toEqual({
+      Main: seededFor("Spread Ltd").groups.Main,
+      Spare: seededFor("Spread Ltd").groups.Spare,
+    });
+    expect(spread?.domains.map((domain) => [domain.name, domain.group])).toEqual([
+      ["old.spread.example.eu", undefined],
+      ["spread.example", "Main"],
+      ["spread.example.eu", undefined],
+    ]);
+    expect(spread?.subscription).toBe("suspended");
+    expect(byOrganization.get(seededFor("Former 06").organization)?.subscription).toBe("suspended");
+    const prospect = byOrganization.get(seededFor("Prospect 07").organization);
+    expect([prospect?.subscription, prospect?.plan, prospect?.ids?.subscription]).toEqual([
+      "none",
+      undefined,
+      undefined,
+    ]);
+    expect(text).not.toContain("# left out: domain group");
     expect(text).toMatch(/# left out: webhook "audit" \(wh_\w+\), because it is inactive/);
     expect(text).toContain('# left out: domain shared.example, because tenant "twin-one" lists it');
     expect(text).toMatch(
@@ -136,7 +160,8 @@ describe("dmarc-fleet import", () => {
       return [
         ids.organization,
         ids.group,
-        ids.subscription,
+        ...Object.values(ids.groups ?? {}),
+        ...(ids.subscription ? [ids.subscription] : []),
         ...Object.values(ids.domains ?? {}),
         ...Object.values(ids.webhooks ?? {}),
       ];
@@ -147,17 +172,28 @@ describe("dmarc-fleet import", () => {
       projectSettings: { name: projectName, runtime: "nodejs" },
     });
     const stateIds: string[] = [];
+    const registered: StateResource[] = [];
     for (const shard of up.shards) {
       const exported = await workspace.exportStack(shard.name);
-      const resources = (exported.deployment as { resources?: { type: string; id?: string }[] }).resources ?? [];
+      const resources = (exported.deployment as { resources?: StateResource[] }).resources ?? [];
+      registered.push(...resources);
       for (const resource of resources) {
         if (resource.type.startsWith("pulumi-nodejs:dynamic/dmarc:") && resource.id) stateIds.push(resource.id);
       }
     }
     expect(stateIds.sort()).toEqual((expectedIds as string[]).sort());
+    // What each Tenant registered is its plan, object for object: the list import --check judged.
+    const plans = await client.listPlans();
+    for (const tenant of inventory.tenants) {
+      // The provider's check fills in the inputs' defaults, so the registered inputs hold the planned ones and those.
+      expect(registeredOf(tenant.key, registered), tenant.key).toMatchObject(
+        plannedOf(inventoryTenantPlan(inventory, tenant), registered, plans),
+      );
+    }
 
     const preview = await runFleet("preview", runOptions(inventory));
     for (const result of preview.results) expect(Object.keys(result.changes)).toEqual(["same"]);
+    expect(exitCodeOf(preview, { detailedExitcode: true, failOnUnmanaged: false } as FleetInvocation)).toBe(0);
   }, 900_000);
 
   // Two imports of the whole account: minutes on a busy machine.

@@ -124,19 +124,19 @@ describe("the defaults block and moving in", () => {
 
   it("names a tenant that lacks a value the defaults do not give either", () => {
     expect(problemsOf(stringify({ defaults: { group: "Main" }, tenants: [{ name: "Acme" }] }))).toEqual([
-      'tenants.yaml: tenant "Acme" (tenants[0]) plan: is required',
+      'tenants.yaml: tenant "Acme" (tenants[0]) plan: is required unless subscription is none',
     ]);
   });
 
   it("refuses an unknown key in the defaults", () => {
     expect(problemsOf(stringify({ defaults: { domains: [] }, tenants: [] }))).toEqual([
-      "tenants.yaml: defaults.domains: is not a known key (known: group, plan, frequency, currency, onDelete, dns)",
+      "tenants.yaml: defaults.domains: is not a known key (known: group, plan, frequency, currency, subscription, onDelete, dns)",
     ]);
   });
 
   it("refuses an unknown kind of id", () => {
     expect(problemsOf(stringify({ tenants: [{ ...globex, ids: { org: "org_1" } }] }))).toEqual([
-      'tenants.yaml: tenant "Globex" (tenants[0]) ids.org: is not a known key (known: organization, group, subscription, domains, admins, webhooks)',
+      'tenants.yaml: tenant "Globex" (tenants[0]) ids.org: is not a known key (known: organization, group, groups, subscription, domains, admins, webhooks)',
     ]);
   });
 });
@@ -275,14 +275,14 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
         tenant.domain = tenant.domains;
         delete tenant.domains;
       },
-      `${ACME} domain: is not a known key (known: name, key, group, plan, frequency, currency, domains, admins, webhooks, onDelete, dns, ids)`,
+      `${ACME} domain: is not a known key (known: name, key, group, groups, plan, subscription, frequency, currency, domains, admins, webhooks, onDelete, dns, ids)`,
     ],
     [
       "a misspelt key inside a domain",
       (tenant) => {
         tenant.domains = [{ name: "acme.example", kind: "parked" }];
       },
-      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, verify, dns)`,
+      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, group, verify, dns)`,
     ],
     [
       "a key that is not lower-case words joined by hyphens",
@@ -333,7 +333,65 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
       },
       "tenants.yaml: tenants[1] name: is required",
     ],
+    [
+      "a subscription state that does not exist",
+      (tenant) => {
+        tenant.subscription = "paused";
+      },
+      `${ACME} subscription: must be one of "active", "suspended", "none"; got "paused"`,
+    ],
+    [
+      "a suspended subscription with no id to adopt",
+      (tenant) => {
+        tenant.subscription = "suspended";
+      },
+      `${ACME} subscription: keeps an existing cancelled subscription cancelled: set ids.subscription to its id; got "suspended"`,
+    ],
+    [
+      "no subscription, but the id of one",
+      (tenant) => {
+        tenant.subscription = "none";
+        tenant.ids = { subscription: "org_1/sub_1" };
+      },
+      `${ACME} ids.subscription: names a subscription, but subscription is none; got "org_1/sub_1"`,
+    ],
+    [
+      "a domain in a group the tenant does not have",
+      (tenant) => {
+        tenant.groups = ["Europe"];
+        tenant.domains = [{ name: "acme.example", group: "Asia" }];
+      },
+      `${ACME} domains[0].group: must be the tenant's group or one of its groups ("Production", "Europe"); got "Asia"`,
+    ],
+    [
+      "a further group that is the tenant's group",
+      (tenant) => {
+        tenant.groups = ["Production"];
+      },
+      `${ACME} groups[0]: is the tenant's group already; got "Production"`,
+    ],
+    [
+      "a further group listed twice",
+      (tenant) => {
+        tenant.groups = ["Europe", "Europe"];
+      },
+      `${ACME} groups[1]: is listed already, at groups[0]; got "Europe"`,
+    ],
   ];
+
+  it("takes every state of an organisation: no subscription, a suspended one, several groups", () => {
+    const inventory = parseInventory(
+      withAcme((tenant) => {
+        delete tenant.plan;
+        tenant.subscription = "none";
+        tenant.groups = ["Europe"];
+        tenant.domains = [{ name: "acme.example" }, { name: "acme.example.eu", group: "Europe", type: "parked" }];
+      }),
+    );
+    const acme = inventory.tenants[1];
+    expect([acme?.subscription, acme?.plan, acme?.groups]).toEqual(["none", undefined, ["Europe"]]);
+    expect(acme?.domains[1]?.group).toBe("Europe");
+  });
 
   it.each(cases)("%s", (_, change, message) => {
     expect(problemsOf(withAcme(change))).toEqual([message]);

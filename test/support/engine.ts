@@ -27,6 +27,11 @@ export interface TestStackOptions {
   config?: Record<string, { value: string; secret?: boolean }>;
   /** Extra environment for the CLI and the plugins it starts. */
   env?: Record<string, string>;
+  /**
+   * A backend of the stack's own (`file://<folder>`) instead of the shared one: a fleet test's
+   * `stack ls` in the shared backend reads every stack's checkpoint, and fails on one being written.
+   */
+  backendUrl?: string;
 }
 
 /**
@@ -45,12 +50,13 @@ function projectFolder(projectName: string): string {
 /** A fresh stack in the project-local file backend, running an inline program. */
 export async function createTestStack(options: TestStackOptions): Promise<Stack> {
   const env = await useEngine();
+  const backendUrl = options.backendUrl ?? env.PULUMI_BACKEND_URL;
   const stack = await LocalWorkspace.createStack(
     { stackName: uniqueStackName(options.projectName), projectName: options.projectName, program: options.program },
     {
       workDir: projectFolder(options.projectName),
-      envVars: { ...env, ...options.env },
-      projectSettings: { name: options.projectName, runtime: "nodejs", backend: { url: env.PULUMI_BACKEND_URL } },
+      envVars: { ...env, ...(backendUrl ? { PULUMI_BACKEND_URL: backendUrl } : {}), ...options.env },
+      projectSettings: { name: options.projectName, runtime: "nodejs", backend: { url: backendUrl } },
     },
   );
   if (options.config) await stack.setAllConfig(options.config);

@@ -120,7 +120,7 @@ describe("declareTenants on the example's tenants.yaml", () => {
     const tenants = declareTenants(inventory, { plans: Promise.resolve(single) });
     await Promise.all(
       tenants.flatMap((tenant) => [
-        settled(tenant.subscription.id),
+        ...(tenant.subscription ? [settled(tenant.subscription.id)] : []),
         ...Object.values(tenant.domains).map((entry) => settled(entry.domain.id)),
         ...Object.values(tenant.invitations).map((invitation) => settled(invitation.id)),
         ...Object.values(tenant.webhooks).map((webhook) => settled(webhook.id)),

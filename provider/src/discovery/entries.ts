@@ -3,32 +3,36 @@ import { type Domain, type DomainGroup, EVENT_NAMES, type Plan, type Subscriptio
 import { FREQUENCY_NAMES, type FrequencyName, selectPriceId } from "../functions/plans";
 import { statusOf } from "../resources/subscription";
 import { joinId } from "../runtime/ids";
-import type { TenantOnDelete } from "../tenant/tenant";
+import type { TenantOnDelete, TenantSubscription } from "../tenant/tenant";
 import type { DiscoveredOrganization } from "./account";
 import type { AssignedKey } from "./keys";
 
-// One discovered organisation as a tenant entry of today's inventory format,
-// or the reason it cannot be one. The format says one domain group, one
-// active subscription and active webhooks of the organisation's own per
-// tenant; what an organisation has beyond that is left out of its entry and
-// said so, one line each. An organisation whose entry would make `up` create
-// or change something (a group, a subscription) gets no entry at all.
+// One discovered organisation as a tenant entry, or the reason it cannot be
+// one. An entry holds the organisation's domain groups (its main one and the
+// others under `groups`), its subscription as it stands (active, cancelled
+// and kept so as `subscription: suspended`, or `subscription: none`) and its
+// active webhooks; what it has beyond that is left out of its entry and said
+// so, one line each. An organisation whose entry would make `up` create or
+// change something (a group, a renewal) gets no entry at all.
 
 /** A tenant entry as the file holds it, keys in the order they are written. */
 export interface TenantEntry {
   name: string;
   key: string;
   group: string;
-  plan: string;
-  frequency: z.infer<typeof FrequencyName>;
-  currency: string;
+  groups?: string[];
+  plan?: string;
+  frequency?: z.infer<typeof FrequencyName>;
+  currency?: string;
+  subscription?: Exclude<TenantSubscription, "active">;
   onDelete: TenantOnDelete;
-  domains?: { name: string; type?: "parked" }[];
+  domains?: { name: string; type?: "parked"; group?: string }[];
   webhooks?: { name: string; url: string; events: string[] }[];
   ids: {
     organization: string;
     group: string;
-    subscription: string;
+    groups?: Record<string, string>;
+    subscription?: string;
     domains?: Record<string, string>;
     webhooks?: Record<string, string>;
   };
@@ -57,11 +61,8 @@ const day = (timestamp: string) => timestamp.slice(0, 10);
 /** Why an organisation gets no entry: each would make the tenant's `up` create or change something. */
 const NO_ENTRY = {
   noGroup: () => "it has no domain group, and a tenant declares one: adopting it would create one",
-  noSubscription: () => "it has no subscription, and a tenant declares a plan: adopting it would assign one",
-  cancelled: (subscription: Subscription) =>
-    `its subscription ${subscription.id} was cancelled on ${day(subscription.cancelledAt ?? "")}, and a tenant's subscription is an active one: the next up would assign a new one`,
   expired: (subscription: Subscription) =>
-    `its subscription ${subscription.id} expired on ${day(subscription.expireDate)}, and a tenant's subscription is an active one: the next up would renew it`,
+    `its subscription ${subscription.id} expired on ${day(subscription.expireDate)}, and a tenant's subscription is active or cancelled: the next up would renew it (renew or cancel it first)`,
   noPrice: (subscription: Subscription) => `its subscription ${subscription.id} names no price`,
   priceNotInCatalogue: (priceId: string) =>
     `its subscription's price ${priceId} is not in the partner's catalogue, so no plan, frequency and currency name it`,
@@ -74,7 +75,7 @@ export const LEFT_OUT = {
   invitedUsers: () =>
     "invited users, because the service has no call that lists an organisation's users (add admins and their ids.admins by hand)",
   otherGroup: (group: DomainGroup, domains: readonly Domain[]) =>
-    `domain group ${quoted(group.name, group.id)}${domains.length === 0 ? "" : ` and its domains ${domains.map((domain) => domain.domain).join(", ")}`}, because a tenant has one domain group`,
+    `domain group ${quoted(group.name, group.id)}${domains.length === 0 ? "" : ` and its domains ${domains.map((domain) => domain.domain).join(", ")}`}, because another group of the organisation has that name and a tenant names its groups apart`,
   ungroupedDomain: (domain: Domain) => `domain ${domain.domain}, because it is in no domain group`,
   inactiveWebhook: (webhook: Webhook) =>
     `webhook ${quoted(webhook.name, webhook.objectId)}, because it is inactive and a tenant's webhooks are active ones`,
@@ -104,18 +105,8 @@ function mainGroup(groups: readonly DomainGroup[], domains: readonly Domain[]): 
 
 type Priced = { plan: Plan; price: Plan["prices"][number] };
 
-/** The subscription to adopt and its price in the catalogue, or why there is none. */
-function adoptableSubscription(
-  subscriptions: readonly Subscription[],
-  plans: readonly Plan[],
-): { subscription: Subscription; priced: Priced; others: Subscription[] } | { reason: string } {
-  const newestFirst = [...subscriptions].sort(byNewest);
-  const [subscription, ...others] = newestFirst.filter((candidate) => statusOf(candidate) === "active");
-  if (subscription === undefined) {
-    const [latest] = newestFirst;
-    if (latest === undefined) return { reason: NO_ENTRY.noSubscription() };
-    return { reason: statusOf(latest) === "suspended" ? NO_ENTRY.cancelled(latest) : NO_ENTRY.expired(latest) };
-  }
+/** The subscription's price in the catalogue, named by its plan, frequency and currency; or why it is not. */
+function pricedOf(subscription: Subscription, plans: readonly Plan[]): Priced | { reason: string } {
   const priceId = subscription.items[0]?.priceId;
   if (priceId === undefined) return { reason: NO_ENTRY.noPrice(subscription) };
   const plan = plans.find((candidate) => candidate.prices.some((price) => price.id === priceId));
@@ -132,7 +123,32 @@ function adoptableSubscription(
     return { reason: NO_ENTRY.priceNotNamed(priceId, (error as Error).message) };
   }
   if (named !== priceId) return { reason: NO_ENTRY.priceNotNamed(priceId, `they name ${named}`) };
-  return { subscription, priced: { plan, price }, others };
+  return { plan, price };
+}
+
+/** The subscription the entry declares as it stands, or why none can be declared without a write. */
+type AdoptedSubscription =
+  | { state: "none"; others: [] }
+  | { state: "active" | "suspended"; subscription: Subscription; priced: Priced; others: Subscription[] };
+
+/**
+ * The newest active subscription; with none active, the newest one when it
+ * was cancelled (kept so: `suspended`); with none at all, `none`. An
+ * expired one is not adopted: the next `up` would renew it.
+ */
+function adoptableSubscription(
+  subscriptions: readonly Subscription[],
+  plans: readonly Plan[],
+): AdoptedSubscription | { reason: string } {
+  const newestFirst = [...subscriptions].sort(byNewest);
+  const [active, ...others] = newestFirst.filter((candidate) => statusOf(candidate) === "active");
+  const [latest] = newestFirst;
+  if (latest === undefined) return { state: "none", others: [] };
+  if (active === undefined && statusOf(latest) !== "suspended") return { reason: NO_ENTRY.expired(latest) };
+  const subscription = active ?? latest;
+  const priced = pricedOf(subscription, plans);
+  if ("reason" in priced) return priced;
+  return { state: active ? "active" : "suspended", subscription, priced, others };
 }
 
 /** The organisation's active webhooks with names of their own and known events; the others, each with its reason. */
@@ -157,58 +173,89 @@ export interface ProposalOptions {
   plans: readonly Plan[];
 }
 
-type Adoptable = Exclude<ReturnType<typeof adoptableSubscription>, { reason: string }>;
-
-/** What the organisation's entry is made of: its main group, with its domains, subscription and webhooks. */
+/** What the organisation's entry is made of: its groups, with their domains, subscription and webhooks. */
 interface EntryParts {
   group: DomainGroup;
+  /** The other groups the entry lists under `groups`: each name once, none the main group's. */
+  others: DomainGroup[];
+  /** Groups left out: their name is another's. */
+  sameName: DomainGroup[];
   sortedDomains: Domain[];
-  subscription: Adoptable;
+  subscription: AdoptedSubscription;
   hooks: ReturnType<typeof adoptableWebhooks>;
 }
 
+/** The organisation's other groups, the first of each name kept; a name the entry holds already leaves its group out. */
+function otherGroups(groups: readonly DomainGroup[], main: DomainGroup): Pick<EntryParts, "others" | "sameName"> {
+  const others: DomainGroup[] = [];
+  const sameName: DomainGroup[] = [];
+  for (const group of groups) {
+    if (group.id === main.id) continue;
+    if (group.name === main.name || others.some((other) => other.name === group.name)) sameName.push(group);
+    else others.push(group);
+  }
+  return { others, sameName };
+}
+
 /** What the organisation has beyond its entry, one line each. */
-function leftOutOf(discovered: DiscoveredOrganization, parts: EntryParts): string[] {
-  const { group, sortedDomains, subscription, hooks } = parts;
+function leftOutOf(parts: EntryParts): string[] {
+  const { sameName, sortedDomains, subscription, hooks } = parts;
   return [
     LEFT_OUT.invitedUsers(),
-    ...discovered.groups
-      .filter((other) => other.id !== group.id)
-      .map((other) =>
-        LEFT_OUT.otherGroup(
-          other,
-          sortedDomains.filter((domain) => domain.domainGroupId === other.id),
-        ),
+    ...sameName.map((other) =>
+      LEFT_OUT.otherGroup(
+        other,
+        sortedDomains.filter((domain) => domain.domainGroupId === other.id),
       ),
+    ),
     ...sortedDomains.filter((domain) => !domain.domainGroupId).map((domain) => LEFT_OUT.ungroupedDomain(domain)),
     ...subscription.others.map((other) => LEFT_OUT.otherSubscription(other)),
     ...hooks.leftOut,
   ];
 }
 
-function entryOf(discovered: DiscoveredOrganization, parts: EntryParts, options: ProposalOptions): TenantEntry {
-  const { organization } = discovered;
-  const organizationId = organization.id;
-  const { group, sortedDomains, subscription, hooks } = parts;
-  const inGroup = sortedDomains.filter((domain) => domain.domainGroupId === group.id);
+/** The entry's words for its subscription: the plan of an adopted one, `suspended` for a cancelled one, or `none`. */
+function subscriptionFields(organizationId: string, subscription: AdoptedSubscription) {
+  if (subscription.state === "none") return { fields: { subscription: "none" as const }, ids: {} };
   const { plan, price } = subscription.priced;
   return {
-    name: organization.name,
+    fields: {
+      plan: plan.name,
+      frequency: FREQUENCY_NAMES[price.frequency],
+      currency: price.currency,
+      ...(subscription.state === "suspended" ? { subscription: "suspended" as const } : {}),
+    },
+    ids: { subscription: joinId(organizationId, subscription.subscription.id) },
+  };
+}
+
+function entryOf(discovered: DiscoveredOrganization, parts: EntryParts, options: ProposalOptions): TenantEntry {
+  const organizationId = discovered.organization.id;
+  const { group, others, sortedDomains, hooks } = parts;
+  const groupOf = new Map([group, ...others].map((held) => [held.id, held]));
+  const held = sortedDomains.filter((domain) => domain.domainGroupId && groupOf.has(domain.domainGroupId));
+  const subscription = subscriptionFields(organizationId, parts.subscription);
+  return {
+    name: discovered.organization.name,
     key: options.key.key,
     group: group.name,
-    plan: plan.name,
-    frequency: FREQUENCY_NAMES[price.frequency],
-    currency: price.currency,
+    ...(others.length > 0 ? { groups: others.map((other) => other.name) } : {}),
+    ...subscription.fields,
     onDelete: options.onDelete,
-    domains: inGroup.map((domain) =>
-      domain.type === "parked" ? { name: domain.domain, type: "parked" } : { name: domain.domain },
-    ),
+    domains: held.map((domain) => ({
+      name: domain.domain,
+      ...(domain.type === "parked" ? { type: "parked" as const } : {}),
+      ...(domain.domainGroupId === group.id ? {} : { group: groupOf.get(domain.domainGroupId ?? "")?.name ?? "" }),
+    })),
     webhooks: hooks.kept.map((webhook) => ({ name: webhook.name, url: webhook.url, events: [...webhook.events] })),
     ids: {
       organization: organizationId,
       group: joinId(organizationId, group.id),
-      subscription: joinId(organizationId, subscription.subscription.id),
-      domains: Object.fromEntries(inGroup.map((domain) => [domain.domain, joinId(organizationId, domain.domain)])),
+      ...(others.length > 0
+        ? { groups: Object.fromEntries(others.map((other) => [other.name, joinId(organizationId, other.id)])) }
+        : {}),
+      ...subscription.ids,
+      domains: Object.fromEntries(held.map((domain) => [domain.domain, joinId(organizationId, domain.domain)])),
       webhooks: Object.fromEntries(hooks.kept.map((webhook) => [webhook.name, webhook.objectId])),
     },
   };
@@ -228,6 +275,7 @@ export function proposeTenant(
   if ("reason" in subscription) return leftOutWhole(subscription.reason);
   const parts: EntryParts = {
     group,
+    ...otherGroups(groups, group),
     sortedDomains: [...domains].sort((a, b) => a.domain.localeCompare(b.domain)),
     subscription,
     hooks: adoptableWebhooks(webhooks),
@@ -236,7 +284,7 @@ export function proposeTenant(
     organizationId,
     entry: entryWithout(entryOf(discovered, parts, options), {}),
     ...(options.key.note ? { keyNote: options.key.note } : {}),
-    leftOut: leftOutOf(discovered, parts),
+    leftOut: leftOutOf(parts),
   };
 }
 

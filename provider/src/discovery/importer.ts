@@ -1,14 +1,16 @@
 import { stringify } from "yaml";
 import type { z } from "zod";
 import type { Plan } from "../api";
+import { declarationOf } from "../inventory/declare";
 import { type Inventory, InventoryError, type InventoryTenant, parseInventory } from "../inventory/inventory";
 import { clientFrom, type ProviderSettings } from "../runtime/config";
 import type { DynamicProviderHost } from "../runtime/host";
 import { describeValue, valueAt } from "../runtime/values";
+import { tenantPlan } from "../tenant/plan";
 import { TenantDomain, TenantWebhook } from "../tenant/schema";
 import type { TenantOnDelete } from "../tenant/tenant";
 import { type DiscoveredAccount, type DiscoveredOrganization, discoverAccount } from "./account";
-import { adoptionHost, type Declaration, declarationProblems, tenantDeclarations } from "./adoption";
+import { adoptionDeclarations, adoptionHost, type Declaration, declarationProblems } from "./adoption";
 import { appendedInventoryText, type InventoryAdditions, newInventoryText } from "./document";
 import {
   entryWithout,
@@ -65,6 +67,12 @@ function parseEntry(proposal: ProposedTenant): InventoryTenant | { problems: rea
     if (error instanceof InventoryError) return { problems: error.problems };
     throw error;
   }
+}
+
+/** The entry's tenant plan, as the provider host takes it for an adoption. */
+function declarationsOf(parsed: InventoryTenant, plans: readonly Plan[]): Declaration[] {
+  const label = `${ENTRY_SOURCE}: ${parsed.label}`;
+  return adoptionDeclarations(tenantPlan(parsed.key, declarationOf(parsed), label), plans, label);
 }
 
 function leftOutWhole(proposal: ProposedTenant, reason: string): LeftOutOrganization {
@@ -148,7 +156,7 @@ async function validated(
   if ("problems" in parsed) return leftOutWhole(proposal, parsed.problems.join("; "));
   let declarations: Declaration[];
   try {
-    declarations = tenantDeclarations(parsed, plans, `${ENTRY_SOURCE}: ${parsed.label}`);
+    declarations = declarationsOf(parsed, plans);
   } catch (error) {
     return leftOutWhole(proposal, (error as Error).message);
   }
@@ -175,7 +183,7 @@ async function adoptionChecked(
   candidate: Candidate,
   plans: readonly Plan[],
 ): Promise<Candidate | LeftOutOrganization> {
-  const declarations = tenantDeclarations(candidate.parsed, plans, `${ENTRY_SOURCE}: ${candidate.parsed.label}`);
+  const declarations = declarationsOf(candidate.parsed, plans);
   const problems = (await problemsOf(host, declarations, true)).flatMap(({ declaration, problems }) =>
     problems.map((problem) => `${declaration.what}: ${problem}`),
   );
@@ -321,12 +329,13 @@ function importReport(options: ImportOptions, outcome: ImportOutcome): ImportRep
     inventory: options.inventoryName,
     mode: options.existing ? "append" : "new",
     organizations: outcome.account.organizations.length,
-    written: outcome.candidates.map(({ proposal }) => ({
+    written: outcome.candidates.map(({ proposal, parsed }) => ({
       key: proposal.entry.key,
       name: proposal.entry.name,
       organizationId: proposal.organizationId,
       domains: proposal.entry.domains?.length ?? 0,
       webhooks: proposal.entry.webhooks?.length ?? 0,
+      objects: tenantPlan(parsed.key, declarationOf(parsed), `${ENTRY_SOURCE}: ${parsed.label}`).length,
       ...(proposal.keyNote ? { keyNote: proposal.keyNote } : {}),
       leftOut: proposal.leftOut,
     })),

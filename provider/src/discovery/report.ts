@@ -13,6 +13,8 @@ export interface ImportedTenant {
   organizationId: string;
   domains: number;
   webhooks: number;
+  /** Objects its tenant plan declares, each adopted by id: organisation, groups, subscription, domains, webhooks. */
+  objects: number;
   /** Why the key is not the one the name gives, when it is not. */
   keyNote?: string;
   /** What of its organisation the entry leaves out, and why (also comments above the entry). */
@@ -53,7 +55,7 @@ export interface ImportReport {
 
 /** The terminal's view of a report. */
 export function importSummary(report: ImportReport): string {
-  const objects = report.written.reduce((sum, tenant) => sum + 3 + tenant.domains + tenant.webhooks, 0);
+  const objects = report.written.reduce((sum, tenant) => sum + tenant.objects, 0);
   const lines = [
     `${report.organizations} organisation(s) read; ${report.written.length} tenant(s) with ${objects} object(s) ${
       report.changed ? "written to" : "to add to"

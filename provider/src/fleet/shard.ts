@@ -15,7 +15,7 @@ import {
 import type { Plan } from "../api";
 import { type Deployment, resourceName, resourcesOf } from "../checkpoint/deployment";
 import { type Interruption, interruptionOf } from "../checkpoint/interruption";
-import { type DeclareOptions, declareTenants } from "../inventory/declare";
+import { type DeclareOptions, declareTenants, inventoryTenantPlan } from "../inventory/declare";
 import type { Inventory } from "../inventory/inventory";
 import { readTextIfAny } from "../runtime/readText";
 import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
@@ -50,14 +50,20 @@ function packageVersion(): string {
 
 /**
  * What a shard's last successful `up` deployed, as one hash: its tenants'
- * entries (not their place in the file, so inserting a tenant elsewhere does
- * not touch this shard) and the package version.
+ * plans, the objects each declares (not their place in the file, so
+ * inserting a tenant elsewhere does not touch this shard), how each domain's
+ * record is published, and the package version.
  */
 export function shardDigest(inventory: Inventory, keys: readonly string[]): string {
   const entries = inventory.tenants
     .filter((tenant) => keys.includes(tenant.key))
-    .map(({ label: _label, ...entry }) => entry)
-    .sort((a, b) => a.key.localeCompare(b.key));
+    .sort((a, b) => a.key.localeCompare(b.key))
+    .map((tenant) => ({
+      key: tenant.key,
+      plan: inventoryTenantPlan(inventory, tenant),
+      // Publishing a record is the inventory's hook beside the Tenant, not an object of its plan.
+      dns: tenant.domains.map((domain) => domain.dns ?? tenant.dns ?? "none"),
+    }));
   return createHash("sha256")
     .update(JSON.stringify({ version: packageVersion(), entries }))
     .digest("hex")

@@ -2,14 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Plan } from "../api";
 import { getPlans } from "../functions/plans";
 import { Rfc2136Record } from "../resources/rfc2136Record";
-import {
-  type PublishRecord,
-  priceIdFor,
-  Tenant,
-  type TenantArgs,
-  type TenantPlan,
-  type VerifyDomain,
-} from "../tenant/tenant";
+import { type PlannedObject, type TenantDeclaration, type TenantPlan, tenantPlan } from "../tenant/plan";
+import { type PublishRecord, priceIdFor, Tenant, type TenantArgs, type VerifyDomain } from "../tenant/tenant";
 import { type Inventory, InventoryError, type InventoryTenant } from "./inventory";
 
 export interface DeclareOptions {
@@ -22,13 +16,36 @@ export interface DeclareOptions {
 }
 
 /** Where a message about the tenant points: `tenants.yaml: tenant "Acme" (tenants[1])`. */
-function labelOf(inventory: Inventory, tenant: InventoryTenant): string {
+export function labelOf(inventory: Inventory, tenant: InventoryTenant): string {
   return `${inventory.source}: ${tenant.label}`;
 }
 
-/** The tenant's plan, as the Tenant and the catalogue check take it. */
-function planOf(tenant: InventoryTenant): TenantPlan {
+/** The tenant's plan, as the Tenant and the catalogue check take it; none with `subscription: none`. */
+function planOf(tenant: InventoryTenant): TenantPlan | undefined {
+  if (tenant.plan === undefined || tenant.subscription === "none") return undefined;
   return { name: tenant.plan, frequency: tenant.frequency, ...(tenant.currency ? { currency: tenant.currency } : {}) };
+}
+
+/** What the inventory entry declares, as the tenant plan takes it. */
+export function declarationOf(tenant: InventoryTenant): TenantDeclaration {
+  const plan = planOf(tenant);
+  return {
+    name: tenant.name,
+    group: tenant.group,
+    ...(tenant.groups.length > 0 ? { groups: tenant.groups } : {}),
+    ...(plan ? { plan } : {}),
+    ...(tenant.subscription === "active" ? {} : { subscription: tenant.subscription }),
+    domains: tenant.domains.map(({ dns: _publishing, ...domain }) => domain),
+    admins: tenant.admins,
+    webhooks: tenant.webhooks,
+    onDelete: tenant.onDelete,
+    ...(tenant.ids ? { existingIds: tenant.ids } : {}),
+  };
+}
+
+/** The objects the inventory entry declares: the plan its Tenant registers. */
+export function inventoryTenantPlan(inventory: Inventory, tenant: InventoryTenant): PlannedObject[] {
+  return tenantPlan(tenant.key, declarationOf(tenant), labelOf(inventory, tenant));
 }
 
 /**
@@ -69,14 +86,7 @@ export function tenantArgs(inventory: Inventory, tenant: InventoryTenant, option
   const { plans, verifyDomain } = options;
   const publishRecord = options.publishRecord ?? inventoryPublisher(inventory, tenant);
   return {
-    name: tenant.name,
-    group: tenant.group,
-    plan: planOf(tenant),
-    domains: tenant.domains.map(({ dns: _publishing, ...domain }) => domain),
-    admins: tenant.admins,
-    webhooks: tenant.webhooks,
-    onDelete: tenant.onDelete,
-    ...(tenant.ids ? { existingIds: tenant.ids } : {}),
+    ...declarationOf(tenant),
     ...(plans ? { plans } : {}),
     ...(publishRecord ? { publishRecord } : {}),
     ...(verifyDomain ? { verifyDomain } : {}),
@@ -104,8 +114,10 @@ export function declareTenants(
 export function checkPlans(inventory: Inventory, plans: readonly Plan[]): void {
   const problems: string[] = [];
   for (const tenant of inventory.tenants) {
+    const plan = planOf(tenant);
+    if (plan === undefined) continue;
     try {
-      priceIdFor(plans, planOf(tenant), labelOf(inventory, tenant));
+      priceIdFor(plans, plan, labelOf(inventory, tenant));
     } catch (error) {
       problems.push((error as Error).message);
     }

@@ -9,7 +9,14 @@ import { domainGroup } from "../resources/domainGroup";
 import { organization } from "../resources/organization";
 import { rfc2136Record } from "../resources/rfc2136Record";
 import { describeValue, repeats, valueAt } from "../runtime/values";
-import { TenantDomain, TenantIds, TenantKey, TenantOnDelete, TenantWebhook } from "../tenant/schema";
+import {
+  TenantDomain,
+  TenantIds,
+  TenantKey,
+  TenantOnDelete,
+  TenantSubscription,
+  TenantWebhook,
+} from "../tenant/schema";
 
 /**
  * A problem with the inventory. A `pulumi.RunError`, so a preview stops with
@@ -72,10 +79,20 @@ const TenantEntry = mapping({
     "Stem of the tenant's resource names (`<key>/group`, `<key>/subscription`...); the name in lower-case words joined by hyphens when not given. Keep it across renames.",
   ),
   group: domainGroup.inputs.shape.name.describe("Name of the tenant's domain group."),
+  groups: z
+    .array(domainGroup.inputs.shape.name)
+    .describe("Further domain groups of the organisation, by name; a domain whose `group` names one of them is in it.")
+    .default([]),
   plan: z
     .string()
     .min(1, { message: "must name a plan of the partner's catalogue, such as Business" })
-    .describe("Plan name of the partner's catalogue, matched without regard to case, e.g. `Business`."),
+    .optional()
+    .describe(
+      "Plan name of the partner's catalogue, matched without regard to case, e.g. `Business`; required unless `subscription` is `none`, which ignores it.",
+    ),
+  subscription: TenantSubscription.describe(
+    "Where the subscription stands: `active` (assigned and kept active), `suspended` (an adopted cancelled subscription, `ids.subscription`, kept cancelled: the organisation stays suspended; changing an active one to `suspended` cancels it, and back to `active` renews it) or `none` (the organisation has no subscription and the tenant declares none).",
+  ).default("active"),
   frequency: FrequencyName.describe("Billing frequency of the plan's price.").default("monthly"),
   currency: api.Currency.optional().describe(
     "Currency of the plan's price; needed only when the plan has prices in several currencies for the frequency.",
@@ -105,8 +122,15 @@ const TenantEntry = mapping({
 
 /** Values every tenant takes unless it sets its own. */
 const DefaultsEntry = mapping(
-  TenantEntry.pick({ group: true, plan: true, frequency: true, currency: true, onDelete: true, dns: true }).partial()
-    .shape,
+  TenantEntry.pick({
+    group: true,
+    plan: true,
+    frequency: true,
+    currency: true,
+    subscription: true,
+    onDelete: true,
+    dns: true,
+  }).partial().shape,
 );
 const DEFAULTED_KEYS = Object.keys(DefaultsEntry.shape);
 
@@ -147,6 +171,33 @@ function zoneChecks(tenant: z.output<typeof TenantEntry>, index: number, positio
   ];
 }
 
+/** The plan, subscription and ids must say one thing; every domain's group is one of the tenant's. */
+function stateChecks(tenant: z.output<typeof TenantEntry>, index: number): Issue[] {
+  const at = (...path: PropertyKey[]) => ["tenants", index, ...path];
+  const issues: Issue[] = [];
+  if (tenant.subscription !== "none" && tenant.plan === undefined)
+    issues.push({ path: at("plan"), message: "is required unless subscription is none" });
+  if (tenant.subscription === "suspended" && tenant.ids?.subscription === undefined)
+    issues.push({
+      path: at("subscription"),
+      message: "keeps an existing cancelled subscription cancelled: set ids.subscription to its id",
+    });
+  if (tenant.subscription === "none" && tenant.ids?.subscription !== undefined)
+    issues.push({ path: at("ids", "subscription"), message: "names a subscription, but subscription is none" });
+  tenant.groups.forEach((group, position) => {
+    if (group === tenant.group) issues.push({ path: at("groups", position), message: "is the tenant's group already" });
+  });
+  const known = [tenant.group, ...tenant.groups];
+  tenant.domains.forEach((domain, position) => {
+    if (domain.group !== undefined && !known.includes(domain.group))
+      issues.push({
+        path: at("domains", position, "group"),
+        message: `must be the tenant's group or one of its groups (${known.map((name) => `"${name}"`).join(", ")})`,
+      });
+  });
+  return issues;
+}
+
 /**
  * What the schema cannot see entry by entry: resource names must not collide,
  * a domain belongs to one tenant, and an admin or webhook is listed once.
@@ -167,6 +218,7 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
         message: `gives the resource name "${key}", as tenants[${other}] does: set a different key`,
       });
     } else keys.set(key, index);
+    issues.push(...stateChecks(tenant, index));
 
     tenant.domains.forEach((domain, position) => {
       issues.push(...zoneChecks(tenant, index, position));
@@ -187,6 +239,7 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
       }
     };
     listedOnce(tenant.admins, "admins");
+    listedOnce(tenant.groups, "groups");
     listedOnce(
       tenant.webhooks.map((webhook) => webhook.name),
       "webhooks",

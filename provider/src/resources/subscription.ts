@@ -26,6 +26,12 @@ const SubscriptionInputs = z.object({
     .describe(
       `Keep the subscription active until this date (ISO 8601): renewed while it expires before it, at most ${MAX_RENEWALS} terms in one operation.`,
     ),
+  suspended: z
+    .boolean()
+    .optional()
+    .describe(
+      "Keep the subscription cancelled (the organisation suspended): adopt a cancelled subscription (`importId`) without renewing it. Set on an active subscription, the next `up` cancels it; removed, the next `up` renews it by a new assignment.",
+    ),
 });
 type SubscriptionInputs = z.output<typeof SubscriptionInputs>;
 
@@ -206,10 +212,33 @@ async function assign(client: DmarcClient, inputs: SubscriptionInputs): Promise<
   }
 }
 
+/**
+ * The subscription cancelled, as declared: cancelled now when it is active.
+ * A cancelled subscription keeps its price, so a new price is refused.
+ */
+async function keepCancelled(
+  client: DmarcClient,
+  olds: SubscriptionProps,
+  news: SubscriptionInputs,
+): Promise<SubscriptionRecord> {
+  const subscriptionId = olds.subscriptionId;
+  const record = await findSubscription(client, olds.organizationId, subscriptionId);
+  if (!record) throw new Error(`Subscription ${subscriptionId}: it is gone, so it cannot be kept cancelled`);
+  const priceId = record.items[0]?.priceId;
+  if (priceId !== undefined && priceId !== news.priceId) {
+    throw new Error(
+      `Subscription ${subscriptionId}: a cancelled subscription keeps its price ${priceId}; renew it (no longer suspended) to move it to ${news.priceId}`,
+    );
+  }
+  if (record.cancelledAt !== null) return record;
+  await cancelSubscription(client, olds.organizationId, subscriptionId);
+  return (await findSubscription(client, olds.organizationId, subscriptionId)) ?? record;
+}
+
 export const subscription = defineResource({
   typeName: "Subscription",
   description:
-    "A plan subscription of an organisation. Destroying it cancels it (the organisation is suspended); one a refresh finds cancelled or expired is made active again by the next `up`.",
+    "A plan subscription of an organisation. Destroying it cancels it (the organisation is suspended); one a refresh finds cancelled or expired is made active again by the next `up`, unless it is declared `suspended`, which keeps it cancelled.",
   idFormat: "<organizationId>/<first subscription id>",
   inputs: SubscriptionInputs,
   outputs: SubscriptionOutputs,
@@ -221,6 +250,11 @@ export const subscription = defineResource({
   },
 
   async create({ client }, inputs) {
+    if (inputs.suspended) {
+      throw new Error(
+        `Subscription of ${inputs.organizationId}: suspended keeps an existing cancelled subscription cancelled, so it needs importId; a new subscription starts active`,
+      );
+    }
     const assigned = await assign(client, inputs);
     // The first subscription id names the resource for good; later ones show in `subscriptionId`.
     const id = joinId(inputs.organizationId, assigned.id);
@@ -235,10 +269,15 @@ export const subscription = defineResource({
     const found = await findSubscription(client, organizationId, props?.subscriptionId ?? child);
     if (!found) return undefined;
     const priceId = found.items[0]?.priceId ?? props?.priceId ?? "";
-    return outputsFor({ organizationId, priceId, keepActiveUntil: props?.keepActiveUntil }, found);
+    return outputsFor(
+      { organizationId, priceId, keepActiveUntil: props?.keepActiveUntil, suspended: props?.suspended },
+      found,
+    );
   },
 
   drift(olds) {
+    // Declared suspended: it must stay cancelled, and is cancelled by the next up when it is not.
+    if (olds.suspended) return olds.status === "suspended" ? [] : ["status"];
     // Cancelled or expired behind our back: the declared subscription is an active one.
     if (olds.status !== "active") return ["status"];
     // Not renewed as far as declared yet, e.g. after renewals that failed half-way.
@@ -247,6 +286,7 @@ export const subscription = defineResource({
   },
 
   async update({ client }, _id, olds, news, changed) {
+    if (news.suspended) return outputsFor(news, await keepCancelled(client, olds, news));
     let record = await findSubscription(client, olds.organizationId, olds.subscriptionId);
     if (!record || statusOf(record) === "suspended") {
       // Cancelled behind our back (or gone): re-activation is a new assignment.

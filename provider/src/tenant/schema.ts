@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { domain } from "../resources/domain";
+import { domainGroup } from "../resources/domainGroup";
 import { organization } from "../resources/organization";
 import { webhook } from "../resources/webhook";
 
@@ -25,6 +26,9 @@ export const TenantDomain = z.object({
   type: domainInputs.type,
   setupRecordType: domainInputs.setupRecordType,
   zone: domainInputs.zone,
+  group: domainGroup.inputs.shape.name
+    .optional()
+    .describe("The domain group holding the domain: the tenant's `group` when not given, else one of its `groups`."),
   verify: z
     .boolean()
     .optional()
@@ -41,6 +45,14 @@ export const TenantOnDelete = z.enum([...organization.inputs.shape.onDelete.unwr
 export type TenantOnDelete = z.infer<typeof TenantOnDelete>;
 
 /**
+ * Where the tenant's subscription stands: `active` (assigned and kept active),
+ * `suspended` (an adopted cancelled subscription, kept cancelled: the
+ * organisation stays suspended) or `none` (no subscription is declared).
+ */
+export const TenantSubscription = z.enum(["active", "suspended", "none"]);
+export type TenantSubscription = z.infer<typeof TenantSubscription>;
+
+/**
  * Ids of objects that exist already on the service, adopted instead of
  * created (each resource's `importId`): moving tenants in from another stack,
  * a script or by-hand setup. Nothing adopted is changed or recreated.
@@ -48,6 +60,10 @@ export type TenantOnDelete = z.infer<typeof TenantOnDelete>;
 export const TenantIds = z.object({
   organization: z.string().min(1).optional().describe("The Organization's id."),
   group: z.string().min(1).optional().describe("The DomainGroup's id, `<organizationId>/<groupId>`."),
+  groups: z
+    .record(z.string(), z.string().min(1))
+    .optional()
+    .describe("Each further DomainGroup's id (`groups`), `<organizationId>/<groupId>`, by group name."),
   subscription: z.string().min(1).optional().describe("The Subscription's id, `<organizationId>/<subscriptionId>`."),
   domains: z
     .record(z.string(), z.string().min(1))

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Plan } from "../api";
-import { getPlans, type PriceSelector, selectPriceId } from "../functions/plans";
+import { getPlans, selectPriceId } from "../functions/plans";
 import { type DnsSetupRecord, Domain } from "../resources/domain";
 import { DomainGroup } from "../resources/domainGroup";
 import { DomainVerification } from "../resources/domainVerification";
@@ -9,17 +9,20 @@ import { Organization } from "../resources/organization";
 import { Subscription, type SubscriptionStatus } from "../resources/subscription";
 import { Webhook } from "../resources/webhook";
 import { recordProgramFrames } from "../runtime/stackFrames";
-import { repeats } from "../runtime/values";
 import {
-  TENANT_KEY_RULE,
-  type TenantDomain,
-  type TenantIds,
-  TenantKey,
-  type TenantOnDelete,
-  type TenantWebhook,
-} from "./schema";
+  OutputOf,
+  type PlannedObject,
+  type PlannedType,
+  PriceOf,
+  type TenantDeclaration,
+  type TenantPlan,
+  TenantPlanError,
+  tenantPlan,
+} from "./plan";
+import type { TenantDomain, TenantIds, TenantOnDelete, TenantSubscription, TenantWebhook } from "./schema";
 
-export type { TenantDomain, TenantIds, TenantOnDelete, TenantWebhook } from "./schema";
+export type { TenantPlan } from "./plan";
+export type { TenantDomain, TenantIds, TenantOnDelete, TenantSubscription, TenantWebhook } from "./schema";
 
 /** The Pulumi type of the component grouping one tenant's resources. */
 export const TENANT_TYPE = "dmarc:index:Tenant";
@@ -31,12 +34,6 @@ export class TenantError extends pulumi.RunError {
   constructor(readonly problems: readonly string[]) {
     super(problems.join("\n"));
   }
-}
-
-/** The tenant's plan: a price selector whose plan is given by `name`. */
-export interface TenantPlan extends Omit<PriceSelector, "plan"> {
-  /** Plan name of the partner's catalogue, matched without regard to case, e.g. `Business`. */
-  name: PriceSelector["plan"];
 }
 
 /**
@@ -77,13 +74,17 @@ function waitForTheService(domainName: string): VerifyDomain {
     );
 }
 
-export interface TenantArgs {
+export interface TenantArgs extends TenantDeclaration<pulumi.Input<string>> {
   /** The organisation's name. Renaming updates the organisation in place: the resource name (the key) stays. */
   name: pulumi.Input<string>;
   /** Name of the tenant's domain group. */
   group: pulumi.Input<string>;
-  /** Plan and frequency, resolved against the catalogue (`plans`). */
-  plan: TenantPlan;
+  /** Further domain groups, by name: a domain with `group` set to one of them is in it. */
+  groups?: string[];
+  /** Plan and frequency, resolved against the catalogue (`plans`); not needed with `subscription: "none"`. */
+  plan?: TenantPlan;
+  /** `active` (default), `suspended` (an adopted cancelled subscription kept cancelled) or `none` (no Subscription). */
+  subscription?: TenantSubscription;
   domains?: TenantDomain[];
   /** E-mail addresses invited as administrators. */
   admins?: string[];
@@ -108,38 +109,122 @@ export interface TenantDomainOutputs {
   verification?: pulumi.Resource;
 }
 
-/** What every resource of one tenant is declared with: its name, its options, and the id it adopts. */
-interface TenantScope {
-  key: string;
-  /** The resource name of a part of the tenant: `<key>/<part>/...`. */
-  name(...parts: string[]): string;
-  /** The component as parent; with `onDelete: keep`, every resource retained. */
-  options: pulumi.CustomResourceOptions;
-  /** The `importId` input adopting the object with this id, if one is given. */
-  adopt(id: string | undefined): { importId?: string };
+/** The resource class of each planned type. */
+const RESOURCE_CLASSES: Record<
+  PlannedType,
+  new (
+    name: string,
+    args: never,
+    opts: pulumi.CustomResourceOptions,
+  ) => pulumi.CustomResource
+> = {
+  Organization,
+  DomainGroup,
+  Subscription,
+  Invitation,
+  Webhook,
+  Domain,
+};
+
+/** The tenant's plan, its problems as a `TenantError`. */
+function planOf(key: string, args: TenantArgs, label: string): PlannedObject[] {
+  try {
+    return tenantPlan(key, args, label);
+  } catch (error) {
+    if (error instanceof TenantPlanError) throw new TenantError(error.problems);
+    throw error;
+  }
 }
 
-function scopeOf(tenant: Tenant, key: string, onDelete: TenantOnDelete): TenantScope {
-  return {
-    key,
-    name: (...parts) => [key, ...parts].join("/"),
-    // Kept tenants are only forgotten: every resource retained, the organisation's delete never runs.
-    options: { parent: tenant, ...(onDelete === "keep" ? { retainOnDelete: true } : {}) },
-    adopt: (id) => (id === undefined ? {} : { importId: id }),
+/** What registering a plan made: every resource by resource name, and the domains with their records. */
+interface Registered {
+  made: Map<string, pulumi.CustomResource>;
+  domains: Record<string, TenantDomainOutputs>;
+}
+
+/** The output of an already registered resource that a planned input names. */
+function outputOf(made: ReadonlyMap<string, pulumi.CustomResource>, reference: OutputOf): pulumi.Output<string> {
+  const resource = made.get(reference.object) as unknown as Record<string, pulumi.Output<string>> | undefined;
+  if (!resource) throw new Error(`the tenant plan names ${reference.object} before declaring it`);
+  return resource[reference.output] as pulumi.Output<string>;
+}
+
+/** A Domain's record published by `publishRecord` and, with `verify`, the wait for its verification. */
+function publishAndVerify(
+  tenant: Tenant,
+  domain: Domain,
+  object: PlannedObject,
+  args: TenantArgs,
+): TenantDomainOutputs {
+  const name = object.name;
+  const record = domain.setupRecord;
+  const published = args.publishRecord?.(record, domain, { parent: tenant, dependsOn: [domain] }, name);
+  const verifyWith = args.verifyDomain ?? waitForTheService(name);
+  const verification = object.verify
+    ? verifyWith(domain, published, { parent: tenant, dependsOn: published ? [published] : [domain] })
+    : undefined;
+  return { domain, record, ...(published ? { published } : {}), ...(verification ? { verification } : {}) };
+}
+
+/** Each planned object as a resource of the tenant, in the plan's order, its references resolved. */
+function registerPlan(tenant: Tenant, plan: readonly PlannedObject[], args: TenantArgs, label: string): Registered {
+  const made = new Map<string, pulumi.CustomResource>();
+  const domains: Record<string, TenantDomainOutputs> = {};
+  let catalogue: pulumi.Output<Plan[]> | undefined;
+  const resolve = (value: unknown): unknown => {
+    if (value instanceof OutputOf) return outputOf(made, value);
+    if (!(value instanceof PriceOf)) return value;
+    catalogue ??= pulumi.output(args.plans ?? getPlans());
+    return catalogue.apply((plans) => priceIdFor(plans, value.plan, label));
   };
+  for (const object of plan) {
+    const inputs = Object.fromEntries(Object.entries(object.inputs).map(([input, value]) => [input, resolve(value)]));
+    const dependsOn = object.dependsOn.flatMap((name) => made.get(name) ?? []);
+    const options: pulumi.CustomResourceOptions = {
+      parent: tenant,
+      ...(object.retainOnDelete ? { retainOnDelete: true } : {}),
+      ...(dependsOn.length > 0 ? { dependsOn } : {}),
+    };
+    const resource = new RESOURCE_CLASSES[object.type](object.name, inputs as never, options);
+    made.set(object.name, resource);
+    if (resource instanceof Domain) domains[object.name] = publishAndVerify(tenant, resource, object, args);
+  }
+  return { made, domains };
+}
+
+/** The registered resources of the plan's objects of one type, in its order. */
+function madeOfType<Resource>(plan: readonly PlannedObject[], made: Registered["made"], type: PlannedType): Resource[] {
+  return plan.filter((object) => object.type === type).map((object) => made.get(object.name) as Resource);
+}
+
+/** The registered resources of one part of the plan, by the part's name (e-mail address, webhook name). */
+function byPart<Resource>(
+  plan: readonly PlannedObject[],
+  made: Registered["made"],
+  kind: "admin" | "webhook",
+): Record<string, Resource> {
+  return Object.fromEntries(
+    plan.flatMap((object) =>
+      object.part.kind === kind ? [[object.part.name, made.get(object.name) as Resource]] : [],
+    ),
+  );
 }
 
 /**
- * One customer of the partner: its organisation with domain group,
- * subscription, admin invitations, webhooks and domains. Resource names are
- * the tenant's key followed by what the resource is (`acme-corp/group`,
- * `acme-corp/admin/alice@acme.example`); a domain is named after itself.
+ * One customer of the partner: its organisation with domain groups,
+ * subscription, admin invitations, webhooks and domains, declared as its
+ * plan (`tenantPlan`) says. Resource names are the tenant's key followed by
+ * what the resource is (`acme-corp/group`, `acme-corp/admin/alice@acme.example`);
+ * a domain is named after itself.
  */
 export class Tenant extends pulumi.ComponentResource {
   readonly key: string;
   readonly organization: Organization;
   readonly group: DomainGroup;
-  readonly subscription: Subscription;
+  /** The further groups (`groups`), by name. */
+  readonly groups: Record<string, DomainGroup>;
+  /** Absent with `subscription: "none"`. */
+  readonly subscription: Subscription | undefined;
   /** By domain name. */
   readonly domains: Record<string, TenantDomainOutputs>;
   /** By e-mail address. */
@@ -147,7 +232,8 @@ export class Tenant extends pulumi.ComponentResource {
   /** By webhook name. */
   readonly webhooks: Record<string, Webhook>;
   readonly organizationId: pulumi.Output<string>;
-  readonly subscriptionStatus: pulumi.Output<SubscriptionStatus>;
+  /** The subscription's status; `none` when the tenant declares no subscription. */
+  readonly subscriptionStatus: pulumi.Output<SubscriptionStatus | "none">;
   /** By domain name: the record to publish. */
   readonly records: pulumi.Output<Record<string, DnsSetupRecord>>;
   /** By webhook name: the signing secret (a Pulumi secret; empty for an adopted webhook until its secret is rotated). */
@@ -165,33 +251,18 @@ export class Tenant extends pulumi.ComponentResource {
     }
     this.key = key;
     const label = args.label ?? `tenant "${key}"`;
-    checkArgs(key, args, label);
-    const existing = args.existingIds ?? {};
-    const onDelete = args.onDelete ?? "delete";
-    const scope = scopeOf(this, key, onDelete);
-
-    this.organization = declareOrganization(scope, args.name, onDelete, existing.organization);
+    const plan = planOf(key, args, label);
+    const { made, domains } = registerPlan(this, plan, args, label);
+    const [group, ...groups] = madeOfType<DomainGroup>(plan, made, "DomainGroup");
+    this.organization = made.get(key) as Organization;
     this.organizationId = this.organization.organizationId;
-    this.group = new DomainGroup(
-      scope.name("group"),
-      { organizationId: this.organizationId, name: args.group, ...scope.adopt(existing.group) },
-      scope.options,
-    );
-    const priceId = pulumi.output(args.plans ?? getPlans()).apply((plans) => priceIdFor(plans, args.plan, label));
-    this.subscription = new Subscription(
-      scope.name("subscription"),
-      { organizationId: this.organizationId, priceId, ...scope.adopt(existing.subscription) },
-      scope.options,
-    );
-    this.subscriptionStatus = this.subscription.status;
-    this.invitations = declareInvitations(scope, this.organizationId, args.admins ?? [], existing.admins ?? {});
-    this.webhooks = declareWebhooks(scope, this.organizationId, args.webhooks ?? [], existing.webhooks ?? {});
-    // After the subscription, so the plan's domain limit applies rather than the trial's; after the
-    // webhooks, so they see each domain's domain.created event.
-    const before = [this.subscription, ...Object.values(this.webhooks)];
-    this.domains = Object.fromEntries(
-      (args.domains ?? []).map((entry) => [entry.name, this.declareDomain(scope, entry, args, existing, before)]),
-    );
+    this.group = group as DomainGroup;
+    this.groups = Object.fromEntries((args.groups ?? []).map((name, index) => [name, groups[index] as DomainGroup]));
+    [this.subscription] = madeOfType<Subscription>(plan, made, "Subscription");
+    this.subscriptionStatus = this.subscription?.status ?? pulumi.output("none" as const);
+    this.invitations = byPart<Invitation>(plan, made, "admin");
+    this.webhooks = byPart<Webhook>(plan, made, "webhook");
+    this.domains = domains;
     this.records = pulumi.output(
       Object.fromEntries(Object.entries(this.domains).map(([domain, outputs]) => [domain, outputs.record])),
     );
@@ -204,107 +275,6 @@ export class Tenant extends pulumi.ComponentResource {
     // rewrites after every step; a fleet's shard exports them once.
     this.registerOutputs({});
   }
-
-  /** A Domain, its record published by `publishRecord` and, with `verify`, the wait for its verification. */
-  private declareDomain(
-    scope: TenantScope,
-    entry: TenantDomain,
-    args: TenantArgs,
-    existing: TenantIds,
-    before: pulumi.Resource[],
-  ): TenantDomainOutputs {
-    const { name, verify, ...settings } = entry;
-    const domain = new Domain(
-      name,
-      {
-        organizationId: this.organizationId,
-        domain: name,
-        groupId: this.group.groupId,
-        ...settings,
-        ...scope.adopt(existing.domains?.[name]),
-      },
-      { ...scope.options, dependsOn: before },
-    );
-    const record = domain.setupRecord;
-    const published = args.publishRecord?.(record, domain, { parent: this, dependsOn: [domain] }, name);
-    const verifyWith = args.verifyDomain ?? waitForTheService(name);
-    const verification = verify
-      ? verifyWith(domain, published, { parent: this, dependsOn: published ? [published] : [domain] })
-      : undefined;
-    return { domain, record, ...(published ? { published } : {}), ...(verification ? { verification } : {}) };
-  }
-}
-
-/** The tenant's organisation: `keep` and `cancelSubscriptions` both leave it on the service. */
-function declareOrganization(
-  scope: TenantScope,
-  name: pulumi.Input<string>,
-  onDelete: TenantOnDelete,
-  existingId: string | undefined,
-): Organization {
-  return new Organization(
-    scope.key,
-    { name, onDelete: onDelete === "delete" ? "delete" : "cancelSubscriptions", ...scope.adopt(existingId) },
-    scope.options,
-  );
-}
-
-/** An administrator invitation per e-mail address, by address. */
-function declareInvitations(
-  scope: TenantScope,
-  organizationId: pulumi.Output<string>,
-  admins: readonly string[],
-  existing: Record<string, string>,
-): Record<string, Invitation> {
-  return Object.fromEntries(
-    admins.map((email) => [
-      email,
-      new Invitation(
-        scope.name("admin", email),
-        { organizationId, email, role: "admin", ...scope.adopt(existing[email]) },
-        scope.options,
-      ),
-    ]),
-  );
-}
-
-/** The tenant's webhooks, owned by its organisation, by name. */
-function declareWebhooks(
-  scope: TenantScope,
-  organizationId: pulumi.Output<string>,
-  webhooks: readonly TenantWebhook[],
-  existing: Record<string, string>,
-): Record<string, Webhook> {
-  return Object.fromEntries(
-    webhooks.map((webhook) => [
-      webhook.name,
-      new Webhook(
-        scope.name("webhook", webhook.name),
-        { ...webhook, ownerId: organizationId, ...scope.adopt(existing[webhook.name]) },
-        scope.options,
-      ),
-    ]),
-  );
-}
-
-/** Declarations the resources' own checks cannot see: names that would collide. */
-function checkArgs(key: string, args: TenantArgs, label: string): void {
-  const problems: string[] = [];
-  if (!TenantKey.safeParse(key).success) problems.push(`${label}: key "${key}" ${TENANT_KEY_RULE}`);
-  const listedOnce = (values: readonly string[], field: string) => {
-    for (const { position } of repeats(values))
-      problems.push(`${label}: ${field}[${position}] "${values[position]}" is listed already`);
-  };
-  listedOnce(
-    (args.domains ?? []).map((domain) => domain.name),
-    "domains",
-  );
-  listedOnce(args.admins ?? [], "admins");
-  listedOnce(
-    (args.webhooks ?? []).map((webhook) => webhook.name),
-    "webhooks",
-  );
-  if (problems.length > 0) throw new TenantError(problems);
 }
 
 /** The price of the tenant's plan, or an error naming the tenant and its `plan`. */
@@ -323,7 +293,8 @@ function idsOf(tenant: Tenant): pulumi.Output<TenantIds> {
   return pulumi.output({
     organization: tenant.organization.id,
     group: tenant.group.id,
-    subscription: tenant.subscription.id,
+    ...(Object.keys(tenant.groups).length > 0 ? { groups: byName(tenant.groups) } : {}),
+    ...(tenant.subscription ? { subscription: tenant.subscription.id } : {}),
     domains: byName(Object.fromEntries(Object.entries(tenant.domains).map(([name, entry]) => [name, entry.domain]))),
     admins: byName(tenant.invitations),
     webhooks: byName(tenant.webhooks),
