@@ -22,7 +22,7 @@ import { useEngine } from "../support/engine";
 // as someone outside the fleet would) is named by `drift`, which writes
 // nothing, and put back by the next `up`; the findings name records by what
 // they are; a tenant removed from the inventory keeps its record until its
-// offboarding is approved. Two shards of two tenants, one domain each (the
+// offboarding is approved, and for good when it is kept (onDelete: keep). Two shards of two tenants, one domain each (the
 // names the test server's publishing key may update).
 
 const unavailable = await dnsServersUnavailable();
@@ -47,8 +47,11 @@ const published = new Map<string, string[]>();
 /** The record's text as the first up published it. */
 const publishedText = (key: string) => published.get(key)?.[0]?.replace(/^TXT (.*) @300$/, "$1") ?? "";
 
+/** Delta is kept on offboarding: its organisation, domain and record stay. */
 function entries(keys: readonly string[]): Entry[] {
-  return keys.map((key) => tenant(key, { domains: [{ name: DOMAINS[key] }] }));
+  return keys.map((key) =>
+    tenant(key, { domains: [{ name: DOMAINS[key] }], ...(key === "delta" ? { onDelete: "keep" } : {}) }),
+  );
 }
 
 function options(keys: readonly string[] = KEYS, extra: Partial<FleetOptions> = {}): FleetOptions {
@@ -159,6 +162,11 @@ describe.skipIf(unavailable !== undefined)("a fleet publishing its records by RF
     expect(approved.ok).toBe(true);
     expect(approved.tenants.map((found) => [found.key, found.offboarding?.status])).toEqual([["charlie", "approved"]]);
     expect(await dns.served(hostOf("charlie"))).toEqual([]);
+    expect(await dns.served(hostOf("delta"))).toEqual(published.get("delta"));
+
+    const kept = await runFleet("up", options(["alpha", "bravo"], { allowOffboard: ["delta"] }));
+    expect(kept.ok).toBe(true);
+    expect(views(kept)).toContain(`    - record ${hostOf("delta")}: kept (onDelete: keep)\n`);
     expect(await dns.served(hostOf("delta"))).toEqual(published.get("delta"));
   }, 600_000);
 });

@@ -41,6 +41,7 @@ export class TenantError extends pulumi.RunError {
  * same `up`: given the record, its Domain and the domain's name, returns the
  * DNS resource (or nothing, for a domain published elsewhere), e.g.
  * `(record, domain, opts) => new cloudflare.DnsRecord(..., { name: record.name, content: record.value, ... }, opts)`.
+ * Pass `opts` on: it carries `retainOnDelete` for a tenant with `onDelete: keep`.
  */
 export type PublishRecord = (
   record: pulumi.Output<DnsSetupRecord>,
@@ -158,10 +159,12 @@ function publishAndVerify(
 ): TenantDomainOutputs {
   const name = object.name;
   const record = domain.setupRecord;
-  const published = args.publishRecord?.(record, domain, { parent: tenant, dependsOn: [domain] }, name);
+  // A kept tenant keeps its records too: its organisation and domains stay on the service, and need them.
+  const kept = object.retainOnDelete ? { retainOnDelete: true } : {};
+  const published = args.publishRecord?.(record, domain, { parent: tenant, dependsOn: [domain], ...kept }, name);
   const verifyWith = args.verifyDomain ?? waitForTheService(name);
   const verification = object.verify
-    ? verifyWith(domain, published, { parent: tenant, dependsOn: published ? [published] : [domain] })
+    ? verifyWith(domain, published, { parent: tenant, dependsOn: published ? [published] : [domain], ...kept })
     : undefined;
   return { domain, record, ...(published ? { published } : {}), ...(verification ? { verification } : {}) };
 }
