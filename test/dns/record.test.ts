@@ -1,5 +1,6 @@
 import { createSocket } from "node:dgram";
 import { dynamicProviderHost, SETTINGS } from "pulumi-dmarc-partner";
+import { authoritativeRecords, RecordType } from "pulumi-dmarc-partner/dns";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   DMARC_NAMES,
@@ -75,6 +76,14 @@ describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2
     return (await dynamicProviderHost.read(TYPE, id, props)).props as Props | undefined;
   }
 
+  /** The serial of the zone's SOA record, which the server raises with every update. */
+  async function zoneSerial(): Promise<number> {
+    const [soa] = await authoritativeRecords(dns.target(dns.adminKey), ZONE, ZONE, [RecordType.SOA]);
+    if (!soa) throw new Error(`${kind} serves no SOA record for ${ZONE}`);
+    // The rdata ends with serial, refresh, retry, expire and minimum, 4 bytes each.
+    return soa.data.readUInt32BE(soa.data.length - 20);
+  }
+
   beforeAll(async () => {
     dns = await startDnsServer(kind);
   });
@@ -144,6 +153,21 @@ describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2
     ).rejects.toThrow(/differs from its declaration.*value: declared "v=DMARC1; p=quarantine", actual/);
     expect(await dns.served(name)).toEqual([`TXT ${DMARC} @300`]);
     await dynamicProviderHost.delete(TYPE, name, adopted.outs as Props);
+  });
+
+  it("takes over a record the zone already serves exactly as declared without writing, and writes one that differs", async () => {
+    const name = DMARC_NAMES[0] as string;
+    await dns.put(name, "TXT", DMARC);
+    // Every update raises the zone's SOA serial: an unchanged serial means nothing was written.
+    const before = await zoneSerial();
+    const taken = await create(declare({ zone: ZONE, ttl: 300 }));
+    expect(taken.outs).toMatchObject({ value: DMARC, ttl: 300, zoneName: ZONE });
+    expect(await zoneSerial()).toBe(before);
+    const rewritten = await create(declare({ zone: ZONE, ttl: 600 }));
+    expect(await zoneSerial()).toBeGreaterThan(before);
+    expect(await dns.served(name)).toEqual([`TXT ${DMARC} @600`]);
+    await dynamicProviderHost.delete(TYPE, name, rewritten.outs);
+    expect(await dns.served(name)).toEqual([]);
   });
 
   it("fails clearly with a wrong secret or an unknown key, and writes nothing", async () => {

@@ -171,12 +171,27 @@ function isOurs(served: Served, inputs: Pick<Rfc2136Inputs, "type" | "value">): 
  * TXT records at the name, such as site verifications, are not ours).
  */
 async function servedRecord(inputs: Rfc2136Inputs, zone: string): Promise<Served | undefined> {
+  const served = await recordsInPlace(inputs, zone);
+  return served.find((record) => isOurs(record, inputs)) ?? served[0];
+}
+
+/** The records at the name that stand where the record goes: ours, a CNAME, or a DMARC policy (`v=DMARC1`). */
+async function recordsInPlace(inputs: Rfc2136Inputs, zone: string): Promise<Served[]> {
   const types = Object.values(PUBLISHED_TYPES);
   const served = (await authoritativeRecords(targetOf(inputs), zone, inputs.name, types)).map(servedOf);
-  return (
-    served.find((record) => isOurs(record, inputs)) ??
-    served.find((record) => record.type === "CNAME" || /^v\s*=\s*DMARC1\b/i.test(record.value))
+  return served.filter(
+    (record) => isOurs(record, inputs) || record.type === "CNAME" || /^v\s*=\s*DMARC1\b/i.test(record.value),
   );
+}
+
+/**
+ * Whether the zone already serves exactly the declared record, alone in its
+ * place and with its TTL: a tenant moving in whose record was published
+ * before. Create then takes it over and writes nothing.
+ */
+async function servedAlready(inputs: Rfc2136Inputs, zone: string): Promise<boolean> {
+  const [only, ...others] = await recordsInPlace(inputs, zone);
+  return only !== undefined && others.length === 0 && isOurs(only, inputs) && only.ttl === inputs.ttl;
 }
 
 /**
@@ -222,7 +237,8 @@ export const rfc2136Record = defineResource({
   async create(_ctx, inputs) {
     return naming(inputs.name, async () => {
       const zone = await zoneFor(inputs);
-      await publish(inputs, zone);
+      // A failed look (a lost answer, a key the server refuses) is left to the update, which says why.
+      if (!(await servedAlready(inputs, zone).catch(() => false))) await publish(inputs, zone);
       return { id: inputs.name, outs: { ...inputs, zoneName: zone } };
     });
   },
