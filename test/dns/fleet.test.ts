@@ -12,13 +12,22 @@ import {
   type TenantFindings,
 } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Entry, findingsOutline, fleetOptions, inventoryOf, tenant, uniqueFleetName } from "../fleet/support";
+import {
+  type Entry,
+  findingsOutline,
+  fleetOptions,
+  inventoryOf,
+  serviceClient,
+  tenant,
+  uniqueFleetName,
+} from "../fleet/support";
 import { dnsServersUnavailable, type RunningDnsServer, startDnsServer, ZONE } from "../support/dnsServers";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 
-// dmarc-fleet publishing every tenant's record to BIND by RFC 2136: a
-// record changed or removed on the server (with the administrator's key,
+// dmarc-fleet publishing every tenant's record to BIND by RFC 2136, its up
+// ending once the service (the emulator resolving through BIND) has verified
+// every domain: a record changed or removed on the server (with the administrator's key,
 // as someone outside the fleet would) is named by `drift`, which writes
 // nothing, and put back by the next `up`; the findings name records by what
 // they are; a tenant removed from the inventory keeps its record until its
@@ -50,7 +59,10 @@ const publishedText = (key: string) => published.get(key)?.[0]?.replace(/^TXT (.
 /** Delta is kept on offboarding: its organisation, domain and record stay. */
 function entries(keys: readonly string[]): Entry[] {
   return keys.map((key) =>
-    tenant(key, { domains: [{ name: DOMAINS[key] }], ...(key === "delta" ? { onDelete: "keep" } : {}) }),
+    tenant(key, {
+      domains: [{ name: DOMAINS[key], verify: true }],
+      ...(key === "delta" ? { onDelete: "keep" } : {}),
+    }),
   );
 }
 
@@ -73,7 +85,8 @@ describe.skipIf(unavailable !== undefined)("a fleet publishing its records by RF
   beforeAll(async () => {
     await useEngine();
     dns = await startDnsServer("bind");
-    emulator = await startTestEmulator();
+    // The service verifies each domain by what BIND serves.
+    emulator = await startTestEmulator({ dns: { resolver: dns.address, checkIntervalMs: 100 } });
     process.env[SECRET_ENV] = dns.key.secret;
   }, 600_000);
 
@@ -87,9 +100,21 @@ describe.skipIf(unavailable !== undefined)("a fleet publishing its records by RF
     }
   }, 600_000);
 
-  it("publishes every tenant's record in one up, and a second up touches no shard", async () => {
+  it("publishes every tenant's record and ends with every domain verified in one up, and a second up touches no shard", async () => {
     const up = await runFleet("up", options());
     expect(up.ok).toBe(true);
+    const client = serviceClient(emulator);
+    const domains = await Promise.all((await client.listOrganizations()).map((org) => client.listDomains(org.id)));
+    expect(
+      domains
+        .flat()
+        .map((domain) => [domain.domain, domain.domainVerified])
+        .sort(),
+    ).toEqual(
+      Object.values(DOMAINS)
+        .map((domain) => [domain, true])
+        .sort(),
+    );
     for (const key of KEYS) {
       const served = await dns.served(hostOf(key));
       expect(served).toHaveLength(1);
