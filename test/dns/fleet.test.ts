@@ -27,12 +27,13 @@ import { useEngine } from "../support/engine";
 
 // dmarc-fleet publishing every tenant's record to BIND by RFC 2136, its up
 // ending once the service (the emulator resolving through BIND) has verified
-// every domain: a record changed or removed on the server (with the administrator's key,
-// as someone outside the fleet would) is named by `drift`, which writes
-// nothing, and put back by the next `up`; the findings name records by what
-// they are; a tenant removed from the inventory keeps its record until its
-// offboarding is approved, and for good when it is kept (onDelete: keep). Two shards of two tenants, one domain each (the
-// names the test server's publishing key may update).
+// every domain: a record changed or removed on the server (with the
+// administrator's key, as someone outside the fleet would) is named by
+// `drift`, which writes nothing, and put back by the next `up`; the findings
+// name records by what they are; a tenant removed from the inventory keeps
+// its record until its offboarding is approved, and for good when it is kept
+// (onDelete: keep). Two shards of two tenants, one domain each (the names
+// the test server's publishing key may update).
 
 const unavailable = await dnsServersUnavailable();
 if (unavailable) console.warn(`Skipping the fleet's RFC 2136 publishing: ${unavailable}`);
