@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,4 +36,23 @@ export function stackFiles(folder: string, projectName: string, stackName: strin
       join(bookkeeping, "locks", stackName),
     ],
   };
+}
+
+const CHECKPOINT_FILE = /^(.+)\.json(\.gz)?$/;
+
+function stackNamesIn(folder: string): string[] {
+  const names = readdirSync(folder).flatMap((name) => CHECKPOINT_FILE.exec(name)?.[1] ?? []);
+  return [...new Set(names)].sort();
+}
+
+/**
+ * The project's stacks in a file backend folder, by their checkpoint files,
+ * without reading any of them. Undefined where the folder keeps stacks in the
+ * older layout without projects, which only the CLI sorts by project.
+ */
+export function projectStackNames(folder: string, projectName: string): string[] | undefined {
+  const stacks = join(folder, ".pulumi", "stacks");
+  const project = join(stacks, projectName);
+  if (existsSync(project)) return stackNamesIn(project);
+  return existsSync(stacks) && stackNamesIn(stacks).length > 0 ? undefined : [];
 }

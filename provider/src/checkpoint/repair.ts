@@ -1,7 +1,7 @@
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import type { Deployment } from "./deployment";
+import { stackFiles } from "./fileBackend";
 
 // A kill in the middle of a checkpoint write can leave the file backend
 // unable to load the stack (`failed to load checkpoint: EOF`). The backend
@@ -66,22 +66,20 @@ export function repairCheckpoint(repair: CheckpointRepair): void {
   rmSync(`${repair.file}.attrs`, { force: true });
 }
 
-/** A stack of the project whose checkpoint file needs a repair before the backend can load it, or even list stacks. */
+/** A stack whose checkpoint file needs a repair before the backend can load it, or even list stacks. */
 export interface BrokenCheckpoint {
   stackName: string;
   file: string;
 }
 
-const CHECKPOINT_FILE = /^(.+)\.json(\.gz)?$/;
-
-/** The project's stacks in a file backend folder whose checkpoint is cut short (see {@link findCheckpointRepair}). */
-export function brokenCheckpoints(folder: string, projectName: string): BrokenCheckpoint[] {
-  const stacks = join(folder, ".pulumi", "stacks", projectName);
-  const names = existsSync(stacks) ? readdirSync(stacks) : [];
-  return names.flatMap((name) => {
-    const stackName = CHECKPOINT_FILE.exec(name)?.[1];
-    if (stackName === undefined) return [];
-    const repair = findCheckpointRepair([join(stacks, `${stackName}.json`)]);
+/** Those of the project's stacks in a file backend folder whose checkpoint is cut short (see {@link findCheckpointRepair}). */
+export function brokenCheckpoints(
+  folder: string,
+  projectName: string,
+  stackNames: readonly string[],
+): BrokenCheckpoint[] {
+  return stackNames.flatMap((stackName) => {
+    const repair = findCheckpointRepair(stackFiles(folder, projectName, stackName).checkpoints);
     return repair ? [{ stackName, file: repair.file }] : [];
   });
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { LocalWorkspace, PulumiCommand, type StackSummary } from "@pulumi/pulumi/automation";
-import { fileBackendFolder } from "../checkpoint/fileBackend";
+import { fileBackendFolder, projectStackNames } from "../checkpoint/fileBackend";
 import { brokenCheckpoints } from "../checkpoint/repair";
 import { shardNumber } from "./assignment";
 import { checkedAtIn, driftFoundIn } from "./driftMark";
@@ -25,52 +25,56 @@ export function concurrencyOf(options: FleetOptions): number {
   return Math.max(1, options.concurrency ?? availableParallelism());
 }
 
-/**
- * The shards whose checkpoint a killed run cut short: the file backend lists
- * no stack at all while one is, so the recovery settles them first.
- */
-async function recoverBrokenShards(options: FleetOptions, workspace: LocalWorkspace): Promise<number> {
-  const folder = fileBackendFolder(options.backendUrl ?? (await workspace.whoAmI()).url);
-  const broken = folder ? brokenCheckpoints(folder, options.projectName) : [];
-  const shards = broken.filter(({ stackName }) => shardNumber(options.fleet, stackName) !== undefined);
-  for (const { stackName, file } of shards) {
+/** The folder of the file backend the fleet's stacks are in; undefined for another backend. */
+async function backendFolder(options: FleetOptions, workspace: LocalWorkspace): Promise<string | undefined> {
+  const configured = options.backendUrl ?? options.env.PULUMI_BACKEND_URL ?? process.env.PULUMI_BACKEND_URL;
+  return fileBackendFolder(configured ?? (await workspace.whoAmI()).url);
+}
+
+/** Recovers the shards whose checkpoint a killed run cut short: the backend could not load them. */
+async function recoverBrokenShards(options: FleetOptions, folder: string, names: readonly string[]): Promise<void> {
+  const shards = names.filter((name) => shardNumber(options.fleet, name) !== undefined);
+  for (const { stackName, file } of brokenCheckpoints(folder, options.projectName, shards)) {
     const workDir = workspaceOptions(options, stackName).workDir as string;
-    const outcome = await options.recover?.({
-      stackName,
-      workDir,
-      env: options.env,
-      reason: { kind: "brokenCheckpoint", file },
-    });
+    const reason = { kind: "brokenCheckpoint", file } as const;
+    const outcome = await options.recover?.({ stackName, workDir, env: options.env, reason });
     (options.progress ?? process.stderr).write(
       `${stackName}: its checkpoint was cut short; recovered first: ${outcome?.summary}\n`,
     );
   }
-  return shards.length;
 }
 
-/** Listings tried before a failing one is taken for a checkpoint cut short, and the pause after each. */
+/** Listings tried, and the pause after a failed one. */
 const LISTING_ATTEMPTS = 4;
 const LISTING_PAUSE_MS = 750;
 
-/**
- * The backend's stacks. The file backend reads every stack's attributes to
- * list them, and another run writing one at that moment makes the listing
- * fail (`error: EOF`): it is asked again a few times. A failure that stays is
- * a checkpoint a killed run cut short: the fleet's shards that have one are
- * recovered, then the list is asked once more.
- */
-async function listedStacks(options: FleetOptions, workspace: LocalWorkspace): Promise<StackSummary[]> {
-  let failure: unknown;
-  for (let attempt = 1; attempt <= LISTING_ATTEMPTS; attempt++) {
+/** The backend's stacks as the CLI lists them, asked again a few times when the listing fails. */
+async function listedStacks(workspace: LocalWorkspace): Promise<StackSummary[]> {
+  for (let attempt = 1; ; attempt++) {
     try {
       return await workspace.listStacks();
     } catch (error) {
-      failure = error;
+      if (attempt === LISTING_ATTEMPTS) throw error;
       await new Promise((resolve) => setTimeout(resolve, LISTING_PAUSE_MS * attempt));
     }
   }
-  if (!options.recover || (await recoverBrokenShards(options, workspace)) === 0) throw failure;
-  return workspace.listStacks();
+}
+
+/**
+ * The names of the project's stacks. In a file backend they are its
+ * checkpoint files, read from the folder: the CLI's listing reads every
+ * stack's checkpoint and fails while another run writes one, or while a
+ * killed run left one cut short; the fleet's shards left so are recovered
+ * first. Other backends are asked through the CLI.
+ */
+async function stackNames(options: FleetOptions, workspace: LocalWorkspace): Promise<string[]> {
+  const folder = await backendFolder(options, workspace);
+  const names = folder === undefined ? undefined : projectStackNames(folder, options.projectName);
+  if (folder === undefined || names === undefined) {
+    return (await listedStacks(workspace)).map((summary) => stackNameOf(summary.name));
+  }
+  if (options.recover) await recoverBrokenShards(options, folder, names);
+  return names;
 }
 
 /** Every shard stack of the fleet in the backend, with what its state holds (and its drift mark, for `readMarks`). */
@@ -81,8 +85,7 @@ export async function scanFleet(
   readMarks: boolean,
 ): Promise<Map<number, ShardState>> {
   const workspace = await LocalWorkspace.create(workspaceOptions(options, `${options.fleet}.scan`, pulumi));
-  const numbered = (await listedStacks(options, workspace))
-    .map((summary) => stackNameOf(summary.name))
+  const numbered = (await stackNames(options, workspace))
     .map((name) => ({ name, number: shardNumber(options.fleet, name) }))
     .filter((entry): entry is { name: string; number: number } => entry.number !== undefined);
   const states = await runPool(numbered, concurrency, async ({ name }) => {
