@@ -7,7 +7,15 @@ import { runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
-import { fleetOptions, inventoryOf, organizationsByName, serviceClient, tenant, uniqueFleetName } from "./support";
+import {
+  fleetOptions,
+  fleetStackNames,
+  inventoryOf,
+  organizationsByName,
+  serviceClient,
+  tenant,
+  uniqueFleetName,
+} from "./support";
 
 // The issue's done-criterion for rate limits: a 20-tenant fleet against a
 // service that admits the published 60 requests a minute and, like its
@@ -69,10 +77,7 @@ afterAll(async () => {
     workDir: run.projectDir,
     projectSettings: { name: run.projectName, runtime: "nodejs" },
   });
-  for (const summary of await workspace.listStacks()) {
-    const name = summary.name.slice(summary.name.lastIndexOf("/") + 1);
-    if (name.startsWith(`${fleet}-`)) await workspace.removeStack(name, { force: true });
-  }
+  for (const name of fleetStackNames(run, fleet)) await workspace.removeStack(name, { force: true });
   await emulator?.emulator.close();
 }, 300_000);
 

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import type { FleetOptions, FleetReport, TenantFindings } from "pulumi-dmarc-partner/fleet";
@@ -130,4 +131,18 @@ export function findingsOutline(
       ].sort(),
     ]),
   );
+}
+
+/**
+ * The fleet's shard stacks in the tests' file backend, by their checkpoint
+ * files: the CLI's `stack ls` reads every stack's checkpoint in the shared
+ * backend, and fails while another test's run writes one.
+ */
+export function fleetStackNames(options: Pick<FleetOptions, "projectName">, fleet: string): string[] {
+  const folder = join(fileURLToPath(process.env.PULUMI_BACKEND_URL ?? ""), ".pulumi", "stacks", options.projectName);
+  const names = existsSync(folder) ? readdirSync(folder) : [];
+  return names
+    .flatMap((name) => /^(.+)\.json$/.exec(name)?.[1] ?? [])
+    .filter((name) => name.startsWith(`${fleet}-`))
+    .sort();
 }
