@@ -25,20 +25,24 @@ export interface TenantPlan extends Omit<PriceSelector, "plan"> {
 
 /** What a tenant declares; `Text` is a plain string here, a `pulumi.Input<string>` in a program. */
 export interface TenantDeclaration<Text = string> {
-  /** The organisation's name. */
+  /** The organisation's name. Renaming updates the organisation in place: the resource name (the key) stays. */
   name: Text;
   /** Name of the tenant's domain group. */
   group: Text;
-  /** Further domain groups, by name; a domain names its group with `group`. */
+  /** Further domain groups, by name: a domain with `group` set to one of them is in it. */
   groups?: string[];
-  /** Plan and frequency, resolved against the catalogue; not needed with `subscription: none`. */
+  /** Plan and frequency, resolved against the catalogue; not needed with `subscription: "none"`. */
   plan?: TenantPlan;
-  /** `active` (default), `suspended` (an adopted cancelled subscription kept cancelled) or `none`. */
+  /** `active` (default), `suspended` (an adopted cancelled subscription kept cancelled) or `none` (no Subscription). */
   subscription?: TenantSubscription;
   domains?: TenantDomain[];
+  /** E-mail addresses invited as administrators. */
   admins?: string[];
+  /** Webhooks owned by the organisation: they receive its events only and go when it goes. */
   webhooks?: TenantWebhook[];
+  /** `delete` (default), `cancelSubscriptions` (the organisation and its data stay) or `keep` (nothing on the service is touched). */
   onDelete?: TenantOnDelete;
+  /** Existing objects to adopt instead of creating. */
   existingIds?: TenantIds;
 }
 

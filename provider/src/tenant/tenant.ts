@@ -19,7 +19,7 @@ import {
   TenantPlanError,
   tenantPlan,
 } from "./plan";
-import type { TenantDomain, TenantIds, TenantOnDelete, TenantSubscription, TenantWebhook } from "./schema";
+import type { TenantIds } from "./schema";
 
 export type { TenantPlan } from "./plan";
 export type { TenantDomain, TenantIds, TenantOnDelete, TenantSubscription, TenantWebhook } from "./schema";
@@ -75,26 +75,8 @@ function waitForTheService(domainName: string): VerifyDomain {
     );
 }
 
+/** What a Tenant declares ({@link TenantDeclaration}, in a program's inputs), and how it reaches the catalogue and DNS. */
 export interface TenantArgs extends TenantDeclaration<pulumi.Input<string>> {
-  /** The organisation's name. Renaming updates the organisation in place: the resource name (the key) stays. */
-  name: pulumi.Input<string>;
-  /** Name of the tenant's domain group. */
-  group: pulumi.Input<string>;
-  /** Further domain groups, by name: a domain with `group` set to one of them is in it. */
-  groups?: string[];
-  /** Plan and frequency, resolved against the catalogue (`plans`); not needed with `subscription: "none"`. */
-  plan?: TenantPlan;
-  /** `active` (default), `suspended` (an adopted cancelled subscription kept cancelled) or `none` (no Subscription). */
-  subscription?: TenantSubscription;
-  domains?: TenantDomain[];
-  /** E-mail addresses invited as administrators. */
-  admins?: string[];
-  /** Webhooks owned by the organisation: they receive its events only and go when it goes. */
-  webhooks?: TenantWebhook[];
-  /** `delete` (default), `cancelSubscriptions` (the organisation and its data stay) or `keep` (nothing on the service is touched). */
-  onDelete?: TenantOnDelete;
-  /** Existing objects to adopt instead of creating. */
-  existingIds?: TenantIds;
   /** The partner's plan catalogue; default `getPlans()`, fetched per tenant: pass one fetch to many tenants. */
   plans?: pulumi.Input<Plan[]>;
   publishRecord?: PublishRecord;
