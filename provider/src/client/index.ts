@@ -100,6 +100,15 @@ function tokenSourceFor(key: string, options: ResolvedOptions): TokenSource {
   return source;
 }
 
+/**
+ * Requests this process has sent to any address so far (attempts, redirects
+ * and token requests included): what the service's rate limit counts. A
+ * long run reads it before and after to know its own figure.
+ */
+export function requestsSent(): number {
+  return sharedPacer.requestsStarted;
+}
+
 /** Closes every pooled connection and forgets cached clients and tokens (end of a process, or between tests). */
 export async function closeClients(): Promise<void> {
   clients.clear();

@@ -29,9 +29,15 @@ export class Pacer {
   private spacing = 0;
   /** Since when callers have waited for their start time without a line saying so. */
   private unsaidSince = 0;
+  private started = 0;
 
   constructor(settings: PacingSettings) {
     this.settings = { ...settings };
+  }
+
+  /** Requests this process has started: every attempt, redirect and token request, as the service counts them. */
+  get requestsStarted(): number {
+    return this.started;
   }
 
   configure(changes: Partial<PacingSettings>): void {
@@ -52,6 +58,7 @@ export class Pacer {
       this.wakeWaiters();
     };
     await this.waitForStartTime();
+    this.started += 1;
     return release;
   }
 

@@ -4,11 +4,15 @@ import type { DmarcClient } from "../client";
 // What the service lets a partner read of its account, and nothing more:
 // its organisations (pages of 100), and per organisation its domain groups,
 // domains, the webhooks it owns and its subscriptions, one list request each
-// (more only for an organisation with over 100 domains or groups). Invited
-// users cannot be listed: the service reads a user only by e-mail address.
-// Every request goes through the one client, paced under
-// `dmarc:requestsPerSecond`, and the lists are the client's shared ones, so
-// the adoption check that follows reads them again for nothing.
+// (more only for an organisation with over 100 domains or groups). No call
+// lists any of these across organisations, and each list holds what the
+// others do not (a group without domains, a domain's type), so four requests
+// an organisation is the floor. Invited users cannot be listed: the service
+// reads a user only by e-mail address. The account is read first (catalogue,
+// organisations, the partner's webhooks), each organisation's objects when
+// the import comes to it. Every request goes through the one client, paced
+// under `dmarc:requestsPerMinute`, and the lists are the client's shared
+// ones, so the adoption check that follows reads them again for nothing.
 
 /** One organisation of the partner, with everything the API lists of it. */
 export interface DiscoveredOrganization {
@@ -24,7 +28,8 @@ export interface DiscoveredOrganization {
 export interface DiscoveredAccount {
   /** The partner's catalogue, which names each subscription's plan, frequency and currency. */
   plans: Plan[];
-  organizations: DiscoveredOrganization[];
+  /** The organisations themselves; their objects are read with {@link discoverOrganization}. */
+  organizations: Organization[];
   /** Webhooks the partner itself owns; undefined when the partner id is not configured. */
   partnerWebhooks: Webhook[] | undefined;
   /** Ids asked for with `only` that are no organisation of this partner. */
@@ -38,7 +43,11 @@ export interface DiscoveryOptions {
   partnerId?: string;
 }
 
-async function discoverOrganization(client: DmarcClient, organization: Organization): Promise<DiscoveredOrganization> {
+/** One organisation's objects: four list requests side by side. */
+export async function discoverOrganization(
+  client: DmarcClient,
+  organization: Organization,
+): Promise<DiscoveredOrganization> {
   const id = organization.id;
   const [groups, domains, webhooks, subscriptions] = await Promise.all([
     client.readDomainGroups(id),
@@ -62,16 +71,12 @@ async function organizationsOf(
   };
 }
 
-/**
- * Reads the partner's account. The organisations are read side by side; the
- * client's pacing and its cap on requests in flight set how fast.
- */
+/** Reads the partner's account: its catalogue, its organisations (not yet their objects), its own webhooks. */
 export async function discoverAccount(client: DmarcClient, options: DiscoveryOptions = {}): Promise<DiscoveredAccount> {
   const [plans, { found, missing }, partnerWebhooks] = await Promise.all([
     client.listPlans(),
     organizationsOf(client, options.only),
     options.partnerId === undefined ? undefined : client.readWebhooks(options.partnerId),
   ]);
-  const organizations = await Promise.all(found.map((organization) => discoverOrganization(client, organization)));
-  return { plans, organizations, partnerWebhooks, missing };
+  return { plans, organizations: found, partnerWebhooks, missing };
 }

@@ -56,6 +56,12 @@ export function newInventoryText(additions: InventoryAdditions): string {
   return withoutTrailingSpaces(document.toString());
 }
 
+/** A new file's closing comment lines, at the end of its text as {@link newInventoryText} writes them. */
+export function withClosingComments(text: string, lines: readonly string[]): string {
+  if (lines.length === 0) return text;
+  return `${text.trimEnd()}\n\n${lines.map((line) => `# ${line}`).join("\n")}\n`;
+}
+
 /** The library indents the blank line before a spaced-out item; the file is kept free of trailing white space. */
 function withoutTrailingSpaces(text: string): string {
   return text.replace(/[ ]+$/gm, "");

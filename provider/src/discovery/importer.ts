@@ -1,6 +1,7 @@
 import { stringify } from "yaml";
 import type { z } from "zod";
-import type { Plan } from "../api";
+import type { Organization, Plan } from "../api";
+import { type DmarcClient, requestsSent } from "../client";
 import { declarationOf } from "../inventory/declare";
 import { type Inventory, InventoryError, type InventoryTenant, parseInventory } from "../inventory/inventory";
 import { clientFrom, type ProviderSettings } from "../runtime/config";
@@ -9,9 +10,9 @@ import { describeValue, valueAt } from "../runtime/values";
 import { tenantPlan } from "../tenant/plan";
 import { TenantDomain, TenantWebhook } from "../tenant/schema";
 import type { TenantOnDelete } from "../tenant/tenant";
-import { type DiscoveredAccount, type DiscoveredOrganization, discoverAccount } from "./account";
+import { type DiscoveredAccount, type DiscoveredOrganization, discoverAccount, discoverOrganization } from "./account";
 import { adoptionDeclarations, adoptionHost, type Declaration, declarationProblems } from "./adoption";
-import { appendedInventoryText, type InventoryAdditions, newInventoryText } from "./document";
+import { appendedInventoryText, type InventoryAdditions, newInventoryText, withClosingComments } from "./document";
 import {
   entryWithout,
   LEFT_OUT,
@@ -20,8 +21,8 @@ import {
   proposeTenant,
   type TenantEntry,
 } from "./entries";
-import { assignKeys } from "./keys";
-import { IMPORT_FORMAT_VERSION, type ImportReport, type ManagedOrganization } from "./report";
+import { type AssignedKey, assignKeys } from "./keys";
+import { IMPORT_FORMAT_VERSION, type ImportProgress, type ImportReport, type ManagedOrganization } from "./report";
 
 /** What removing an imported tenant from the file does unless told otherwise: nothing on the service. */
 export const DEFAULT_IMPORT_ON_DELETE: TenantOnDelete = "keep";
@@ -41,12 +42,31 @@ export interface ImportOptions {
   onDelete?: TenantOnDelete;
   /** Try each entry's adoption (reads only) and leave out those that would not adopt cleanly. */
   check?: boolean;
+  /** Writes the file's whole new text, at once: called after each batch that adds to it. */
+  write: (text: string) => void;
+  /** Told how far the import is after each batch. */
+  progress?: (progress: ImportProgress) => void;
 }
 
-export interface ImportResult {
-  report: ImportReport;
-  /** The file's new text; undefined when there is nothing to add. */
-  text: string | undefined;
+/**
+ * Organisations read, checked and written at a time. At the service's pace
+ * (54 requests a minute, four an organisation) a batch is about 45 s of
+ * work: the most an interrupted import reads again.
+ */
+export const IMPORT_BATCH = 10;
+
+/** An import that stopped part of the way; the file holds every batch done before, and reads back whole. */
+export class ImportIncomplete extends Error {
+  override name = "ImportIncomplete";
+  constructor(
+    readonly progress: ImportProgress,
+    readonly inventoryName: string,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `the import stopped after ${progress.done} of ${progress.total} organisation(s), ${progress.written} of them written to ${inventoryName}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+  }
 }
 
 /** A tenant on its way into the file: its proposal and its entry as the inventory parses it. */
@@ -191,12 +211,17 @@ async function adoptionChecked(
   return leftOutWhole(candidate.proposal, `it would not adopt cleanly: ${problems.join("; ")}`);
 }
 
-/** Gives each domain to the first tenant listing it: the inventory's tenants, then the new ones in key order. */
-function withDomainsOwnedOnce(proposals: readonly ProposedTenant[], existing: Inventory | undefined): ProposedTenant[] {
+/** Who lists each domain so far, for the messages: the inventory's tenants, then the new ones as they come. */
+function domainOwners(existing: Inventory | undefined): Map<string, string> {
   const owners = new Map<string, string>();
   for (const tenant of existing?.tenants ?? []) {
     for (const domain of tenant.domains) owners.set(domain.name, `tenant "${tenant.key}" of the inventory`);
   }
+  return owners;
+}
+
+/** Gives each domain to the first tenant listing it (`owners`, which it adds to), the proposals in key order. */
+function withDomainsOwnedOnce(proposals: readonly ProposedTenant[], owners: Map<string, string>): ProposedTenant[] {
   return proposals.map((proposal) => {
     const taken = (proposal.entry.domains ?? []).filter((domain) => owners.has(domain.name));
     for (const domain of proposal.entry.domains ?? []) {
@@ -214,21 +239,21 @@ function withDomainsOwnedOnce(proposals: readonly ProposedTenant[], existing: In
   });
 }
 
-/** Organisations the inventory or the fleet holds already, and the others. */
+/** Organisations the inventory or the fleet holds already, and the others: only those are read further. */
 function splitManaged(
-  account: DiscoveredAccount,
+  organizations: readonly Organization[],
   options: ImportOptions,
-): { managed: ManagedOrganization[]; fresh: DiscoveredOrganization[] } {
+): { managed: ManagedOrganization[]; fresh: Organization[] } {
   const holders = new Map<string, string>(options.deployed?.organizations ?? []);
   for (const tenant of options.existing?.inventory.tenants ?? []) {
     if (tenant.ids?.organization) holders.set(tenant.ids.organization, `tenant "${tenant.key}" of the inventory`);
   }
   const managed: ManagedOrganization[] = [];
-  const fresh: DiscoveredOrganization[] = [];
-  for (const discovered of account.organizations) {
-    const by = holders.get(discovered.organization.id);
-    if (by === undefined) fresh.push(discovered);
-    else managed.push({ organizationId: discovered.organization.id, name: discovered.organization.name, by });
+  const fresh: Organization[] = [];
+  for (const organization of organizations) {
+    const by = holders.get(organization.id);
+    if (by === undefined) fresh.push(organization);
+    else managed.push({ organizationId: organization.id, name: organization.name, by });
   }
   return { managed, fresh };
 }
@@ -256,30 +281,45 @@ function commentsOf(proposal: ProposedTenant): string[] {
   return [...(proposal.keyNote ? [proposal.keyNote] : []), ...proposal.leftOut.map((line) => `left out: ${line}`)];
 }
 
-/** Each new organisation's proposal, tenants in key order, or the reason it gets no entry. */
+/** An organisation the import has come to, with the key it gets. */
+interface KeyedOrganization {
+  organization: Organization;
+  key: AssignedKey;
+}
+
+/**
+ * The new organisations with their keys, in key order: the order their
+ * entries are written in. Keys depend on the organisations' names, ages and
+ * ids alone, so an import that continues one cut short gives the same ones.
+ */
+function inKeyOrder(fresh: readonly Organization[], options: ImportOptions): KeyedOrganization[] {
+  const keys = assignKeys(fresh, takenKeys(options));
+  return fresh
+    .map((organization) => {
+      const key = keys.get(organization.id);
+      if (!key) throw new Error(`no key was assigned to organisation ${organization.id}`);
+      return { organization, key };
+    })
+    .sort((a, b) => a.key.key.localeCompare(b.key.key));
+}
+
+/** Each organisation's proposal, or the reason it gets no entry. */
 function proposalsOf(
-  account: DiscoveredAccount,
-  fresh: readonly DiscoveredOrganization[],
+  discovered: readonly { keyed: KeyedOrganization; objects: DiscoveredOrganization }[],
   options: ImportOptions,
+  plans: readonly Plan[],
 ): { proposals: ProposedTenant[]; leftOut: LeftOutOrganization[] } {
-  const keys = assignKeys(
-    fresh.map((discovered) => discovered.organization),
-    takenKeys(options),
-  );
   const proposals: ProposedTenant[] = [];
   const leftOut: LeftOutOrganization[] = [];
-  for (const discovered of fresh) {
-    const key = keys.get(discovered.organization.id);
-    if (!key) throw new Error(`no key was assigned to organisation ${discovered.organization.id}`);
-    const proposal = proposeTenant(discovered, {
-      key,
+  for (const { keyed, objects } of discovered) {
+    const proposal = proposeTenant(objects, {
+      key: keyed.key,
       onDelete: options.onDelete ?? DEFAULT_IMPORT_ON_DELETE,
-      plans: account.plans,
+      plans,
     });
     if ("reason" in proposal) leftOut.push(proposal);
     else proposals.push(proposal);
   }
-  proposals.sort((a, b) => a.entry.key.localeCompare(b.entry.key));
   return { proposals, leftOut };
 }
 
@@ -294,42 +334,104 @@ function splitOutcomes(outcomes: readonly (Candidate | LeftOutOrganization)[]): 
   };
 }
 
-/** The file's new entries, each with its comments, and the lines that say what was left out and why. */
-function additionsOf(
-  candidates: readonly Candidate[],
-  leftOut: readonly LeftOutOrganization[],
-  accountLines: readonly string[],
-): InventoryAdditions {
+/** One import as it goes: what it read of the account, and what it has written and left out so far. */
+interface ImportRun {
+  options: ImportOptions;
+  client: DmarcClient;
+  host: DynamicProviderHost;
+  account: DiscoveredAccount;
+  managed: ManagedOrganization[];
+  /** The organisations this run reads, in the order it writes them. */
+  queue: KeyedOrganization[];
+  /** The file's text as last written, or as it was. */
+  text: string | undefined;
+  owners: Map<string, string>;
+  candidates: Candidate[];
+  leftOut: LeftOutOrganization[];
+  failedChecks: number;
+  done: number;
+  writes: number;
+  requestsBefore: number;
+  startedAt: number;
+}
+
+function progressOf(run: ImportRun): ImportProgress {
   return {
-    tenants: candidates.map(({ proposal }) => ({ entry: proposal.entry, comments: commentsOf(proposal) })),
-    trailing: [
-      ...leftOut.map(
-        (organization) =>
-          `left out: organisation "${organization.name}" (${organization.organizationId}): ${organization.reason}`,
-      ),
-      ...accountLines,
-    ],
+    done: run.done,
+    total: run.queue.length,
+    written: run.candidates.length,
+    leftOut: run.leftOut.length,
+    managed: run.managed.length,
+    requests: requestsSent() - run.requestsBefore,
+    elapsedMs: performance.now() - run.startedAt,
   };
 }
 
-/** What was found, written and left out, for the report. */
-interface ImportOutcome {
-  account: DiscoveredAccount;
-  managed: ManagedOrganization[];
-  candidates: Candidate[];
-  leftOut: LeftOutOrganization[];
-  accountLines: string[];
-  failedChecks: number;
-  text: string | undefined;
+/** The file with the additions, checked, handed to the writer; nothing when they add nothing. */
+function write(run: ImportRun, additions: InventoryAdditions, candidates: readonly Candidate[]): void {
+  const text = run.text === undefined ? newInventoryText(additions) : appendedInventoryText(run.text, additions);
+  if (text === undefined) return;
+  checkWritten(text, run.options.inventoryName, candidates);
+  run.options.write(text);
+  run.text = text;
+  run.writes += 1;
 }
 
-function importReport(options: ImportOptions, outcome: ImportOutcome): ImportReport {
+/** The organisations' entries: read, proposed, checked, then written after those before them. */
+async function importBatch(run: ImportRun, batch: readonly KeyedOrganization[]): Promise<void> {
+  const { options, client, host, account } = run;
+  const discovered = await Promise.all(
+    batch.map(async (keyed) => ({ keyed, objects: await discoverOrganization(client, keyed.organization) })),
+  );
+  const proposed = proposalsOf(discovered, options, account.plans);
+  const owned = withDomainsOwnedOnce(proposed.proposals, run.owners);
+  const valid = splitOutcomes(await Promise.all(owned.map((proposal) => validated(host, proposal, account.plans))));
+  const checked = options.check
+    ? splitOutcomes(
+        await Promise.all(valid.candidates.map((candidate) => adoptionChecked(host, candidate, account.plans))),
+      )
+    : { candidates: valid.candidates, leftOut: [] };
+  const tenants = checked.candidates.map(({ proposal }) => ({ entry: proposal.entry, comments: commentsOf(proposal) }));
+  if (tenants.length > 0) write(run, { tenants, trailing: [] }, checked.candidates);
+  run.candidates.push(...checked.candidates);
+  run.leftOut.push(...proposed.leftOut, ...valid.leftOut, ...checked.leftOut);
+  run.failedChecks += checked.leftOut.length;
+  run.done += batch.length;
+  options.progress?.(progressOf(run));
+}
+
+/** The lines that say what was left out and why: after a new file's tenants, or after the last one added. */
+function finish(run: ImportRun): void {
+  run.leftOut.sort((a, b) => a.name.localeCompare(b.name) || a.organizationId.localeCompare(b.organizationId));
+  const trailing = [
+    ...run.leftOut.map(
+      (organization) =>
+        `left out: organisation "${organization.name}" (${organization.organizationId}): ${organization.reason}`,
+    ),
+    ...accountNotes(run.account),
+  ];
+  if (run.options.existing || run.text === undefined) {
+    write(run, { tenants: [], trailing }, []);
+    return;
+  }
+  if (trailing.length === 0) return;
+  run.text = withClosingComments(run.text, trailing);
+  run.options.write(run.text);
+  run.writes += 1;
+}
+
+function importReport(run: ImportRun): ImportReport {
+  const requests = requestsSent() - run.requestsBefore;
+  const read = run.done;
   return {
     formatVersion: IMPORT_FORMAT_VERSION,
-    inventory: options.inventoryName,
-    mode: options.existing ? "append" : "new",
-    organizations: outcome.account.organizations.length,
-    written: outcome.candidates.map(({ proposal, parsed }) => ({
+    inventory: run.options.inventoryName,
+    mode: run.options.existing ? "append" : "new",
+    organizations: run.account.organizations.length,
+    read,
+    requests,
+    requestsPerOrganization: read === 0 ? null : Math.round((requests / read) * 100) / 100,
+    written: run.candidates.map(({ proposal, parsed }) => ({
       key: proposal.entry.key,
       name: proposal.entry.name,
       organizationId: proposal.organizationId,
@@ -339,22 +441,19 @@ function importReport(options: ImportOptions, outcome: ImportOutcome): ImportRep
       ...(proposal.keyNote ? { keyNote: proposal.keyNote } : {}),
       leftOut: proposal.leftOut,
     })),
-    leftOut: outcome.leftOut,
-    managed: outcome.managed,
-    account: outcome.accountLines,
-    missing: outcome.account.missing,
-    checked: options.check === true,
-    failedChecks: outcome.failedChecks,
-    changed: outcome.text !== undefined,
+    leftOut: run.leftOut,
+    managed: run.managed,
+    account: accountNotes(run.account),
+    missing: run.account.missing,
+    checked: run.options.check === true,
+    failedChecks: run.failedChecks,
+    changed: run.writes > 0,
   };
 }
 
-/**
- * Reads the partner's account and writes what it holds as inventory
- * entries that adopt every object by id. Sends no request that changes
- * anything; answers the file's new text, which the caller writes.
- */
-export async function importAccount(options: ImportOptions): Promise<ImportResult> {
+/** The run before its first organisation: the account read, the organisations it will read in order. */
+async function startRun(options: ImportOptions): Promise<ImportRun> {
+  const requestsBefore = requestsSent();
   const client = clientFrom(options.settings);
   // The adoption check reads through this same cached client: both see this run's lists, and only these.
   client.forgetLists();
@@ -362,29 +461,46 @@ export async function importAccount(options: ImportOptions): Promise<ImportResul
     ...(options.only ? { only: options.only } : {}),
     ...(options.settings.partnerId ? { partnerId: options.settings.partnerId } : {}),
   });
-  const { managed, fresh } = splitManaged(account, options);
-  const proposed = proposalsOf(account, fresh, options);
-  const host = await adoptionHost(options.settings);
-  const owned = withDomainsOwnedOnce(proposed.proposals, options.existing?.inventory);
-  const valid = splitOutcomes(await Promise.all(owned.map((proposal) => validated(host, proposal, account.plans))));
-  const checked = options.check
-    ? splitOutcomes(
-        await Promise.all(valid.candidates.map((candidate) => adoptionChecked(host, candidate, account.plans))),
-      )
-    : { candidates: valid.candidates, leftOut: [] };
-  const { candidates } = checked;
-  const leftOut = [...proposed.leftOut, ...valid.leftOut, ...checked.leftOut].sort(
-    (a, b) => a.name.localeCompare(b.name) || a.organizationId.localeCompare(b.organizationId),
-  );
-  const accountLines = accountNotes(account);
-  const additions = additionsOf(candidates, leftOut, accountLines);
-  const text = options.existing ? appendedInventoryText(options.existing.text, additions) : newInventoryText(additions);
-  if (text !== undefined) checkWritten(text, options.inventoryName, candidates);
-  const failedChecks = checked.leftOut.length;
+  const { managed, fresh } = splitManaged(account.organizations, options);
   return {
-    text,
-    report: importReport(options, { account, managed, candidates, leftOut, accountLines, failedChecks, text }),
+    options,
+    client,
+    host: await adoptionHost(options.settings),
+    account,
+    managed,
+    queue: inKeyOrder(fresh, options),
+    text: options.existing?.text,
+    owners: domainOwners(options.existing?.inventory),
+    candidates: [],
+    leftOut: [],
+    failedChecks: 0,
+    done: 0,
+    writes: 0,
+    requestsBefore,
+    startedAt: performance.now(),
   };
+}
+
+/**
+ * Reads the partner's account and writes what it holds as inventory
+ * entries that adopt every object by id, a batch of organisations at a
+ * time: each write is the whole file, which reads back valid, so an import
+ * cut short leaves every entry written so far, and the organisations the
+ * file holds are not read again by the next one. Sends no request that
+ * changes anything. Writes nothing when an `only` id is not the partner's.
+ */
+export async function importAccount(options: ImportOptions): Promise<ImportReport> {
+  const run = await startRun(options);
+  if (run.account.missing.length > 0) return importReport(run);
+  try {
+    for (let start = 0; start < run.queue.length; start += IMPORT_BATCH) {
+      await importBatch(run, run.queue.slice(start, start + IMPORT_BATCH));
+    }
+    finish(run);
+  } catch (error) {
+    throw new ImportIncomplete(progressOf(run), options.inventoryName, error);
+  }
+  return importReport(run);
 }
 
 /**

@@ -34,8 +34,14 @@ export interface ImportReport {
   /** The inventory file written to (or that would be). */
   inventory: string;
   mode: "new" | "append";
-  /** Organisations read: the account's, or those `--only` named. */
+  /** Organisations found: the account's, or those `--only` named. */
   organizations: number;
+  /** Organisations whose objects this run read: those neither the file nor a shard holds. */
+  read: number;
+  /** Requests this run sent to the service: the token's, the lists', and with `--check` the adoption's. */
+  requests: number;
+  /** `requests` ÷ `read`, to two decimals (4 lists each, plus the account's few); null when none was read. */
+  requestsPerOrganization: number | null;
   /** New tenants, in the order they are written. */
   written: ImportedTenant[];
   /** Organisations with no entry, and why; with `--check` this includes those that would not adopt cleanly. */
@@ -53,6 +59,22 @@ export interface ImportReport {
   changed: boolean;
 }
 
+/** How far an import is, told after each batch of organisations. */
+export interface ImportProgress {
+  /** Organisations this run has read and written or left out, of `total`: those neither the file nor a shard holds. */
+  done: number;
+  total: number;
+  /** Of those done: entries written, organisations left out. */
+  written: number;
+  leftOut: number;
+  /** Organisations the file or a shard holds already, not read again. */
+  managed: number;
+  /** Requests this run has sent to the service so far. */
+  requests: number;
+  /** Since the first organisation's reads began (the account's listing before them is not counted). */
+  elapsedMs: number;
+}
+
 /** The terminal's view of a report. */
 export function importSummary(report: ImportReport): string {
   const objects = report.written.reduce((sum, tenant) => sum + tenant.objects, 0);
@@ -63,6 +85,7 @@ export function importSummary(report: ImportReport): string {
     `${report.leftOut.length} left out, ${report.managed.length} managed already${
       report.checked ? `, adoption checked (${report.failedChecks} would not adopt cleanly)` : ""
     }`,
+    `${report.requests} request(s) to the service, ${report.requestsPerOrganization ?? "-"} per organisation read (${report.read} read)`,
     ...report.missing.map((id) => `not found: ${id} is no organisation of this partner`),
     ...report.leftOut.map(
       (organization) => `left out: "${organization.name}" (${organization.organizationId}): ${organization.reason}`,

@@ -110,7 +110,7 @@ async function importInvocation(values: OptionValues, cwd: string, inventoryPath
       inventoryPath,
       ...(values.append ? { append: true } : {}),
       ...(values.check ? { check: true } : {}),
-      ...(organizations ? { only: organizations } : {}),
+      ...(organizations ? { organizations } : {}),
       ...(onDelete ? { onDelete } : {}),
     },
   };

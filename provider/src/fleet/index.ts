@@ -2,7 +2,7 @@
 
 export type { Interruption } from "../checkpoint/interruption";
 export type { LeftOutOrganization } from "../discovery/entries";
-export type { ImportedTenant, ImportReport, ManagedOrganization } from "../discovery/report";
+export type { ImportedTenant, ImportProgress, ImportReport, ManagedOrganization } from "../discovery/report";
 export { type RecoveryTarget, recoverShard, type ShardRecoveryResult, type StackRecovery } from "../recovery/shard";
 export type { FleetInvocation, ImportInvocation } from "./arguments";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
@@ -22,7 +22,13 @@ export { COMMENT_LIMIT, type CommentOptions, type CommentSubject, findingsMarkdo
 export { findingsText } from "./findingsText";
 export { FLEET_COMMANDS, type FleetCommand, type FleetOptions } from "./fleetOptions";
 export type { FleetReport, FleetTiming, ShardOverview } from "./fleetReport";
-export { type ImportCommandOptions, ImportRefused, runImport } from "./import";
+export {
+  IMPORT_PROGRESS_INTERVAL_MS,
+  type ImportCommandOptions,
+  ImportRefused,
+  importProgressLine,
+  runImport,
+} from "./import";
 export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";

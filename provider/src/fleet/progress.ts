@@ -14,7 +14,8 @@ function changedCount(changes: Record<string, number>): number {
     .reduce((sum, [, count]) => sum + count, 0);
 }
 
-function duration(seconds: number): string {
+/** Seconds as people read them: `45s`, `12m05s`; `?` when not known yet. */
+export function duration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "?";
   const whole = Math.round(seconds);
   return whole >= 60 ? `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s` : `${whole}s`;
