@@ -29,6 +29,7 @@ function organization(index: number): SeedOrganization {
     name,
     groups: [{ name: "Main", domains: [{ name: `resume-${index}.example` }] }],
     subscription: { plan: "Starter" },
+    expected: "entry",
   };
 }
 
