@@ -58,7 +58,11 @@ beforeAll(async () => {
   await useEngine();
   emulator = await startTestEmulator();
   client = serviceClient(emulator);
-  seeded = await seedAccount(client, account, emulator.partner.id);
+  seeded = await seedAccount(client, account, emulator.partner.id, {
+    expireSubscription: async (subscriptionId) => {
+      await emulator.control("POST", `/subscriptions/${subscriptionId}/expire`);
+    },
+  });
   const { stateDir } = fleetOptions(emulator, fleet, inventoryOf([]));
   inventoryPath = join(stateDir, "tenants.yaml");
 }, 120_000);
@@ -135,6 +139,16 @@ describe("dmarc-fleet import", () => {
       undefined,
       undefined,
     ]);
+    // A lapsed customer moves in without its expired subscription: nothing is renewed unasked.
+    const lapsed = byOrganization.get(seededFor("Lapsed Ltd").organization);
+    expect([lapsed?.subscription, lapsed?.plan, lapsed?.domains.map((domain) => domain.name)]).toEqual([
+      "none",
+      undefined,
+      ["lapsed.example"],
+    ]);
+    expect(text).toMatch(
+      /# left out: subscription \S+, because it expired on \d{4}-\d\d-\d\d: the entry says subscription: none/,
+    );
     expect(text).not.toContain("# left out: domain group");
     expect(text).toMatch(/# left out: webhook "audit" \(wh_\w+\), because it is inactive/);
     expect(text).toContain('# left out: domain shared.example, because tenant "twin-one" lists it');

@@ -20,8 +20,18 @@ export interface SeedOrganization {
   name: string;
   groups: { name: string; domains: SeedDomain[] }[];
   webhooks?: SeedWebhook[];
-  /** The plan assigned once the domains are in; `from`: assigned first and moved to `plan`, which the service does by a new subscription. */
-  subscription?: { plan: "Starter" | "Business"; frequency?: "m" | "y"; cancelled?: boolean; from?: "Starter" };
+  /**
+   * The plan assigned once the domains are in; `from`: assigned first and
+   * moved to `plan`, which the service does by a new subscription;
+   * `expired`: its term ended, never cancelled.
+   */
+  subscription?: {
+    plan: "Starter" | "Business";
+    frequency?: "m" | "y";
+    cancelled?: boolean;
+    expired?: boolean;
+    from?: "Starter";
+  };
   admins?: string[];
   /** What the import must make of it: an entry, or no entry for a reason matching this. */
   expected: "entry" | RegExp;
@@ -33,8 +43,13 @@ export interface SeededIds {
   groups: Record<string, string>;
   domains: Record<string, string>;
   webhooks: Record<string, string>;
-  /** The subscription's resource id (the cancelled one of a suspended organisation), if any. */
+  /** The subscription's resource id (the cancelled one of a suspended organisation), if any: not an expired one, which no entry adopts. */
   subscription?: string;
+}
+
+/** What only the emulator's control plane can do to a seeded account. */
+export interface SeedLevers {
+  expireSubscription(subscriptionId: string): Promise<void>;
 }
 
 const hook = (name: string, host: string, active = true): SeedWebhook => ({
@@ -150,6 +165,12 @@ const SPECIALS: SeedOrganization[] = [
   },
   { name: "Empty Co", groups: [], subscription: { plan: "Starter" }, expected: /has no domain group/ },
   {
+    name: "Lapsed Ltd",
+    groups: [{ name: "Main", domains: [{ name: "lapsed.example" }] }],
+    subscription: { plan: "Business", expired: true },
+    expected: "entry",
+  },
+  {
     name: "Spread Ltd",
     groups: [
       { name: "Main", domains: [{ name: "spread.example" }] },
@@ -189,6 +210,7 @@ export async function seedOrganization(
   client: DmarcClient,
   spec: SeedOrganization,
   plans: Awaited<ReturnType<DmarcClient["listPlans"]>>,
+  levers?: SeedLevers,
 ): Promise<SeededIds> {
   const organization = await client.createOrganization({ name: spec.name });
   const id = organization.id;
@@ -227,7 +249,12 @@ export async function seedOrganization(
       assigned = await client.changeSubscriptionPrice(assigned.id, priceOf(plans, subscription.plan, frequency));
     }
     if (subscription.cancelled) await client.cancelSubscription(assigned.id);
-    ids.subscription = `${id}/${assigned.id}`;
+    if (subscription.expired) {
+      if (!levers) throw new Error(`${spec.name}: an expired subscription needs the emulator's levers`);
+      await levers.expireSubscription(assigned.id);
+    } else {
+      ids.subscription = `${id}/${assigned.id}`;
+    }
   }
   return ids;
 }
@@ -237,10 +264,11 @@ export async function seedAccount(
   client: DmarcClient,
   organizations: readonly SeedOrganization[],
   partnerId: string,
+  levers?: SeedLevers,
 ): Promise<SeededIds[]> {
   const plans = await client.listPlans();
   const seeded: SeededIds[] = [];
-  for (const spec of organizations) seeded.push(await seedOrganization(client, spec, plans));
+  for (const spec of organizations) seeded.push(await seedOrganization(client, spec, plans, levers));
   await client.createWebhook({
     name: "partner events",
     ownerId: partnerId,

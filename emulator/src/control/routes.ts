@@ -147,6 +147,15 @@ export function controlRoutes(app: FastifyInstance, ctx: Context, { apiRoutes }:
 
   reportRoutes(app, ctx);
 
+  // The emulator's clock is the machine's: a term cannot run out within a
+  // test, so this ends one now (a partner's lapsed customer).
+  app.post("/_emulator/subscriptions/:subscriptionId/expire", async (request) => {
+    const record = store.subscriptions.get(param(request, "subscriptionId"));
+    if (!record) throw notFound("Subscription", param(request, "subscriptionId"));
+    Object.assign(record, { expireDate: now(), updatedAt: now() });
+    return record;
+  });
+
   app.post("/_emulator/tokens/expire", async (_request, reply) => {
     tokens.expireIssued();
     return reply.code(204).send();

@@ -13,7 +13,8 @@ import type { AssignedKey } from "./keys";
 // and kept so as `subscription: suspended`, or `subscription: none`) and its
 // active webhooks; what it has beyond that is left out of its entry and said
 // so, one line each. An organisation whose entry would make `up` create or
-// change something (a group, a renewal) gets no entry at all.
+// change something (a group, a price the entry cannot name) gets no entry at
+// all.
 
 /** A tenant entry as the file holds it, keys in the order they are written. */
 export interface TenantEntry {
@@ -61,8 +62,6 @@ const day = (timestamp: string) => timestamp.slice(0, 10);
 /** Why an organisation gets no entry: each would make the tenant's `up` create or change something. */
 const NO_ENTRY = {
   noGroup: () => "it has no domain group, and a tenant declares one: adopting it would create one",
-  expired: (subscription: Subscription) =>
-    `its subscription ${subscription.id} expired on ${day(subscription.expireDate)}, and a tenant's subscription is active or cancelled: the next up would renew it (renew or cancel it first)`,
   noPrice: (subscription: Subscription) => `its subscription ${subscription.id} names no price`,
   priceNotInCatalogue: (priceId: string) =>
     `its subscription's price ${priceId} is not in the partner's catalogue, so no plan, frequency and currency name it`,
@@ -83,6 +82,8 @@ export const LEFT_OUT = {
     `webhook ${quoted(webhook.name, webhook.objectId)}, because this package does not know its events ${events.join(", ")}`,
   sameWebhookName: (webhook: Webhook) =>
     `webhook ${quoted(webhook.name, webhook.objectId)}, because another webhook of the organisation has that name and a tenant names its webhooks apart`,
+  expiredSubscription: (subscription: Subscription) =>
+    `subscription ${subscription.id}, because it expired on ${day(subscription.expireDate)}: the entry says subscription: none, and declaring a plan with subscription: active assigns it again`,
   otherSubscription: (subscription: Subscription) =>
     `subscription ${subscription.id} (active too, price ${subscription.items[0]?.priceId ?? "none"}), because a tenant has one subscription: the newest is kept`,
   domainOfAnotherTenant: (domain: string, owner: string) =>
@@ -128,13 +129,14 @@ function pricedOf(subscription: Subscription, plans: readonly Plan[]): Priced | 
 
 /** The subscription the entry declares as it stands, or why none can be declared without a write. */
 type AdoptedSubscription =
-  | { state: "none"; others: [] }
+  | { state: "none"; others: []; expired?: Subscription }
   | { state: "active" | "suspended"; subscription: Subscription; priced: Priced; others: Subscription[] };
 
 /**
  * The newest active subscription; with none active, the newest one when it
  * was cancelled (kept so: `suspended`); with none at all, `none`. An
- * expired one is not adopted: the next `up` would renew it.
+ * expired one is `none` too: adopting it would make the next `up` renew it,
+ * and a lapsed customer is renewed only when the partner says so.
  */
 function adoptableSubscription(
   subscriptions: readonly Subscription[],
@@ -144,7 +146,7 @@ function adoptableSubscription(
   const [active, ...others] = newestFirst.filter((candidate) => statusOf(candidate) === "active");
   const [latest] = newestFirst;
   if (latest === undefined) return { state: "none", others: [] };
-  if (active === undefined && statusOf(latest) !== "suspended") return { reason: NO_ENTRY.expired(latest) };
+  if (active === undefined && statusOf(latest) === "expired") return { state: "none", others: [], expired: latest };
   const subscription = active ?? latest;
   const priced = pricedOf(subscription, plans);
   if ("reason" in priced) return priced;
@@ -209,6 +211,9 @@ function leftOutOf(parts: EntryParts): string[] {
       ),
     ),
     ...sortedDomains.filter((domain) => !domain.domainGroupId).map((domain) => LEFT_OUT.ungroupedDomain(domain)),
+    ...(subscription.state === "none" && subscription.expired
+      ? [LEFT_OUT.expiredSubscription(subscription.expired)]
+      : []),
     ...subscription.others.map((other) => LEFT_OUT.otherSubscription(other)),
     ...hooks.leftOut,
   ];
