@@ -111,6 +111,7 @@ describe("an import of 200 organisations stopped half-way", () => {
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toContain("cut-off.yaml is valid as it stands; run the same import with --append");
     const cut = importedIds(cutOffPath).length;
+    expect(outcome.stderr).toContain(`${cut} of them written to cut-off.yaml`);
     expect(cut).toBeGreaterThanOrEqual(COUNT / 4);
     expect(cut).toBeLessThan(COUNT);
     await resumed(cutOffPath, env, cut);

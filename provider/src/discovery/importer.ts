@@ -42,18 +42,27 @@ export interface ImportOptions {
   onDelete?: TenantOnDelete;
   /** Try each entry's adoption (reads only) and leave out those that would not adopt cleanly. */
   check?: boolean;
-  /** Writes the file's whole new text, at once: called after each batch that adds to it. */
+  /** Writes the file's whole new text, at once: called as batches add to it (see {@link WRITE_TIME_SHARE}). */
   write: (text: string) => void;
   /** Told how far the import is after each batch. */
   progress?: (progress: ImportProgress) => void;
 }
 
 /**
- * Organisations read, checked and written at a time. At the service's pace
- * (54 requests a minute, four an organisation) a batch is about 45 s of
- * work: the most an interrupted import reads again.
+ * Organisations read and checked at a time, and written at a time at the
+ * service's pace (54 requests a minute, four an organisation: a batch is
+ * about 45 s of work, the most an interrupted import reads again).
  */
 export const IMPORT_BATCH = 10;
+
+/**
+ * The most of an import's time its file writes take. Each write is the
+ * whole file, checked as the fleet reads it, so its cost grows with the
+ * file: an import faster than the service's pace (the emulator, a generous
+ * limit) holds batches back until the time since the last write is ten
+ * times what that write took, which keeps 1,000 organisations linear.
+ */
+const WRITE_TIME_SHARE = 0.1;
 
 /** An import that stopped part of the way; the file holds every batch done before, and reads back whole. */
 export class ImportIncomplete extends Error {
@@ -347,6 +356,10 @@ interface ImportRun {
   text: string | undefined;
   owners: Map<string, string>;
   candidates: Candidate[];
+  /** Candidates read but not in the file yet. */
+  pending: Candidate[];
+  /** When the file was last written, and how long that took (ms, `performance.now()`). */
+  lastWrite: { at: number; tookMs: number };
   leftOut: LeftOutOrganization[];
   failedChecks: number;
   done: number;
@@ -359,7 +372,7 @@ function progressOf(run: ImportRun): ImportProgress {
   return {
     done: run.done,
     total: run.queue.length,
-    written: run.candidates.length,
+    written: run.candidates.length - run.pending.length,
     leftOut: run.leftOut.length,
     managed: run.managed.length,
     requests: requestsSent() - run.requestsBefore,
@@ -377,8 +390,23 @@ function write(run: ImportRun, additions: InventoryAdditions, candidates: readon
   run.writes += 1;
 }
 
+/** Writes the entries held back, if any, after those in the file. */
+function writePending(run: ImportRun): void {
+  if (run.pending.length === 0) return;
+  const started = performance.now();
+  const tenants = run.pending.map(({ proposal }) => ({ entry: proposal.entry, comments: commentsOf(proposal) }));
+  write(run, { tenants, trailing: [] }, run.pending);
+  run.pending = [];
+  run.lastWrite = { at: performance.now(), tookMs: performance.now() - started };
+}
+
+/** Whether the entries held back go to the file now: after the last batch, or once writing is cheap beside reading. */
+function writeDue(run: ImportRun, last: boolean): boolean {
+  return last || (performance.now() - run.lastWrite.at) * WRITE_TIME_SHARE >= run.lastWrite.tookMs;
+}
+
 /** The organisations' entries: read, proposed, checked, then written after those before them. */
-async function importBatch(run: ImportRun, batch: readonly KeyedOrganization[]): Promise<void> {
+async function importBatch(run: ImportRun, batch: readonly KeyedOrganization[], last: boolean): Promise<void> {
   const { options, client, host, account } = run;
   const discovered = await Promise.all(
     batch.map(async (keyed) => ({ keyed, objects: await discoverOrganization(client, keyed.organization) })),
@@ -391,9 +419,9 @@ async function importBatch(run: ImportRun, batch: readonly KeyedOrganization[]):
         await Promise.all(valid.candidates.map((candidate) => adoptionChecked(host, candidate, account.plans))),
       )
     : { candidates: valid.candidates, leftOut: [] };
-  const tenants = checked.candidates.map(({ proposal }) => ({ entry: proposal.entry, comments: commentsOf(proposal) }));
-  if (tenants.length > 0) write(run, { tenants, trailing: [] }, checked.candidates);
   run.candidates.push(...checked.candidates);
+  run.pending.push(...checked.candidates);
+  if (writeDue(run, last)) writePending(run);
   run.leftOut.push(...proposed.leftOut, ...valid.leftOut, ...checked.leftOut);
   run.failedChecks += checked.leftOut.length;
   run.done += batch.length;
@@ -472,6 +500,8 @@ async function startRun(options: ImportOptions): Promise<ImportRun> {
     text: options.existing?.text,
     owners: domainOwners(options.existing?.inventory),
     candidates: [],
+    pending: [],
+    lastWrite: { at: performance.now(), tookMs: 0 },
     leftOut: [],
     failedChecks: 0,
     done: 0,
@@ -494,10 +524,15 @@ export async function importAccount(options: ImportOptions): Promise<ImportRepor
   if (run.account.missing.length > 0) return importReport(run);
   try {
     for (let start = 0; start < run.queue.length; start += IMPORT_BATCH) {
-      await importBatch(run, run.queue.slice(start, start + IMPORT_BATCH));
+      const end = start + IMPORT_BATCH;
+      await importBatch(run, run.queue.slice(start, end), end >= run.queue.length);
     }
     finish(run);
   } catch (error) {
+    // What was read before the failure is kept; a failing write leaves the file as it was, and the first error stands.
+    try {
+      writePending(run);
+    } catch {}
     throw new ImportIncomplete(progressOf(run), options.inventoryName, error);
   }
   return importReport(run);
