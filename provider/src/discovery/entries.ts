@@ -61,7 +61,8 @@ const day = (timestamp: string) => timestamp.slice(0, 10);
 
 /** Why an organisation gets no entry: each would make the tenant's `up` create or change something. */
 const NO_ENTRY = {
-  noGroup: () => "it has no domain group, and a tenant declares one: adopting it would create one",
+  noGroup: () =>
+    "it has no domain group, and a tenant declares one: adopting it would create one (make a group on the service and import again with --append, or write its entry by hand and let up create it)",
   noPrice: (subscription: Subscription) => `its subscription ${subscription.id} names no price`,
   priceNotInCatalogue: (priceId: string) =>
     `its subscription's price ${priceId} is not in the partner's catalogue, so no plan, frequency and currency name it`,
