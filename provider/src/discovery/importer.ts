@@ -64,7 +64,7 @@ export const IMPORT_BATCH = 10;
  */
 const WRITE_TIME_SHARE = 0.1;
 
-/** An import that stopped part of the way; the file holds every batch done before, and reads back whole. */
+/** An import that stopped part of the way; the file holds the entries written before, and reads back whole. */
 export class ImportIncomplete extends Error {
   override name = "ImportIncomplete";
   constructor(

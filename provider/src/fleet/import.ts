@@ -78,7 +78,7 @@ function progressPrinter(stream: Writable): (progress: ImportProgress) => void {
   };
 }
 
-/** The stopped import's message, with how to go on: the file holds every batch done. */
+/** The stopped import's message, with how to go on: the file holds every entry written. */
 function continuation(error: ImportIncomplete, options: ImportCommandOptions): Error {
   const written = existsSync(options.inventoryPath);
   const how = written
