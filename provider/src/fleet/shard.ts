@@ -37,8 +37,14 @@ export interface FleetProject {
   /** Extra environment for the Pulumi CLI. */
   env: Record<string, string>;
   inventory: Inventory;
-  /** DNS publishing and verification hooks for the tenants, for Automation API users. */
+  /** DNS publishing and verification hooks for the tenants: Automation API users', or `--publisher`'s. */
   declare?: Omit<DeclareOptions, "plans">;
+  /**
+   * Stands for `declare.publishRecord` in each shard's digest (`--publisher`:
+   * its module's content hash), so a changed hook reruns the shards whose
+   * domains it publishes.
+   */
+  publisherDigest?: string;
 }
 
 const STACK_TYPE = "pulumi:pulumi:Stack";
@@ -52,9 +58,15 @@ function packageVersion(): string {
  * What a shard's last successful `up` deployed, as one hash: its tenants'
  * plans, the objects each declares (not their place in the file, so
  * inserting a tenant elsewhere does not touch this shard), how each domain's
- * record is published, and the package version.
+ * record is published (by the file's words, else by the publisher hook),
+ * and the package version.
  */
-export function shardDigest(inventory: Inventory, keys: readonly string[]): string {
+export function shardDigest(
+  project: Pick<FleetProject, "inventory" | "publisherDigest">,
+  keys: readonly string[],
+): string {
+  const { inventory } = project;
+  const unsaid = project.publisherDigest ? `publisher ${project.publisherDigest}` : "none";
   const entries = inventory.tenants
     .filter((tenant) => keys.includes(tenant.key))
     .sort((a, b) => a.key.localeCompare(b.key))
@@ -62,7 +74,7 @@ export function shardDigest(inventory: Inventory, keys: readonly string[]): stri
       key: tenant.key,
       plan: inventoryTenantPlan(inventory, tenant),
       // Publishing a record is the inventory's hook beside the Tenant, not an object of its plan.
-      dns: tenant.domains.map((domain) => domain.dns ?? tenant.dns ?? "none"),
+      dns: tenant.domains.map((domain) => domain.dns ?? tenant.dns ?? unsaid),
     }));
   return createHash("sha256")
     .update(JSON.stringify({ version: packageVersion(), entries }))

@@ -4,11 +4,12 @@ import { getPlans } from "../functions/plans";
 import { Rfc2136Record } from "../resources/rfc2136Record";
 import { type PlannedObject, type TenantDeclaration, type TenantPlan, tenantPlan } from "../tenant/plan";
 import { type PublishRecord, priceIdFor, Tenant, type TenantArgs, type VerifyDomain } from "../tenant/tenant";
-import { type Inventory, InventoryError, type InventoryTenant } from "./inventory";
+import { type DnsPublishing, type Inventory, InventoryError, type InventoryTenant } from "./inventory";
 
 export interface DeclareOptions {
   /** The partner's catalogue; default one `getPlans()` for all tenants. */
   plans?: pulumi.Input<Plan[]>;
+  /** Publishes the records of the domains whose `dns` (the domain's, else the tenant's) the file leaves unsaid. */
   publishRecord?: PublishRecord;
   verifyDomain?: VerifyDomain;
   /** Options of every Tenant component, e.g. a DNS provider or `protect`. */
@@ -48,43 +49,55 @@ export function inventoryTenantPlan(inventory: Inventory, tenant: InventoryTenan
   return tenantPlan(tenant.key, declarationOf(tenant), labelOf(inventory, tenant));
 }
 
+/** The domain's record as an `Rfc2136Record`, signed with the key whose secret the named environment variable holds. */
+function rfc2136RecordOf(
+  inventory: Inventory,
+  tenant: InventoryTenant,
+  publishing: Exclude<DnsPublishing, "none">,
+  ...[record, , opts, domainName]: Parameters<PublishRecord>
+): Rfc2136Record {
+  const { keySecretEnv, ...settings } = publishing.rfc2136;
+  const secret = process.env[keySecretEnv];
+  if (!secret) {
+    throw new InventoryError([
+      `${labelOf(inventory, tenant)} dns.rfc2136.keySecretEnv: the environment variable ${keySecretEnv}, which must hold the TSIG key's secret for ${domainName}, is not set`,
+    ]);
+  }
+  return new Rfc2136Record(
+    `${domainName}/dns-record`,
+    { ...settings, name: record.host, type: record.recordType, value: record.value, keySecret: pulumi.secret(secret) },
+    opts,
+  );
+}
+
 /**
  * Publishes each domain's record as the inventory says (`dns`: the domain's,
- * else the tenant's): an `Rfc2136Record` signed with the key whose secret the
- * named environment variable holds, or nothing. Undefined when no domain
- * publishes by RFC 2136.
+ * else the tenant's): an `Rfc2136Record` for `rfc2136`, nothing for `none`;
+ * a domain the file says nothing of goes to `hook`, the program's
+ * `publishRecord` or `dmarc-fleet --publisher`. Undefined when no domain is
+ * published.
  */
-function inventoryPublisher(inventory: Inventory, tenant: InventoryTenant): PublishRecord | undefined {
+function inventoryPublisher(
+  inventory: Inventory,
+  tenant: InventoryTenant,
+  hook: PublishRecord | undefined,
+): PublishRecord | undefined {
   const publishing = new Map(tenant.domains.map((domain) => [domain.name, domain.dns ?? tenant.dns]));
-  if (![...publishing.values()].some((dns) => dns !== undefined && dns !== "none")) return undefined;
-  return (record, _domain, opts, domainName) => {
-    const dns = publishing.get(domainName);
-    if (dns === undefined || dns === "none") return undefined;
-    const { keySecretEnv, ...settings } = dns.rfc2136;
-    const secret = process.env[keySecretEnv];
-    if (!secret) {
-      throw new InventoryError([
-        `${labelOf(inventory, tenant)} dns.rfc2136.keySecretEnv: the environment variable ${keySecretEnv}, which must hold the TSIG key's secret for ${domainName}, is not set`,
-      ]);
-    }
-    return new Rfc2136Record(
-      `${domainName}/dns-record`,
-      {
-        ...settings,
-        name: record.host,
-        type: record.recordType,
-        value: record.value,
-        keySecret: pulumi.secret(secret),
-      },
-      opts,
-    );
+  const words = [...publishing.values()];
+  const byFile = words.some((dns) => dns !== undefined && dns !== "none");
+  const byHook = hook !== undefined && words.some((dns) => dns === undefined);
+  if (!byFile && !byHook) return undefined;
+  return (...args) => {
+    const dns = publishing.get(args[3]);
+    if (dns === undefined) return hook?.(...args);
+    return dns === "none" ? undefined : rfc2136RecordOf(inventory, tenant, dns, ...args);
   };
 }
 
 /** The Tenant arguments of an inventory entry. */
 export function tenantArgs(inventory: Inventory, tenant: InventoryTenant, options: DeclareOptions = {}): TenantArgs {
   const { plans, verifyDomain } = options;
-  const publishRecord = options.publishRecord ?? inventoryPublisher(inventory, tenant);
+  const publishRecord = inventoryPublisher(inventory, tenant, options.publishRecord);
   return {
     ...declarationOf(tenant),
     ...(plans ? { plans } : {}),

@@ -1,0 +1,135 @@
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { projectRoot } from "../../scripts/engine.mjs";
+import { fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
+import { dnsServersUnavailable, type RunningDnsServer, startDnsServer, ZONE } from "../support/dnsServers";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { useEngine } from "../support/engine";
+
+// `dmarc-fleet --publisher <module>`: a partner's own module exporting
+// publishRecord (here one that publishes through the package's
+// Rfc2136Record with a TTL of its own, standing for a DNS provider's Pulumi
+// package, which cannot run on this machine) publishes the records of the
+// domains the inventory says nothing of; `dns: none` and `rfc2136` in the
+// file keep their meaning. Editing the module reruns the shards it
+// publishes for; a module without publishRecord is refused as bad usage.
+
+const unavailable = await dnsServersUnavailable();
+if (unavailable) console.warn(`Skipping dmarc-fleet --publisher: ${unavailable}`);
+
+const run = promisify(execFile);
+const CLI = join(projectRoot, "provider", "bin", "dmarc-fleet.js");
+const SECRET_ENV = "DMARC_TEST_PUBLISHER_KEY_SECRET";
+
+let dns: RunningDnsServer;
+let emulator: EmulatorHandle;
+let project: string;
+let env: Record<string, string>;
+const fleet = uniqueFleetName("publisher");
+const configStack = `${fleet}-config`;
+
+/** The module a partner writes: `ttl` tells one version of it from the next. */
+function publisherModule(ttl: number): string {
+  return `const { Rfc2136Record } = require("pulumi-dmarc-partner");
+exports.publishRecord = (record, _domain, opts, domainName) =>
+  new Rfc2136Record(\`\${domainName}/by-module\`, {
+    server: ${JSON.stringify(dns.address)},
+    name: record.host,
+    type: record.recordType,
+    value: record.value,
+    ttl: ${ttl},
+    keyName: ${JSON.stringify(dns.key.name)},
+    keySecret: process.env.${SECRET_ENV},
+  }, opts);
+`;
+}
+
+async function fleetCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const argv = [CLI, ...args, "--cwd", project, "--config-stack", configStack, "--fleet", fleet, "--shard-size", "1"];
+  try {
+    const { stdout, stderr } = await run(process.execPath, argv, {
+      env: { ...process.env, ...env, [SECRET_ENV]: dns.key.secret },
+      timeout: 540_000,
+      maxBuffer: 16 << 20,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+}
+
+/** What BIND serves at the domain's `_dmarc` name: `TYPE value @ttl`, or nothing. */
+async function served(domain: string): Promise<string[]> {
+  return dns.served(`_dmarc.${domain}`);
+}
+
+describe.skipIf(unavailable !== undefined)("dmarc-fleet --publisher", () => {
+  beforeAll(async () => {
+    env = await useEngine();
+    dns = await startDnsServer("bind");
+    emulator = await startTestEmulator();
+    project = fleetProjectFolder(`dmarc-fleet-publisher-${fleet}`);
+    writeFileSync(
+      join(project, "tenants.yaml"),
+      stringify({
+        tenants: [
+          tenant("alpha", { domains: [{ name: ZONE }] }),
+          tenant("bravo", { domains: [{ name: `shop.${ZONE}`, dns: "none" }] }),
+        ],
+      }),
+    );
+    const workspace = await LocalWorkspace.create({
+      workDir: project,
+      envVars: env,
+      projectSettings: { name: "dmarc-fleet-publisher", runtime: "nodejs" },
+    });
+    await workspace.createStack(configStack);
+    await workspace.setAllConfig(configStack, emulator.stackConfig);
+  }, 900_000);
+
+  afterAll(async () => {
+    try {
+      if (project) await fleetCli("destroy");
+    } finally {
+      await emulator?.emulator.close();
+      await dns?.stop();
+    }
+  }, 600_000);
+
+  it("publishes the domains the file says nothing of, and reruns their shards when the module changes", async () => {
+    writeFileSync(join(project, "publish.js"), publisherModule(600));
+    const up = await fleetCli("up", "--publisher", "publish.js", "--json");
+    expect(up.code, up.stderr).toBe(0);
+    expect(await served(ZONE)).toEqual([expect.stringMatching(/^TXT "?v=DMARC1;.* @600$/)]);
+    expect(await served(`shop.${ZONE}`)).toEqual([]);
+
+    const status = await fleetCli("status", "--publisher", "publish.js", "--json");
+    const upToDate = (JSON.parse(status.stdout) as { shards: { upToDate: boolean }[] }).shards.map((s) => s.upToDate);
+    expect(upToDate).toEqual([true, true]);
+
+    writeFileSync(join(project, "publish.js"), publisherModule(900));
+    const again = await fleetCli("up", "--publisher", "publish.js", "--json");
+    expect(again.code, again.stderr).toBe(0);
+    const results = (JSON.parse(again.stdout) as { results: { shard: string; status: string }[] }).results;
+    // Only alpha's shard publishes through the module; bravo's says dns: none and is left alone.
+    expect(results.map((result) => [result.shard, result.status]).sort()).toEqual([
+      [`${fleet}-001`, "done"],
+      [`${fleet}-002`, "skipped"],
+    ]);
+    expect(await served(ZONE)).toEqual([expect.stringMatching(/ @900$/)]);
+  }, 900_000);
+
+  it("refuses a module that exports no publishRecord, naming what it exports", async () => {
+    writeFileSync(join(project, "wrong.js"), "exports.publish = () => undefined;\n");
+    const refused = await fleetCli("preview", "--publisher", "wrong.js");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("wrong.js: the module must export a function publishRecord");
+    expect(refused.stderr).toContain("it exports publish");
+  }, 300_000);
+});
