@@ -29,18 +29,23 @@ afterAll(async () => {
 });
 
 /**
- * Marks the shard as a killed run leaves it: a create of its group pending in
- * the checkpoint. Written into the file backend's checkpoint directly, as the
- * engine does: `pulumi stack import` drops pending operations.
+ * Marks the shard as a killed run leaves it: a create pending in the
+ * checkpoint, of its group unless `pending` picks another type. Written into
+ * the file backend's checkpoint directly, as the engine does: `pulumi stack
+ * import` drops pending operations.
  */
-function interrupt(options: ReturnType<typeof fleetOptions>): void {
+function interrupt(
+  options: ReturnType<typeof fleetOptions>,
+  pending = (type: string) => type.endsWith(":DomainGroup"),
+): void {
   const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
   const file = join(backend, ".pulumi", "stacks", options.projectName, `${shard}.json`);
   const stored = JSON.parse(readFileSync(file, "utf8")) as {
     checkpoint: { latest: { resources: { type: string }[]; pending_operations?: unknown[] } };
   };
-  const group = stored.checkpoint.latest.resources.find((resource) => resource.type.endsWith(":DomainGroup"));
-  stored.checkpoint.latest.pending_operations = [{ resource: group, type: "creating" }];
+  const resource = stored.checkpoint.latest.resources.find((candidate) => pending(candidate.type));
+  if (!resource) throw new Error(`${shard} holds no resource of the type to leave pending`);
+  stored.checkpoint.latest.pending_operations = [{ resource, type: "creating" }];
   writeFileSync(file, JSON.stringify(stored));
 }
 
@@ -91,6 +96,16 @@ describe("an interrupted shard", () => {
     );
     expect(recovered.ok).toBe(true);
     expect(calls.map((call) => [call.stackName, call.reason.kind])).toEqual([[shard, "pendingOperations"]]);
+    expect(recovered.results[0]).toMatchObject({ shard, status: "done", recovered: "dropped 1" });
+  }, 600_000);
+
+  it("killed while the engine made its provider instance is recovered by dropping that create, and then run", async () => {
+    const options = fleetOptions(emulator, fleet, inventory);
+    interrupt(options, (type) => type.startsWith("pulumi:providers:"));
+    const recovered = await runFleet(
+      "up",
+      fleetOptions(emulator, fleet, inventory, { recover: recoverShard, all: true }),
+    );
     expect(recovered.results[0]).toMatchObject({ shard, status: "done", recovered: "dropped 1" });
   }, 600_000);
 

@@ -58,6 +58,11 @@ export function withEntries(state: Deployment, resources: StateResource[], pendi
 }
 
 /** The resource's name, the last part of its URN, for messages. */
+/** Whether a type is one of the engine's provider instances (`pulumi:providers:pulumi-nodejs`), not an object anywhere. */
+export function isProviderType(type: string): boolean {
+  return type.startsWith("pulumi:providers:");
+}
+
 export function resourceName(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }

@@ -1,4 +1,5 @@
 import type { EngineEvent, OpMap } from "@pulumi/pulumi/automation";
+import { isProviderType } from "../checkpoint/deployment";
 import type { ShardTiming } from "./result";
 
 /**
@@ -16,7 +17,7 @@ export interface OperationMarks {
 export function marking(marks: OperationMarks): (event: EngineEvent) => void {
   return (event) => {
     const step = event.resourcePreEvent?.metadata;
-    const custom = (step?.new ?? step?.old)?.custom === true && !step?.type.startsWith("pulumi:providers:");
+    const custom = (step?.new ?? step?.old)?.custom === true && !isProviderType(step?.type ?? "");
     if (custom && marks.firstStepAt === undefined) marks.firstStepAt = performance.now();
     if (event.summaryEvent) {
       marks.summaryAt = performance.now();

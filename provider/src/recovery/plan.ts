@@ -1,6 +1,7 @@
 import {
   type Deployment,
   holdsSecret,
+  isProviderType,
   type PendingOperation,
   pendingOperations,
   resourceName,
@@ -112,6 +113,14 @@ async function settleCreate(
   const { resource } = operation;
   const typeName = dmarcTypeName(resource.type);
   const step = { urn: resource.urn, typeName: typeName ?? resource.type, operation: operation.type };
+  // A killed run may leave the engine's provider instance being created.
+  if (isProviderType(resource.type)) {
+    return {
+      ...step,
+      action: "drop",
+      reason: "a provider instance makes nothing outside the state; the next pulumi up makes it",
+    };
+  }
   const definition = typeName === undefined ? undefined : services.definitionOf(typeName);
   const lookable = lookableInputs(resource, definition);
   if ("action" in lookable) return { ...step, ...lookable };
