@@ -116,7 +116,7 @@ export async function importBench(
   const spec = fleetSpec(plans, tenants, hooks.domains);
   hooks.say(`import bench: seeding ${tenants} organisations through the client`);
   await hooks.seed(spec);
-  const empty: Inventory = { tenants: [], offboard: [], source: "bench" };
+  const empty: Inventory = { tenants: [], offboard: [], source: "bench", folder: hooks.outDir };
   const options = benchFleetOptions(hooks, tenants, empty);
   const steps: ImportStep[] = [];
   const imported = async (label: string, file: string, check: boolean) => {

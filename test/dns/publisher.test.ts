@@ -11,16 +11,16 @@ import { dnsServersUnavailable, type RunningDnsServer, startDnsServer, ZONE } fr
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 
-// `dmarc-fleet --publisher <module>`: a partner's own module exporting
-// publishRecord (here one that publishes through the package's
-// Rfc2136Record with a TTL of its own, standing for a DNS provider's Pulumi
-// package, which cannot run on this machine) publishes the records of the
-// domains the inventory says nothing of; `dns: none` and `rfc2136` in the
-// file keep their meaning. Editing the module reruns the shards it
-// publishes for; a module without publishRecord is refused as bad usage.
+// `dns: { publisher: ./publish.js }`: a partner's own module beside the
+// inventory, exporting publishRecord (here one that publishes through the
+// package's Rfc2136Record with a TTL of its own, standing for a DNS
+// provider's Pulumi package, which cannot run on this machine), publishes
+// the records `dmarc-fleet` would otherwise leave alone; `dns: none` keeps
+// its meaning. Editing the module reruns the shards it publishes for; a
+// module without publishRecord stops the preview, naming tenant and module.
 
 const unavailable = await dnsServersUnavailable();
-if (unavailable) console.warn(`Skipping dmarc-fleet --publisher: ${unavailable}`);
+if (unavailable) console.warn(`Skipping the inventory's publisher module: ${unavailable}`);
 
 const run = promisify(execFile);
 const CLI = join(projectRoot, "provider", "bin", "dmarc-fleet.js");
@@ -49,8 +49,19 @@ exports.publishRecord = (record, _domain, opts, domainName) =>
 `;
 }
 
+/** The inventory: alpha's domain published by the module `publisher` names, bravo's by nobody. */
+function inventory(publisher: string): string {
+  return stringify({
+    defaults: { dns: { publisher } },
+    tenants: [
+      tenant("alpha", { domains: [{ name: ZONE }] }),
+      tenant("bravo", { domains: [{ name: `shop.${ZONE}`, dns: "none" }] }),
+    ],
+  });
+}
+
 async function fleetCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const argv = [CLI, ...args, "--cwd", project, "--config-stack", configStack, "--fleet", fleet, "--shard-size", "1"];
+  const argv = [CLI, ...args, "--cwd", project, "--config-stack", configStack, "--shard-size", "1"];
   try {
     const { stdout, stderr } = await run(process.execPath, argv, {
       env: { ...process.env, ...env, [SECRET_ENV]: dns.key.secret },
@@ -69,21 +80,14 @@ async function served(domain: string): Promise<string[]> {
   return dns.served(`_dmarc.${domain}`);
 }
 
-describe.skipIf(unavailable !== undefined)("dmarc-fleet --publisher", () => {
+describe.skipIf(unavailable !== undefined)("a publisher module named by the inventory", () => {
   beforeAll(async () => {
     env = await useEngine();
     dns = await startDnsServer("bind");
     emulator = await startTestEmulator();
     project = fleetProjectFolder(`dmarc-fleet-publisher-${fleet}`);
-    writeFileSync(
-      join(project, "tenants.yaml"),
-      stringify({
-        tenants: [
-          tenant("alpha", { domains: [{ name: ZONE }] }),
-          tenant("bravo", { domains: [{ name: `shop.${ZONE}`, dns: "none" }] }),
-        ],
-      }),
-    );
+    writeFileSync(join(project, "tenants.yaml"), inventory("./publish.js"));
+    writeFileSync(join(project, "wrong.yaml"), inventory("./wrong.js"));
     const workspace = await LocalWorkspace.create({
       workDir: project,
       envVars: env,
@@ -95,26 +99,29 @@ describe.skipIf(unavailable !== undefined)("dmarc-fleet --publisher", () => {
 
   afterAll(async () => {
     try {
-      if (project) await fleetCli("destroy");
+      if (project) {
+        await fleetCli("destroy", "--fleet", fleet);
+        await fleetCli("destroy", "--inventory", "wrong.yaml", "--fleet", `${fleet}-wrong`);
+      }
     } finally {
       await emulator?.emulator.close();
       await dns?.stop();
     }
   }, 600_000);
 
-  it("publishes the domains the file says nothing of, and reruns their shards when the module changes", async () => {
+  it("publishes the domains it is named for, and reruns their shards when the module changes", async () => {
     writeFileSync(join(project, "publish.js"), publisherModule(600));
-    const up = await fleetCli("up", "--publisher", "publish.js", "--json");
+    const up = await fleetCli("up", "--fleet", fleet, "--json");
     expect(up.code, up.stderr).toBe(0);
     expect(await served(ZONE)).toEqual([expect.stringMatching(/^TXT "?v=DMARC1;.* @600$/)]);
     expect(await served(`shop.${ZONE}`)).toEqual([]);
 
-    const status = await fleetCli("status", "--publisher", "publish.js", "--json");
+    const status = await fleetCli("status", "--fleet", fleet, "--json");
     const upToDate = (JSON.parse(status.stdout) as { shards: { upToDate: boolean }[] }).shards.map((s) => s.upToDate);
     expect(upToDate).toEqual([true, true]);
 
     writeFileSync(join(project, "publish.js"), publisherModule(900));
-    const again = await fleetCli("up", "--publisher", "publish.js", "--json");
+    const again = await fleetCli("up", "--fleet", fleet, "--json");
     expect(again.code, again.stderr).toBe(0);
     const results = (JSON.parse(again.stdout) as { results: { shard: string; status: string }[] }).results;
     // Only alpha's shard publishes through the module; bravo's says dns: none and is left alone.
@@ -125,11 +132,13 @@ describe.skipIf(unavailable !== undefined)("dmarc-fleet --publisher", () => {
     expect(await served(ZONE)).toEqual([expect.stringMatching(/ @900$/)]);
   }, 900_000);
 
-  it("refuses a module that exports no publishRecord, naming what it exports", async () => {
+  it("stops the preview at a module that exports no publishRecord, naming the tenant and what it exports", async () => {
     writeFileSync(join(project, "wrong.js"), "exports.publish = () => undefined;\n");
-    const refused = await fleetCli("preview", "--publisher", "wrong.js");
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("wrong.js: the module must export a function publishRecord");
+    const refused = await fleetCli("preview", "--inventory", "wrong.yaml", "--fleet", `${fleet}-wrong`);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /tenant "Tenant alpha" \(tenants\[0\]\) dns\.publisher: the module \S+wrong\.js must export a function publishRecord/,
+    );
     expect(refused.stderr).toContain("it exports publish");
   }, 300_000);
 });

@@ -526,4 +526,22 @@ describe("the inventory's dns section", () => {
     );
     expect(problems.join("\n")).not.toContain("c2VjcmV0c2VjcmV0c2VjcmV0");
   });
+
+  it("takes a publisher module beside the file, and refuses a path that is not a CommonJS module's", () => {
+    const inventory = parseInventory(
+      stringify({
+        defaults: { group: "G", plan: "Business", dns: { publisher: "./publish.js" } },
+        tenants: [{ name: "Acme", domains: [{ name: "acme.example" }] }],
+      }),
+      "tenants.yaml",
+      "/srv/fleet",
+    );
+    expect([inventory.folder, inventory.tenants[0]?.dns]).toEqual(["/srv/fleet", { publisher: "./publish.js" }]);
+    const problems = problemsOf(
+      stringify({ tenants: [{ name: "Acme", group: "G", plan: "Business", dns: { publisher: "./publish.ts" } }] }),
+    );
+    expect(problems).toEqual([
+      `${FIRST_ACME} dns.publisher: must be a CommonJS module's path ending in .js or .cjs, such as ./publish.js; got "./publish.ts"`,
+    ]);
+  });
 });

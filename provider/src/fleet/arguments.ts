@@ -15,7 +15,6 @@ import { TenantOnDelete } from "../tenant/schema";
 import { FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES } from "./commandSpec";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions } from "./fleetOptions";
 import type { ImportCommandOptions } from "./import";
-import { loadPublisher } from "./publisher";
 
 // `dmarc-fleet`'s command line read into what a command runs with: the
 // runner's options for a fleet command, the import's for `import`.
@@ -129,7 +128,6 @@ async function fleetInvocation(
   const maxOffboard = wholeNumber(values, "max-offboard", 0);
   const markdown = stringOption(values, "markdown");
   const auditLogMarginSeconds = wholeNumber(values, "audit-log-margin", 0);
-  const publisher = stringOption(values, "publisher");
   return {
     command,
     json: values.json === true,
@@ -141,7 +139,6 @@ async function fleetInvocation(
       ...shards,
       ...(only ? { only } : {}),
       inventory,
-      ...(publisher ? loadPublisher(resolve(cwd, publisher)) : {}),
       ...(values.all ? { all: true } : {}),
       ...(values.refresh ? { refresh: true } : {}),
       ...(values["audit-log"] ? { auditLog: true } : {}),

@@ -155,14 +155,6 @@ export const FLEET_SPEC: CommandSpec = {
       commands: ["drift"],
     },
     {
-      name: "publisher",
-      type: "string",
-      value: "<file>",
-      description:
-        "a CommonJS module (relative to --cwd) exporting publishRecord, the Tenant's hook: it publishes the record of every domain whose dns the inventory leaves unsaid, e.g. with your DNS provider's Pulumi package",
-      commands: ["preview", "up", "status", "shards"],
-    },
-    {
       name: "markdown",
       type: "string",
       value: "<file>",

@@ -52,7 +52,7 @@ export function overviewOf(options: FleetOptions, shard: Shard, state: ShardStat
     tenants: shard.tenants,
     leaving: shard.leaving,
     upToDate:
-      state?.digest === shardDigest(options, shard.tenants) &&
+      state?.digest === shardDigest(options.inventory, shard.tenants) &&
       shard.leaving.length === 0 &&
       state.interruption === undefined &&
       state.driftMark === undefined,

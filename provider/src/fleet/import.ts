@@ -1,5 +1,5 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import type { Writable } from "node:stream";
 import { ImportIncomplete, importAccount } from "../discovery/importer";
 import type { ImportProgress, ImportReport } from "../discovery/report";
@@ -116,7 +116,12 @@ export async function runImport(options: ImportCommandOptions): Promise<ImportRe
   const { inventoryPath } = options;
   refuseOverwrite(options);
   const existing = options.append ? existingInventory(inventoryPath) : undefined;
-  const empty: Inventory = { tenants: [], offboard: [], source: basename(inventoryPath) };
+  const empty: Inventory = {
+    tenants: [],
+    offboard: [],
+    source: basename(inventoryPath),
+    folder: dirname(inventoryPath),
+  };
   const holdings = await fleetHoldings({ ...options, inventory: existing?.inventory ?? empty });
   if (!existing) refuseOffboarding(options, holdings.keys);
   let report: ImportReport;

@@ -16,7 +16,8 @@ import type { Plan } from "../api";
 import { type Deployment, resourceName, resourcesOf } from "../checkpoint/deployment";
 import { type Interruption, interruptionOf } from "../checkpoint/interruption";
 import { type DeclareOptions, declareTenants, inventoryTenantPlan } from "../inventory/declare";
-import type { Inventory } from "../inventory/inventory";
+import { type DnsPublishing, type Inventory, InventoryError } from "../inventory/inventory";
+import { publisherDigest } from "../inventory/publisher";
 import { readTextIfAny } from "../runtime/readText";
 import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
 
@@ -37,14 +38,8 @@ export interface FleetProject {
   /** Extra environment for the Pulumi CLI. */
   env: Record<string, string>;
   inventory: Inventory;
-  /** DNS publishing and verification hooks for the tenants: Automation API users', or `--publisher`'s. */
+  /** DNS publishing and verification hooks for the tenants, for Automation API users. */
   declare?: Omit<DeclareOptions, "plans">;
-  /**
-   * Stands for `declare.publishRecord` in each shard's digest (`--publisher`:
-   * its module's content hash), so a changed hook reruns the shards whose
-   * domains it publishes.
-   */
-  publisherDigest?: string;
 }
 
 const STACK_TYPE = "pulumi:pulumi:Stack";
@@ -54,19 +49,23 @@ function packageVersion(): string {
   return manifest.version;
 }
 
+/** How a record is published, as the digest holds it: a publisher module by its content too, so an edit counts. */
+function publishingDigest(inventory: Inventory, publishing: DnsPublishing): unknown {
+  if (publishing === "none" || !("publisher" in publishing)) return publishing;
+  try {
+    return { ...publishing, content: publisherDigest(inventory.folder, publishing.publisher) };
+  } catch (error) {
+    throw new InventoryError([`${inventory.source}: dns.publisher: ${(error as Error).message}`]);
+  }
+}
+
 /**
  * What a shard's last successful `up` deployed, as one hash: its tenants'
  * plans, the objects each declares (not their place in the file, so
  * inserting a tenant elsewhere does not touch this shard), how each domain's
- * record is published (by the file's words, else by the publisher hook),
- * and the package version.
+ * record is published, and the package version.
  */
-export function shardDigest(
-  project: Pick<FleetProject, "inventory" | "publisherDigest">,
-  keys: readonly string[],
-): string {
-  const { inventory } = project;
-  const unsaid = project.publisherDigest ? `publisher ${project.publisherDigest}` : "none";
+export function shardDigest(inventory: Inventory, keys: readonly string[]): string {
   const entries = inventory.tenants
     .filter((tenant) => keys.includes(tenant.key))
     .sort((a, b) => a.key.localeCompare(b.key))
@@ -74,7 +73,7 @@ export function shardDigest(
       key: tenant.key,
       plan: inventoryTenantPlan(inventory, tenant),
       // Publishing a record is the inventory's hook beside the Tenant, not an object of its plan.
-      dns: tenant.domains.map((domain) => domain.dns ?? tenant.dns ?? unsaid),
+      dns: tenant.domains.map((domain) => publishingDigest(inventory, domain.dns ?? tenant.dns ?? "none")),
     }));
   return createHash("sha256")
     .update(JSON.stringify({ version: packageVersion(), entries }))

@@ -102,7 +102,7 @@ async function recover(running: Running, interruption: Interruption): Promise<vo
 async function openStack(running: Running): Promise<Stack> {
   const { options, pulumi, plans } = running.context;
   const { shard } = running.job;
-  const program = shardProgram(options, shard.tenants, shardDigest(options, shard.tenants), plans);
+  const program = shardProgram(options, shard.tenants, shardDigest(options.inventory, shard.tenants), plans);
   const stack = await shardStack(options, shard.name, program, shard.exists, pulumi);
   running.clock.lap("stackSeconds");
   return withoutReadsAfterOperations(stack);

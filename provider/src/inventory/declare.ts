@@ -5,6 +5,7 @@ import { Rfc2136Record } from "../resources/rfc2136Record";
 import { type PlannedObject, type TenantDeclaration, type TenantPlan, tenantPlan } from "../tenant/plan";
 import { type PublishRecord, priceIdFor, Tenant, type TenantArgs, type VerifyDomain } from "../tenant/tenant";
 import { type DnsPublishing, type Inventory, InventoryError, type InventoryTenant } from "./inventory";
+import { loadPublisher } from "./publisher";
 
 export interface DeclareOptions {
   /** The partner's catalogue; default one `getPlans()` for all tenants. */
@@ -53,7 +54,7 @@ export function inventoryTenantPlan(inventory: Inventory, tenant: InventoryTenan
 function rfc2136RecordOf(
   inventory: Inventory,
   tenant: InventoryTenant,
-  publishing: Exclude<DnsPublishing, "none">,
+  publishing: Extract<DnsPublishing, { rfc2136: unknown }>,
   ...[record, , opts, domainName]: Parameters<PublishRecord>
 ): Rfc2136Record {
   const { keySecretEnv, ...settings } = publishing.rfc2136;
@@ -70,12 +71,26 @@ function rfc2136RecordOf(
   );
 }
 
+/** The record as the module the file names publishes it; a module that cannot serve stops the preview naming the tenant. */
+function publishedByModule(
+  inventory: Inventory,
+  tenant: InventoryTenant,
+  publishing: Extract<DnsPublishing, { publisher: unknown }>,
+  ...args: Parameters<PublishRecord>
+): pulumi.Resource | undefined {
+  try {
+    return loadPublisher(inventory.folder, publishing.publisher)(...args);
+  } catch (error) {
+    throw new InventoryError([`${labelOf(inventory, tenant)} dns.publisher: ${(error as Error).message}`]);
+  }
+}
+
 /**
  * Publishes each domain's record as the inventory says (`dns`: the domain's,
- * else the tenant's): an `Rfc2136Record` for `rfc2136`, nothing for `none`;
- * a domain the file says nothing of goes to `hook`, the program's
- * `publishRecord` or `dmarc-fleet --publisher`. Undefined when no domain is
- * published.
+ * else the tenant's): an `Rfc2136Record` for `rfc2136`, the named module's
+ * `publishRecord` for `publisher`, nothing for `none`; a domain the file
+ * says nothing of goes to `hook`, the program's `publishRecord`. Undefined
+ * when no domain is published.
  */
 function inventoryPublisher(
   inventory: Inventory,
@@ -90,7 +105,9 @@ function inventoryPublisher(
   return (...args) => {
     const dns = publishing.get(args[3]);
     if (dns === undefined) return hook?.(...args);
-    return dns === "none" ? undefined : rfc2136RecordOf(inventory, tenant, dns, ...args);
+    if (dns === "none") return undefined;
+    if ("publisher" in dns) return publishedByModule(inventory, tenant, dns, ...args);
+    return rfc2136RecordOf(inventory, tenant, dns, ...args);
   };
 }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, dirname } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
@@ -59,8 +59,18 @@ const DnsPublishing = z
           .describe("The environment variable holding the TSIG key's secret (base64); the file never holds it."),
       }).describe("Publish by RFC 2136 dynamic update signed with TSIG, as `Rfc2136Record` does."),
     }),
+    mapping({
+      publisher: z
+        .string()
+        .regex(/\.c?js$/, { message: "must be a CommonJS module's path ending in .js or .cjs, such as ./publish.js" })
+        .describe(
+          "A CommonJS module, relative to this file, exporting `publishRecord` (the Tenant's hook): for a DNS service with only its own API, through its Pulumi package.",
+        ),
+    }),
   ])
-  .describe("How the setup record is published: `{ rfc2136: {...} }`, or `none` to publish it yourself.");
+  .describe(
+    "How the setup record is published: `{ rfc2136: {...} }`, `{ publisher: ./publish.js }`, or `none` to publish it yourself.",
+  );
 export type DnsPublishing = z.output<typeof DnsPublishing>;
 
 const DomainEntry = mapping({
@@ -161,7 +171,8 @@ function zoneChecks(tenant: z.output<typeof TenantEntry>, index: number, positio
   const domain = tenant.domains[position];
   if (domain === undefined) return [];
   const publishing = domain.dns ?? tenant.dns;
-  const zone = publishing === undefined || publishing === "none" ? undefined : publishing.rfc2136.zone;
+  const zone =
+    publishing !== undefined && publishing !== "none" && "rfc2136" in publishing ? publishing.rfc2136.zone : undefined;
   if (zone === undefined || domain.name === zone || domain.name.endsWith(`.${zone}`)) return [];
   return [
     {
@@ -374,11 +385,13 @@ export interface Inventory {
   offboard: InventoryTombstone[];
   /** The file's name, which every message starts with. */
   source: string;
+  /** The folder the file is in: `dns.publisher` modules are found from there. */
+  folder: string;
 }
 
 /** Reads and checks the inventory file at `path`; messages name the file by its base name. */
 export function loadInventory(path: string): Inventory {
-  return parseInventory(readFileSync(path, "utf8"), basename(path));
+  return parseInventory(readFileSync(path, "utf8"), basename(path), dirname(path));
 }
 
 /**
@@ -386,7 +399,7 @@ export function loadInventory(path: string): Inventory {
  * each, naming the tenant by name and index and the key inside it, e.g.
  * `tenants.yaml: tenant "Acme" (tenants[1]) domains[0].name: must be a lower-case domain name ...; got "Acme.COM"`.
  */
-export function parseInventory(text: string, source = "tenants.yaml"): Inventory {
+export function parseInventory(text: string, source = "tenants.yaml", folder = process.cwd()): Inventory {
   const lines = new LineCounter();
   // Plain messages: the pretty ones quote the source over several lines; one line a problem reads better in a preview.
   const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
@@ -403,6 +416,7 @@ export function parseInventory(text: string, source = "tenants.yaml"): Inventory
   if (!parsed.success) throw new InventoryError(problemsOf(source, raw, parsed.error.issues));
   return {
     source,
+    folder,
     tenants: parsed.data.tenants.map((tenant, index) => ({
       ...tenant,
       key: keyOf(tenant),

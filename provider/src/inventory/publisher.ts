@@ -1,0 +1,38 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { PublishRecord } from "../tenant/tenant";
+
+// `dns: { publisher: ./publish.js }`: a module of the partner's exporting
+// `publishRecord`, the Tenant's hook, for DNS services with only their own
+// API (the official Cloudflare or Route 53 package). The file names it, so a
+// run cannot forget it; its content is part of each shard's digest, so an
+// edit reruns the shards whose records it publishes.
+
+/** The module's `publishRecord`, loaded once per process; or why it cannot be. */
+export function loadPublisher(folder: string, path: string): PublishRecord {
+  const file = resolve(folder, path);
+  let exported: Record<string, unknown>;
+  try {
+    exported = require(file) as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`the module ${file} cannot be loaded: ${(error as Error).message}`);
+  }
+  if (typeof exported.publishRecord !== "function") {
+    const names = Object.keys(exported);
+    throw new Error(
+      `the module ${file} must export a function publishRecord(record, domain, opts, domainName), as the Tenant's publishRecord; it exports ${names.length > 0 ? names.join(", ") : "nothing"}`,
+    );
+  }
+  return exported.publishRecord as PublishRecord;
+}
+
+/** What stands for the module in a shard's digest: its content's hash. */
+export function publisherDigest(folder: string, path: string): string {
+  const file = resolve(folder, path);
+  try {
+    return createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16);
+  } catch (error) {
+    throw new Error(`the module ${file} cannot be read: ${(error as Error).message}`);
+  }
+}
