@@ -1,12 +1,11 @@
-import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
+import { type CliResult, startCommand } from "../reliability/harness";
 import { dnsServersUnavailable, type RunningDnsServer, startDnsServer, ZONE } from "../support/dnsServers";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
@@ -22,7 +21,6 @@ import { useEngine } from "../support/engine";
 const unavailable = await dnsServersUnavailable();
 if (unavailable) console.warn(`Skipping the inventory's publisher module: ${unavailable}`);
 
-const run = promisify(execFile);
 const CLI = join(projectRoot, "provider", "bin", "dmarc-fleet.js");
 const SECRET_ENV = "DMARC_TEST_PUBLISHER_KEY_SECRET";
 
@@ -60,19 +58,10 @@ function inventory(publisher: string): string {
   });
 }
 
-async function fleetCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `dmarc-fleet` in the project, as a pipeline runs it; bounded by the test's own timeout. */
+async function fleetCli(...args: string[]): Promise<CliResult> {
   const argv = [CLI, ...args, "--cwd", project, "--config-stack", configStack, "--shard-size", "1"];
-  try {
-    const { stdout, stderr } = await run(process.execPath, argv, {
-      env: { ...process.env, ...env, [SECRET_ENV]: dns.key.secret },
-      timeout: 540_000,
-      maxBuffer: 16 << 20,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
-  }
+  return startCommand(process.execPath, argv, project, { ...env, [SECRET_ENV]: dns.key.secret }).done;
 }
 
 /** What BIND serves at the domain's `_dmarc` name: `TYPE value @ttl`, or nothing. */

@@ -57,12 +57,12 @@ export function withEntries(state: Deployment, resources: StateResource[], pendi
   return { ...state, deployment: { ...state.deployment, resources, pending_operations: pending } };
 }
 
-/** The resource's name, the last part of its URN, for messages. */
 /** Whether a type is one of the engine's provider instances (`pulumi:providers:pulumi-nodejs`), not an object anywhere. */
 export function isProviderType(type: string): boolean {
   return type.startsWith("pulumi:providers:");
 }
 
+/** The resource's name, the last part of its URN, for messages. */
 export function resourceName(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }

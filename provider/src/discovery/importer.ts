@@ -397,7 +397,8 @@ function writePending(run: ImportRun): void {
   const tenants = run.pending.map(({ proposal }) => ({ entry: proposal.entry, comments: commentsOf(proposal) }));
   write(run, { tenants, trailing: [] }, run.pending);
   run.pending = [];
-  run.lastWrite = { at: performance.now(), tookMs: performance.now() - started };
+  const ended = performance.now();
+  run.lastWrite = { at: ended, tookMs: ended - started };
 }
 
 /** Whether the entries held back go to the file now: after the last batch, or once writing is cheap beside reading. */

@@ -27,12 +27,21 @@ export function loadPublisher(folder: string, path: string): PublishRecord {
   return exported.publishRecord as PublishRecord;
 }
 
+/** Content hashes by file: read once per process, as `require` loads the module once. */
+const digests = new Map<string, string>();
+
 /** What stands for the module in a shard's digest: its content's hash. */
 export function publisherDigest(folder: string, path: string): string {
   const file = resolve(folder, path);
+  const known = digests.get(file);
+  if (known !== undefined) return known;
+  let content: Buffer;
   try {
-    return createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16);
+    content = readFileSync(file);
   } catch (error) {
     throw new Error(`the module ${file} cannot be read: ${(error as Error).message}`);
   }
+  const digest = createHash("sha256").update(content).digest("hex").slice(0, 16);
+  digests.set(file, digest);
+  return digest;
 }
