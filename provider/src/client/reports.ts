@@ -3,6 +3,7 @@ import {
   type DomainOverview,
   DomainsOverviewPage,
   type DomainsOverviewRequest,
+  isCalendarDay,
   type PassRateRow,
   PassRatesPage,
   type PassRatesRequest,
@@ -67,12 +68,10 @@ export interface VolumeRow {
   fields: Record<string, string>;
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
 /** The route's ISO form of whole days: the first instant of `from` to the last of `to`, in UTC. */
 export function dayRange(range: ReportRange): { from: string; to: string } {
   for (const [name, day] of Object.entries({ from: range.from, to: range.to })) {
-    if (!DAY.test(day) || Number.isNaN(Date.parse(day))) {
+    if (!isCalendarDay(day)) {
       throw new DmarcConfigError(`report range: ${name} "${day}" is not a date such as 2026-11-24 (YYYY-MM-DD)`);
     }
   }
