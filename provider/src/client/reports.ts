@@ -116,7 +116,7 @@ export class ReportReads {
     const rows = await this.eachBatch(query, (body) => ({
       operation: "read authentication pass rates",
       path: "/v1/dmarc/rua/auth-pass-rates",
-      body: body satisfies Omit<PassRatesRequest, "page" | "pageSize">,
+      body,
       schema: PassRatesPage,
       keyOf: (row: PassRateRow) => row.policyDomain,
     }));
@@ -128,7 +128,7 @@ export class ReportReads {
     }));
   }
 
-  /** Rows always name their domain: `policy_domain` is grouped by whatever else is asked. */
+  /** Grouped by `policy_domain` besides the fields asked for, so that every row names its domain. */
   async volumeHistory(query: VolumeQuery): Promise<VolumeRow[]> {
     const asked = query.groupByFields ?? [];
     const groupByFields = [...new Set(["policy_domain", ...asked])];
