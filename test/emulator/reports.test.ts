@@ -264,7 +264,7 @@ describe("POST /v1/dmarc/rua/auth-pass-rates", () => {
     expect(second.meta?.hasNextPage).toBe(false);
   });
 
-  it("refuses a page size over 100, bad dates, unknown report types, a missing organisation-free body and filters", async () => {
+  it("refuses a page size over 100, bad dates, unknown report types, no domains, and filters", async () => {
     const range = wholeDays("2026-01-01", "2026-01-02");
     const call = (body: unknown) => t.alpha.call("POST", "/v1/dmarc/rua/auth-pass-rates", { body });
     expectRefusal(await call({ ...passRateBody(["x.example"], range), pageSize: 101 }), 422, "ValidationError", {
