@@ -1,5 +1,5 @@
 import type { DomainPolicy, DomainType, EventName, Frequency, Role, WebhookEvent } from "pulumi-dmarc-partner/api";
-import type { AuditRecord } from "./auditLog";
+import type { AuditRecord } from "./auditActions";
 import type { CatalogueFeatures } from "./partners";
 
 // Every record carries the partner that owns it: a partner only ever sees its own.
