@@ -113,7 +113,13 @@ switch (task) {
     process.exit(await run(process.execPath, [join(projectRoot, "scripts", "reference-docs.mjs"), ...args]));
     break;
   }
+  case "graph": {
+    // CONTRIBUTING.md's module graph, drawn from the rules in .dependency-cruiser.cjs.
+    await prepare({ engine: false });
+    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "dependencies.mjs"), ...args]));
+    break;
+  }
   default:
-    say(`unknown task "${task}": use test, guides, reliability, demo, bench, emulator or docs`);
+    say(`unknown task "${task}": use test, guides, reliability, demo, bench, emulator, docs or graph`);
     process.exit(2);
 }

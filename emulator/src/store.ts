@@ -7,7 +7,7 @@ import type {
   Role,
   WebhookEvent,
 } from "pulumi-dmarc-partner/api";
-import type { AuditRecord } from "./auditLog";
+import type { AuditRecord } from "./auditActions";
 import type { CatalogueFeatures } from "./partners";
 
 // Every record carries the partner that owns it: a partner only ever sees its own.

@@ -1,6 +1,6 @@
 import { AuditLogPage, AuditLogQuery } from "pulumi-dmarc-partner/api";
 import { organizationInScope } from "../access";
-import type { AuditRecord } from "../auditLog";
+import type { AuditRecord } from "../auditActions";
 import type { Context } from "../context";
 import type { Partner } from "../partners";
 import type { ApiRouter } from "../router";

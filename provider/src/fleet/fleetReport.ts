@@ -1,27 +1,13 @@
-import { interruptionSummary } from "../checkpoint/interruption";
-import type { Shard } from "./assignment";
 import { type FleetFindings, fleetFindings, type UnmanagedOrganizations } from "./findings";
 import type { FleetCommand, FleetOptions } from "./fleetOptions";
 import type { FleetPlan } from "./fleetPlan";
 import type { ShardResult } from "./result";
-import { type ShardState, shardDigest } from "./shard";
+import type { ShardState } from "./shard";
+import type { ShardOverview } from "./shardOverview";
 import type { StepLog } from "./stepLog";
 
 // A fleet run's report: the shards' overview, every shard's result, the
 // runner's own timing and the findings per tenant.
-
-/** One shard as `shards` and `status` report it. */
-export interface ShardOverview {
-  name: string;
-  exists: boolean;
-  tenants: string[];
-  leaving: string[];
-  /** Its last `up` deployed exactly these tenants with this package version, and no drift was found since. */
-  upToDate: boolean;
-  interrupted?: string;
-  /** Its drift mark: drift found by `drift` or `refresh` that no `up` has healed yet. */
-  drift?: string;
-}
 
 /** The runner's own work before any shard runs, in seconds. */
 export interface FleetTiming {
@@ -43,22 +29,6 @@ export interface FleetReport extends FleetFindings {
   results: ShardResult[];
   ok: boolean;
   timing: FleetTiming;
-}
-
-export function overviewOf(options: FleetOptions, shard: Shard, state: ShardState | undefined): ShardOverview {
-  return {
-    name: shard.name,
-    exists: shard.exists,
-    tenants: shard.tenants,
-    leaving: shard.leaving,
-    upToDate:
-      state?.digest === shardDigest(options.inventory, shard.tenants) &&
-      shard.leaving.length === 0 &&
-      state.interruption === undefined &&
-      state.driftMark === undefined,
-    ...(state?.interruption ? { interrupted: interruptionSummary(state.interruption) } : {}),
-    ...(state?.driftMark ? { drift: state.driftMark } : {}),
-  };
 }
 
 /** What a run knows once it has planned: the report is made from it and the shards' results. */

@@ -21,7 +21,7 @@ export {
 export { COMMENT_LIMIT, type CommentOptions, type CommentSubject, findingsMarkdown } from "./findingsMarkdown";
 export { findingsText } from "./findingsText";
 export { FLEET_COMMANDS, type FleetCommand, type FleetOptions } from "./fleetOptions";
-export type { FleetReport, FleetTiming, ShardOverview } from "./fleetReport";
+export type { FleetReport, FleetTiming } from "./fleetReport";
 export {
   IMPORT_PROGRESS_INTERVAL_MS,
   type ImportCommandOptions,
@@ -33,4 +33,5 @@ export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";
 export type { FleetProject } from "./shard";
+export type { ShardOverview } from "./shardOverview";
 export type { PropertyChange } from "./stepLog";

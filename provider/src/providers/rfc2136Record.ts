@@ -1,4 +1,4 @@
 import { dynamicProviderHost } from "../providerHost";
-import { dynamicProviderFor } from "../runtime/providerModule";
+import { dynamicProviderFor } from "../runtime/host";
 
 export = dynamicProviderFor(dynamicProviderHost, "Rfc2136Record");

@@ -1,0 +1,96 @@
+// The module rules of provider/src and emulator/src, checked in `npm test`
+// (test/dependencies.test.ts) and drawn by `npm run graph` for CONTRIBUTING.
+// The layers are CONTRIBUTING's table, lowest first: a module imports from
+// its own layer and those below it, never from one above.
+
+const LAYERS = [
+  ["api", "cli"],
+  ["client", "receiver", "dns"],
+  ["runtime"],
+  ["resources"],
+  ["functions", "registry.ts"],
+  ["providerHost.ts"],
+  ["providers"],
+  ["tenant"],
+  ["inventory"],
+  ["discovery"],
+  ["checkpoint"],
+  ["recovery"],
+  ["fleet"],
+  ["index.ts"],
+];
+
+const escaped = (name) => name.replace(/\./g, "\\.");
+/** The path pattern of a layer's folders and files under provider/src. */
+const layerPath = (names) => `^provider/src/(${names.map(escaped).join("|")})(/|$)`;
+
+const upwardRules = LAYERS.slice(0, -1).map((names, index) => ({
+  name: `layer-${index + 1}-imports-down`,
+  comment: `${names.join(", ")} may import only from its own layer and those below it (CONTRIBUTING.md)`,
+  severity: "error",
+  from: { path: layerPath(names) },
+  to: { path: layerPath(LAYERS.slice(index + 1).flat()) },
+}));
+
+/** What nothing imports by design: the package's entry points, and the emulator's. */
+const ENTRY_POINTS = [
+  "^provider/src/index\\.ts$",
+  "^provider/src/[^/]+/index\\.ts$",
+  "^provider/src/providers/",
+  "^provider/src/fleet/cli\\.ts$",
+  "^provider/src/recovery/cli\\.ts$",
+  "^emulator/src/(index|main|cli)\\.ts$",
+  "\\.d\\.ts$",
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "a circle makes two modules one: neither can be read, tested or moved alone (type-only imports too)",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "no-orphans",
+      comment: "a module nothing imports is dead code, unless it is an entry point",
+      severity: "error",
+      from: { orphan: true, path: "^(provider|emulator)/src/", pathNot: ENTRY_POINTS },
+      to: {},
+    },
+    {
+      name: "layers-known",
+      comment: "every top-level folder or file of provider/src is in a layer: add a new one to LAYERS",
+      severity: "error",
+      from: { path: "^provider/src/", pathNot: layerPath(LAYERS.flat()) },
+      to: {},
+    },
+    ...upwardRules,
+    {
+      name: "emulator-uses-wire-schemas-only",
+      comment:
+        "the emulator is the service: of the provider it knows only the wire format and the DNS codec (pulumi-dmarc-partner/api, /dns)",
+      severity: "error",
+      from: { path: "^emulator/src/" },
+      to: { path: "^provider/", pathNot: "^provider/(src|dist)/(api|dns)/" },
+    },
+    {
+      name: "client-knows-no-pulumi",
+      comment: "the client, DNS and receiver kits run without the engine",
+      severity: "error",
+      from: { path: layerPath(["api", "cli", "client", "receiver", "dns"]) },
+      to: { path: "@pulumi/pulumi" },
+    },
+  ],
+  options: {
+    includeOnly: "^(provider/src|provider/dist|emulator/src|node_modules)",
+    doNotFollow: { path: ["node_modules", "^provider/dist/"] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.base.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+    },
+  },
+};

@@ -1,0 +1,2 @@
+export declare function cruiseProject(): Promise<{ violations: string[]; graph: string }>;
+export declare function contributingGraph(): string;
