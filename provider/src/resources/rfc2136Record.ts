@@ -4,12 +4,12 @@ import {
   DnsAnswerError,
   type DnsTarget,
   DnsUnreachableError,
-  isDmarcPolicy,
   NameInUseError,
   normalizeName,
   PUBLISHED_TYPES,
   type PublishedType,
   parseServer,
+  planAtName,
   putDmarcRecord,
   REFUSED_TSIG_ALGORITHMS,
   type RecordText,
@@ -159,8 +159,8 @@ function servedOf(record: ResourceRecord): Served {
 /** The records at the name that stand in the record's place: ours, a CNAME, or a DMARC policy (`v=DMARC1`). */
 async function recordsInPlace(inputs: Rfc2136Inputs, zone: string): Promise<Served[]> {
   const types = Object.values(PUBLISHED_TYPES);
-  const served = (await authoritativeRecords(targetOf(inputs), zone, inputs.name, types)).map(servedOf);
-  return served.filter((record) => sameText(record, inputs) || record.type === "CNAME" || isDmarcPolicy(record.value));
+  const found = await authoritativeRecords(targetOf(inputs), zone, inputs.name, types);
+  return planAtName(found, inputs).replaced.map(servedOf);
 }
 
 async function isServed(inputs: Rfc2136Inputs, zone: string): Promise<boolean> {
