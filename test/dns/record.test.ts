@@ -305,6 +305,7 @@ describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2
 
       // TTL heal: the record put back by hand with another TTL (a TXT set has one TTL, RFC 2181 §5.2).
       await byHand(txt(name, [other], { remove: true }), txt(name, [other], { ttl: 120 }));
+      expect(await served()).toEqual(sorted(`TXT ${SITE} @120`, `TXT ${other} @120`));
       const shortened = (await read(id, props)) as Props;
       expect(shortened).toMatchObject({ value: other, ttl: 120 });
       props = await update(id, shortened, declare({ name, ttl: 300, value: other }));
