@@ -13,9 +13,9 @@ import {
   type PublishedType,
   RecordClass,
   RecordType,
+  type ResourceRecord,
   readName,
   recordData,
-  replaceRecordSet,
   requestMessage,
   signedRequest,
   type TsigAlgorithm,
@@ -79,7 +79,7 @@ export interface RunningDnsServer {
   target(key: TestKey): DnsTarget;
   /** What the published zone holds at the name, read with the administrator key: `TXT <text>` or `CNAME <target>`, TTL after `@`. */
   served(name: string): Promise<string[]>;
-  /** Makes this record the only TXT or CNAME at the name, as someone outside Pulumi would. */
+  /** Makes this record the only TXT or CNAME at the name (TTL 300), as someone outside Pulumi would. */
   put(name: string, type: PublishedType, value: string): Promise<void>;
   /** Adds a TXT record beside what the name holds. */
   addTxt(name: string, value: string): Promise<void>;
@@ -199,6 +199,30 @@ function knotConfig({ folder, port, key, admin, published }: ServerSetup): strin
   ].join("\n");
 }
 
+function record(name: string, type: PublishedType, value: string): ResourceRecord {
+  return { name, type: PUBLISHED_TYPES[type], class: RecordClass.IN, ttl: 300, data: recordData(type, value) };
+}
+
+/** "Delete an RRset" (RFC 2136 §2.5.2) of each type a DMARC record can have: what an administrator's overwrite does. */
+function everyPublishedSet(name: string): ResourceRecord[] {
+  return Object.values(PUBLISHED_TYPES).map((type) => ({
+    name,
+    type,
+    class: RecordClass.ANY,
+    ttl: 0,
+    data: Buffer.alloc(0),
+  }));
+}
+
+/** An unguarded update signed with the administrator key, as someone changing the zone by hand would send. */
+async function adminUpdate(admin: DnsTarget, zone: string, name: string, updates: ResourceRecord[]): Promise<void> {
+  const zoneRecord = { name: zone, type: RecordType.SOA, class: RecordClass.IN };
+  await signedRequest(admin, requestMessage(Opcode.UPDATE, zoneRecord, updates), {
+    zone,
+    request: `the administrator's update of ${name}`,
+  });
+}
+
 const COMMANDS: Record<DnsServerKind, (config: string) => string[]> = {
   bind: (config) => [BINARIES.bind, "-g", "-c", config],
   knot: (config) => [BINARIES.knot, "-c", config],
@@ -299,14 +323,7 @@ export async function startDnsServer(
           ? `TXT ${txtValue(record.data)} @${record.ttl}`
           : `CNAME ${readName(record.data).name} @${record.ttl}`,
       ),
-    put: (name, type, value) => replaceRecordSet(admin, { zone, name, type, value, ttl: 300 }),
-    addTxt: async (name, value) => {
-      const zoneRecord = { name: zone, type: RecordType.SOA, class: RecordClass.IN };
-      const record = { name, type: RecordType.TXT, class: RecordClass.IN, ttl: 300, data: recordData("TXT", value) };
-      await signedRequest(admin, requestMessage(Opcode.UPDATE, zoneRecord, [record]), {
-        zone,
-        request: `the addition of ${name}`,
-      });
-    },
+    put: (name, type, value) => adminUpdate(admin, zone, name, [...everyPublishedSet(name), record(name, type, value)]),
+    addTxt: (name, value) => adminUpdate(admin, zone, name, [record(name, "TXT", value)]),
   };
 }

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { closeClients } from "pulumi-dmarc-partner/client";
-import { authoritativeRecords, PUBLISHED_TYPES, removeRecord, replaceRecordSet } from "pulumi-dmarc-partner/dns";
+import { authoritativeRecords, PUBLISHED_TYPES, putDmarcRecord, removeRecord } from "pulumi-dmarc-partner/dns";
 import { DEFAULT_SHARD_SIZE, type FleetOptions, type FleetReport, runFleet } from "pulumi-dmarc-partner/fleet";
 import { limiter } from "./baseline";
 import { dnsServersUnavailable, type RunningDnsServer, startDnsServer } from "./dnsServers";
@@ -112,7 +112,7 @@ async function dnsAlone(dns: RunningDnsServer, names: readonly string[], paralle
     return (performance.now() - start) / 1000;
   };
   const publishSeconds = await timed(() =>
-    Promise.all(records.map((entry) => limit(() => replaceRecordSet(target, entry)))),
+    Promise.all(records.map((entry) => limit(() => putDmarcRecord(target, entry)))),
   );
   const removeSeconds = await timed(() =>
     Promise.all(records.map((entry) => limit(() => removeRecord(target, entry)))),

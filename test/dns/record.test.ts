@@ -1,7 +1,15 @@
 import { createSocket } from "node:dgram";
 import { dynamicProviderHost, SETTINGS } from "pulumi-dmarc-partner";
-import { authoritativeRecords, RecordType } from "pulumi-dmarc-partner/dns";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  authoritativeRecords,
+  Opcode,
+  RecordClass,
+  RecordType,
+  type ResourceRecord,
+  requestMessage,
+  signedRequest,
+} from "pulumi-dmarc-partner/dns";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   DMARC_NAMES,
   dnsServersUnavailable,
@@ -22,17 +30,32 @@ if (unavailable) console.warn(`Skipping the RFC 2136 tests against BIND and Knot
 
 const DMARC = "v=DMARC1; p=none; rua=mailto:org_1@rua.dmarc-emulator.test; fo=1";
 const CNAME_TARGET = "acme.example.org-1.records.dmarc-emulator.test";
+const SITE = "site-verification=abc123";
 type Props = Record<string, unknown>;
 
-/** A UDP relay to a loopback server that drops the first `drop` answers, as a lossy network would. */
-async function answerDroppingProxy(port: number, drop: number) {
+/** Whether a message is an UPDATE (opcode 5, bits 3 to 6 of its third byte). */
+function isUpdate(message: Buffer): boolean {
+  return ((message.readUInt8(2) >> 3) & 0xf) === 5;
+}
+
+/**
+ * A UDP relay to a loopback server that drops the first `drop` answers to
+ * updates, as a lossy network would, and runs `beforeUpdate` once before
+ * passing the first update on, as another writer racing it would.
+ */
+async function answerDroppingProxy(port: number, drop: number, beforeUpdate?: () => Promise<void>) {
   const front = createSocket("udp4");
   let dropped = 0;
-  front.on("message", (request, client) => {
+  let raced: Promise<void> | undefined;
+  front.on("message", async (request, client) => {
+    if (isUpdate(request) && beforeUpdate) {
+      raced ??= beforeUpdate();
+      await raced;
+    }
     const back = createSocket("udp4");
     back.on("message", (answer) => {
       back.close();
-      if (dropped < drop) dropped += 1;
+      if (isUpdate(answer) && dropped < drop) dropped += 1;
       else front.send(answer, client.port, client.address);
     });
     back.send(request, port, "127.0.0.1");
@@ -82,6 +105,28 @@ describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2
     if (!soa) throw new Error(`${kind} serves no SOA record for ${ZONE}`);
     // The rdata ends with serial, refresh, retry, expire and minimum, 4 bytes each.
     return soa.data.readUInt32BE(soa.data.length - 20);
+  }
+
+  /** An update signed with the administrator key, as someone changing the zone by hand would send. */
+  async function byHand(...updates: ResourceRecord[]): Promise<void> {
+    const zone = { name: ZONE, type: RecordType.SOA, class: RecordClass.IN };
+    await signedRequest(dns.target(dns.adminKey), requestMessage(Opcode.UPDATE, zone, updates), {
+      zone: ZONE,
+      request: "a change by hand",
+    });
+  }
+
+  /** A TXT record of these character-strings, added (or with `remove`, deleted) by hand. */
+  function txt(name: string, strings: string[], options: { ttl?: number; remove?: boolean } = {}): ResourceRecord {
+    const data = Buffer.concat(strings.map((text) => Buffer.concat([Buffer.from([text.length]), Buffer.from(text)])));
+    const { ttl = 300, remove = false } = options;
+    return {
+      name,
+      type: RecordType.TXT,
+      class: remove ? RecordClass.NONE : RecordClass.IN,
+      ttl: remove ? 0 : ttl,
+      data,
+    };
   }
 
   beforeAll(async () => {
@@ -205,19 +250,23 @@ describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2
     );
   });
 
-  it("settles a create whose answers were lost by asking the server, so state and zone agree", async () => {
-    const name = DMARC_NAMES[1] as string;
-    // The two UDP attempts of the update reach the server; their answers do not come back.
-    const proxy = await answerDroppingProxy(dns.port, 2);
-    try {
-      const { outs } = await create(declare({ name, zone: ZONE, server: proxy.address, ttl: 300 }));
-      expect(proxy.dropped()).toBe(2);
-      expect(await dns.served(name)).toEqual([`TXT ${DMARC} @300`]);
-      await dynamicProviderHost.delete(TYPE, name, { ...outs, server: dns.address });
-    } finally {
-      await proxy.close();
-    }
-  });
+  // Both UDP attempts of the update reach the server: with both answers lost, or with the first lost and the
+  // second refused because its prerequisites no longer hold (the first attempt's own effect).
+  it.each([2, 1])(
+    "settles a create when %i answers to its update were lost, asking the server, so state and zone agree",
+    async (drop) => {
+      const name = DMARC_NAMES[1] as string;
+      const proxy = await answerDroppingProxy(dns.port, drop);
+      try {
+        const { outs } = await create(declare({ name, zone: ZONE, server: proxy.address, ttl: 300 }));
+        expect(proxy.dropped()).toBe(drop);
+        expect(await dns.served(name)).toEqual([`TXT ${DMARC} @300`]);
+        await dynamicProviderHost.delete(TYPE, name, { ...outs, server: dns.address });
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
 
   it("fails in bounded time naming the address when the server does not answer", async () => {
     const down = `127.0.0.1:${await freePort()}`;
@@ -226,6 +275,129 @@ describe.skipIf(unavailable !== undefined).each(["bind", "knot"] as const)("Rfc2
       new RegExp(`^Rfc2136Record ${DMARC_NAMES[0]}: no answer from ${down} over UDP`),
     );
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  describe("beside other records at its name", () => {
+    const name = DMARC_NAMES[2] as string;
+    const reject = "v=DMARC1; p=reject";
+    const served = async () => (await dns.served(name)).sort();
+    const sorted = (...records: string[]) => records.sort();
+
+    // Each case starts from an empty name, whatever the last one left.
+    afterEach(async () => {
+      const everySet = [RecordType.TXT, RecordType.CNAME].map((type) => ({
+        name,
+        type,
+        class: RecordClass.ANY,
+        ttl: 0,
+        data: Buffer.alloc(0),
+      }));
+      await byHand(...everySet);
+    });
+
+    it("leaves a third-party TXT through create, value update, TTL heal, value heal, CNAME→TXT and delete", async () => {
+      await dns.addTxt(name, SITE);
+      const { id, outs } = await create(declare({ name, ttl: 300 }));
+      expect(await served()).toEqual(sorted(`TXT ${DMARC} @300`, `TXT ${SITE} @300`));
+      const other = "v=DMARC1; p=quarantine";
+      let props = await update(id, outs, declare({ name, ttl: 300, value: other }));
+      expect(await served()).toEqual(sorted(`TXT ${SITE} @300`, `TXT ${other} @300`));
+
+      // TTL heal: the record put back by hand with another TTL (a TXT set has one TTL, RFC 2181 §5.2).
+      await byHand(txt(name, [other], { remove: true }), txt(name, [other], { ttl: 120 }));
+      expect(await served()).toEqual(sorted(`TXT ${SITE} @120`, `TXT ${other} @120`));
+      const shortened = (await read(id, props)) as Props;
+      expect(shortened).toMatchObject({ value: other, ttl: 120 });
+      props = await update(id, shortened, declare({ name, ttl: 300, value: other }));
+      expect(await served()).toEqual(sorted(`TXT ${SITE} @300`, `TXT ${other} @300`));
+
+      // Value heal: our record replaced by hand with another policy.
+      await byHand(txt(name, [other], { remove: true }), txt(name, [reject]));
+      const drifted = (await read(id, props)) as Props;
+      expect(drifted).toMatchObject({ value: reject });
+      props = await update(id, drifted, declare({ name, ttl: 300, value: other }));
+      expect(await served()).toEqual(sorted(`TXT ${SITE} @300`, `TXT ${other} @300`));
+      await dynamicProviderHost.delete(TYPE, id, props);
+      expect(await served()).toEqual([`TXT ${SITE} @300`]);
+
+      // CNAME→TXT: the state holds a CNAME that someone replaced by the site's TXT; up without a refresh.
+      const stateSaysCname = { ...outs, type: "CNAME", value: CNAME_TARGET };
+      props = await update(id, stateSaysCname, declare({ name, ttl: 300 }));
+      expect(await served()).toEqual(sorted(`TXT ${DMARC} @300`, `TXT ${SITE} @300`));
+      await dynamicProviderHost.delete(TYPE, id, props);
+      expect(await served()).toEqual([`TXT ${SITE} @300`]);
+    });
+
+    it("replaces a second DMARC policy placed by hand, before a create and beside its record", async () => {
+      await dns.addTxt(name, reject);
+      const { id, outs } = await create(declare({ name, ttl: 300 }));
+      expect(await served()).toEqual([`TXT ${DMARC} @300`]);
+      await dns.addTxt(name, reject);
+      // Two policies make receivers ignore both: a refresh shows the change, up puts the record back alone.
+      const seen = (await read(id, outs)) as Props;
+      expect(seen).toMatchObject({ value: reject });
+      const props = await update(id, seen, declare({ name, ttl: 300 }));
+      expect(await served()).toEqual([`TXT ${DMARC} @300`]);
+      await dynamicProviderHost.delete(TYPE, id, props);
+    });
+
+    it("compares a TXT split into several strings by their concatenation", async () => {
+      // The declared value, published by hand as two strings: served as declared, nothing to write.
+      const [head, tail] = [DMARC.slice(0, 10), DMARC.slice(10)];
+      await byHand(txt(name, [head, tail]));
+      const before = await zoneSerial();
+      const adopted = await create(declare({ name, zone: ZONE, ttl: 300 }));
+      expect(await zoneSerial()).toBe(before);
+      await dynamicProviderHost.delete(TYPE, adopted.id, adopted.outs);
+      expect(await served()).toEqual([]);
+
+      await byHand(txt(name, [head, tail]));
+      const { id, outs } = await create(declare({ name, zone: ZONE, ttl: 300 }));
+      const props = await update(id, outs, declare({ name, zone: ZONE, ttl: 300, value: reject }));
+      expect(await served()).toEqual([`TXT ${reject} @300`]);
+      await dynamicProviderHost.delete(TYPE, id, props);
+      expect(await served()).toEqual([]);
+    });
+
+    it("refuses a CNAME where a third-party TXT stands, naming it, and writes nothing", async () => {
+      await dns.addTxt(name, SITE);
+      const before = await zoneSerial();
+      const refused = create(declare({ name, zone: ZONE, type: "CNAME", value: CNAME_TARGET, ttl: 300 }));
+      await expect(refused).rejects.toThrow(
+        new RegExp(
+          `^Rfc2136Record ${name}: ${dns.address} holds other records at the name in zone ${ZONE}: TXT "${SITE}" at ${name} \\(TTL 300\\)\\. A CNAME must be the only record`,
+        ),
+      );
+      expect(await refused.catch((error: Error) => error.message)).not.toContain(dns.key.secret);
+      expect(await zoneSerial()).toBe(before);
+      expect(await served()).toEqual([`TXT ${SITE} @300`]);
+    });
+
+    it("takes over a record served as declared beside a third-party TXT without writing", async () => {
+      await dns.addTxt(name, SITE);
+      await dns.addTxt(name, DMARC);
+      const before = await zoneSerial();
+      const taken = await create(declare({ name, zone: ZONE, ttl: 300 }));
+      expect(await zoneSerial()).toBe(before);
+      await dynamicProviderHost.delete(TYPE, name, taken.outs);
+      expect(await served()).toEqual([`TXT ${SITE} @300`]);
+    });
+
+    it("fails clearly, writing nothing, when the records at the name change between its read and its update", async () => {
+      const proxy = await answerDroppingProxy(dns.port, 0, () => dns.addTxt(name, reject));
+      try {
+        await dns.addTxt(name, SITE);
+        const racing = create(declare({ name, zone: ZONE, server: proxy.address, ttl: 300 }));
+        await expect(racing).rejects.toThrow(
+          new RegExp(
+            `^Rfc2136Record ${name}: .*answered (NXRRSET|YXRRSET) to the update of ${name} .*changed after they were read, so nothing was written.*run again`,
+          ),
+        );
+        expect(await served()).toEqual(sorted(`TXT ${SITE} @300`, `TXT ${reject} @300`));
+      } finally {
+        await proxy.close();
+      }
+    });
   });
 });
 

@@ -7,11 +7,12 @@ import {
   exchange,
   Opcode,
   parseServer,
+  putDmarcRecord,
   Rcode,
   RecordClass,
   RecordType,
-  replaceRecordSet,
   requestMessage,
+  signedRequest,
   txtData,
   zoneOf,
 } from "pulumi-dmarc-partner/dns";
@@ -106,15 +107,65 @@ describe("the emulator's zone under RFC 2136", () => {
 
   it("refuses a wrong secret, an unknown key and an unsigned update, writing nothing", async () => {
     const record = { zone: domain, name: setup.host, type: "TXT" as const, value: setup.value, ttl: 300 };
-    await expect(replaceRecordSet(target(Buffer.alloc(64, 1).toString("base64")), record)).rejects.toThrow(
+    await expect(putDmarcRecord(target(Buffer.alloc(64, 1).toString("base64")), record)).rejects.toThrow(
       /answered BADSIG/,
     );
-    await expect(replaceRecordSet(target(KEY.secret, "nobody"), record)).rejects.toThrow(/answered BADKEY/);
+    await expect(putDmarcRecord(target(KEY.secret, "nobody"), record)).rejects.toThrow(/answered BADKEY/);
     const update = { name: setup.host, type: RecordType.TXT, class: RecordClass.IN, ttl: 60, data: txtData("x") };
     const zone = { name: domain, type: RecordType.SOA, class: RecordClass.IN };
     const unsigned = encodeMessage({ ...requestMessage(Opcode.UPDATE, zone, [update]), id: 7 });
     expect(decodeMessage(await exchange(target().server, unsigned)).rcode).toBe(Rcode.REFUSED);
     expect(await handle.control<unknown[]>("GET", "/dns/records")).toEqual([]);
+  });
+
+  it("applies updates as BIND does: a third-party TXT stays, a CNAME beside it is refused, a second policy goes", async () => {
+    const records = () => handle.control<{ type: string; values: string[] }[]>("GET", "/dns/records");
+    const site = "site-verification=abc123";
+    await handle.control("PUT", "/dns/records", {
+      name: setup.host,
+      type: "TXT",
+      values: [site, "v=DMARC1; p=reject"],
+    });
+    const created = await create(declare({ ttl: 300 }));
+    expect(await records()).toEqual([expect.objectContaining({ type: "TXT", values: [site, setup.value] })]);
+    await expect(create(declare({ type: "CNAME", value: "elsewhere.example" }))).rejects.toThrow(
+      /holds other records at the name in zone publish.example: TXT "site-verification=abc123"/,
+    );
+    await dynamicProviderHost.delete(TYPE, created.id, created.outs as Props);
+    expect(await records()).toEqual([expect.objectContaining({ type: "TXT", values: [site] })]);
+    await handle.control("DELETE", `/dns/records?name=${setup.host}`);
+  });
+
+  it("checks prerequisites (RFC 2136 §3.2) and applies nothing when one fails", async () => {
+    const zone = { name: domain, type: RecordType.SOA, class: RecordClass.IN };
+    const record = (value: string, recordClass: number = RecordClass.IN) => ({
+      name: setup.host,
+      type: RecordType.TXT,
+      class: recordClass,
+      ttl: recordClass === RecordClass.IN ? 60 : 0,
+      data: recordClass === RecordClass.NONE && value === "" ? Buffer.alloc(0) : txtData(value),
+    });
+    const send = async (prerequisites: ReturnType<typeof record>[], updates = [record("added")]) => {
+      const message = requestMessage(Opcode.UPDATE, zone, updates, prerequisites);
+      return (
+        await signedRequest(target(), message, { zone: domain, request: "a guarded update" }, [
+          Rcode.NXRRSET,
+          Rcode.YXRRSET,
+        ])
+      ).rcode;
+    };
+    await handle.control("PUT", "/dns/records", { name: setup.host, type: "TXT", values: ["a", "b"] });
+    const asServed = (value: string) => ({ ...record(value), ttl: 0 });
+    // The TXT set holds a and b: "exists with exactly a" and "does not exist" fail; "exactly a and b" holds.
+    expect(await send([asServed("a")])).toBe(Rcode.NXRRSET);
+    expect(await send([record("", RecordClass.NONE)])).toBe(Rcode.YXRRSET);
+    const values = async () => (await handle.control<{ values: string[] }[]>("GET", "/dns/records"))[0]?.values;
+    expect(await values()).toEqual(["a", "b"]);
+    expect(await send([asServed("b"), asServed("a")], [record("a", RecordClass.NONE), record("c")])).toBe(
+      Rcode.NOERROR,
+    );
+    expect(await values()).toEqual(["b", "c"]);
+    await handle.control("DELETE", `/dns/records?name=${setup.host}`);
   });
 
   it("refuses a zone it does not serve", async () => {

@@ -16,13 +16,18 @@ import type { ZoneRecord } from "../store";
 // says of a CNAME beside other data. All or nothing: the records are changed
 // only when every update is acceptable.
 
-const TYPES: Readonly<Record<number, ZoneRecord["type"]>> = { [RecordType.TXT]: "TXT", [RecordType.CNAME]: "CNAME" };
+/** The record types the zone holds, by type code. */
+export const RECORD_TYPES: Readonly<Record<number, ZoneRecord["type"]>> = {
+  [RecordType.TXT]: "TXT",
+  [RecordType.CNAME]: "CNAME",
+};
 
-function isInside(name: string, zone: string): boolean {
+export function isInside(name: string, zone: string): boolean {
   return name === zone || name.endsWith(`.${zone}`);
 }
 
-function recordValue(type: ZoneRecord["type"], data: Buffer): string {
+/** A record's value as the zone keeps it: a TXT's strings joined, a CNAME's target. */
+export function recordValue(type: ZoneRecord["type"], data: Buffer): string {
   return type === "TXT" ? txtValue(data) : readName(data).name;
 }
 
@@ -31,7 +36,7 @@ function refusal(zone: string, updates: readonly ResourceRecord[]): number | und
   for (const update of updates) {
     if (!isInside(update.name, zone)) return Rcode.NOTZONE;
     const deletesName = update.class === RecordClass.ANY && update.type === RecordType.ANY;
-    if (!deletesName && TYPES[update.type] === undefined) return Rcode.REFUSED;
+    if (!deletesName && RECORD_TYPES[update.type] === undefined) return Rcode.REFUSED;
     if (![RecordClass.IN, RecordClass.ANY, RecordClass.NONE].includes(update.class as 1)) return Rcode.FORMERR;
   }
   return undefined;
@@ -40,7 +45,7 @@ function refusal(zone: string, updates: readonly ResourceRecord[]): number | und
 function applyOne(records: Map<string, ZoneRecord>, update: ResourceRecord): void {
   const name = normalizeName(update.name);
   const current = records.get(name);
-  const type = TYPES[update.type];
+  const type = RECORD_TYPES[update.type];
   if (update.class === RecordClass.ANY) {
     if (update.type === RecordType.ANY || current?.type === type) records.delete(name);
     return;

@@ -24,6 +24,7 @@ import {
 } from "pulumi-dmarc-partner/dns";
 import type { Store, ZoneRecord } from "../store";
 import { SERVICE_DOMAIN } from "./dmarc";
+import { prerequisiteRefusal } from "./prerequisites";
 import { applyUpdates } from "./updates";
 
 export { normalizeName } from "pulumi-dmarc-partner/dns";
@@ -252,9 +253,9 @@ export class SimulatedZone {
       return this.reply(request, Rcode.FORMERR);
     const zone = normalizeName(zoneQuestion.name);
     if (this.zoneOf(zone) !== zone) return this.reply(request, Rcode.NOTAUTH);
-    // Prerequisites (RFC 2136 §2.4) are not needed by any client of the emulator.
-    if (request.answers.length > 0) return this.reply(request, Rcode.NOTIMP);
-    const rcode = applyUpdates(this.store.dnsRecords, zone, request.authorities);
+    const rcode =
+      prerequisiteRefusal(this.store.dnsRecords, zone, request.answers) ??
+      applyUpdates(this.store.dnsRecords, zone, request.authorities);
     if (rcode === Rcode.NOERROR) this.changed();
     this.log.info({ zone, rcode, updates: request.authorities.length }, "DNS update");
     return this.reply(request, rcode);

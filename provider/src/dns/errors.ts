@@ -13,6 +13,10 @@ export interface DnsRequestContext {
   request: string;
 }
 
+// An update is guarded by prerequisites on what was read at the name just before.
+const RACED_FIX =
+  "Something else changed the records at the name meanwhile: run again, which reads them afresh; if it keeps happening, find what else writes there.";
+
 interface Problem {
   code: number;
   meaning: string;
@@ -68,12 +72,12 @@ const PROBLEMS: Readonly<Record<string, Problem>> = {
   YXRRSET: {
     code: Rcode.YXRRSET,
     meaning: "a record set that must not exist does",
-    fix: () => "Another record at the name conflicts; look at what the zone holds there.",
+    fix: () => RACED_FIX,
   },
   NXRRSET: {
     code: Rcode.NXRRSET,
-    meaning: "a record set that had to exist does not",
-    fix: () => "The record was changed outside this program; run pulumi refresh.",
+    meaning: "a record set that had to exist does not, or holds other records",
+    fix: () => RACED_FIX,
   },
   NOTAUTH: {
     code: Rcode.NOTAUTH,

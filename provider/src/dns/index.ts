@@ -1,5 +1,7 @@
 // RFC 2136 dynamic updates signed with TSIG, and authoritative queries: the
 // DNS client the Rfc2136Record resource and the emulator's zone share.
+
+export { isDmarcPolicy, type NamePlan, planAtName, type RecordText, sameText, textOf } from "./dmarcName";
 export * from "./errors";
 export * from "./message";
 export * from "./query";

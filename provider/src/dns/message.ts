@@ -129,14 +129,16 @@ export function encodeMessage(message: DnsMessage): Buffer {
 }
 
 /**
- * A request without its id: a query's question, or an update's zone and
- * updates (RFC 2136 §2: the zone in the question section, the updates in the
- * authority section); no prerequisites, no recursion asked for.
+ * A request without its id: a query's question, or an update's zone,
+ * prerequisites and updates (RFC 2136 §2: the zone in the question section,
+ * the prerequisites in the answer section, the updates in the authority
+ * section); no recursion asked for.
  */
 export function requestMessage(
   opcode: number,
   question: Question,
   updates: ResourceRecord[] = [],
+  prerequisites: ResourceRecord[] = [],
 ): Omit<DnsMessage, "id"> {
   return {
     response: false,
@@ -146,7 +148,7 @@ export function requestMessage(
     recursionDesired: false,
     rcode: 0,
     questions: [question],
-    answers: [],
+    answers: prerequisites,
     authorities: updates,
     additionals: [],
   };

@@ -4,19 +4,21 @@ import {
   DnsAnswerError,
   type DnsTarget,
   DnsUnreachableError,
+  NameInUseError,
   normalizeName,
   PUBLISHED_TYPES,
   type PublishedType,
   parseServer,
+  planAtName,
+  putDmarcRecord,
   REFUSED_TSIG_ALGORITHMS,
-  RecordType,
+  type RecordText,
   type ResourceRecord,
-  readName,
   removeRecord,
-  replaceRecordSet,
+  sameText,
   TSIG_ALGORITHMS,
   type TsigAlgorithm,
-  txtValue,
+  textOf,
   zoneOf,
 } from "../dns";
 import { defineResource } from "../runtime/lifecycle";
@@ -135,7 +137,7 @@ async function naming<T>(name: string, action: () => Promise<T>): Promise<T> {
   try {
     return await action();
   } catch (error) {
-    if (error instanceof DnsAnswerError || error instanceof DnsUnreachableError) {
+    if (error instanceof DnsAnswerError || error instanceof DnsUnreachableError || error instanceof NameInUseError) {
       throw new Error(`${TYPE_NAME} ${name}: ${error.message}`, { cause: error });
     }
     throw error;
@@ -146,70 +148,47 @@ async function zoneFor(inputs: Rfc2136Inputs & { zoneName?: string }): Promise<s
   return inputs.zoneName ?? inputs.zone ?? (await zoneOf(targetOf(inputs), inputs.name));
 }
 
-interface Served {
-  type: PublishedType;
-  value: string;
+interface Served extends RecordText {
   ttl: number;
 }
 
 function servedOf(record: ResourceRecord): Served {
-  return record.type === RecordType.TXT
-    ? { type: "TXT", value: txtValue(record.data), ttl: record.ttl }
-    : { type: "CNAME", value: readName(record.data).name, ttl: record.ttl };
+  return { ...textOf(record), ttl: record.ttl };
 }
 
-function isOurs(served: Served, inputs: Pick<Rfc2136Inputs, "type" | "value">): boolean {
-  return (
-    served.type === inputs.type &&
-    (served.type === "CNAME" ? served.value === normalizeName(inputs.value) : served.value === inputs.value)
-  );
-}
-
-/**
- * What the server holds in the record's place: ours when it is there; else a
- * CNAME or a DMARC policy (`v=DMARC1`) that replaced it; else nothing (other
- * TXT records at the name, such as site verifications, are not ours).
- */
-async function servedRecord(inputs: Rfc2136Inputs, zone: string): Promise<Served | undefined> {
-  const served = await recordsInPlace(inputs, zone);
-  return served.find((record) => isOurs(record, inputs)) ?? served[0];
-}
-
-/** The records at the name that stand where the record goes: ours, a CNAME, or a DMARC policy (`v=DMARC1`). */
+/** The records at the name that stand in the record's place: ours, a CNAME, or a DMARC policy (`v=DMARC1`). */
 async function recordsInPlace(inputs: Rfc2136Inputs, zone: string): Promise<Served[]> {
   const types = Object.values(PUBLISHED_TYPES);
-  const served = (await authoritativeRecords(targetOf(inputs), zone, inputs.name, types)).map(servedOf);
-  return served.filter(
-    (record) => isOurs(record, inputs) || record.type === "CNAME" || /^v\s*=\s*DMARC1\b/i.test(record.value),
-  );
+  const found = await authoritativeRecords(targetOf(inputs), zone, inputs.name, types);
+  return planAtName(found, inputs).replaced.map(servedOf);
+}
+
+async function isServed(inputs: Rfc2136Inputs, zone: string): Promise<boolean> {
+  return (await recordsInPlace(inputs, zone)).some((record) => sameText(record, inputs));
 }
 
 /**
- * Whether the zone already serves exactly the declared record, alone in its
- * place and with its TTL: a tenant moving in whose record was published
- * before. Create then takes it over and writes nothing.
+ * What the server holds in the record's place, as a refresh reports it: ours
+ * when it stands there alone; else what replaced it or stands beside it (a
+ * CNAME, or another DMARC policy, which makes receivers ignore both), so the
+ * next `up` puts the declared record back alone; else nothing (other TXT
+ * records at the name, such as site verifications, are not ours).
  */
-async function servedAlready(inputs: Rfc2136Inputs, zone: string): Promise<boolean> {
-  const [only, ...others] = await recordsInPlace(inputs, zone);
-  return only !== undefined && others.length === 0 && isOurs(only, inputs) && only.ttl === inputs.ttl;
+async function servedRecord(inputs: Rfc2136Inputs, zone: string): Promise<Served | undefined> {
+  const inPlace = await recordsInPlace(inputs, zone);
+  return inPlace.find((record) => !sameText(record, inputs)) ?? inPlace[0];
 }
 
 /**
- * Writes the record and checks the server serves it, so a success means the
- * zone holds it. When the answer to the update is lost, the server is asked
- * whether the update took effect: the state then records what the zone holds.
+ * Writes the record over what stands in its place and checks the server
+ * serves it, so a success means the zone holds it (a server silently drops
+ * a CNAME added beside data of a type not read here). Writes nothing when
+ * the zone already serves it as declared: a record published before (a
+ * tenant moving in) is taken over as it is.
  */
-async function publish(inputs: Rfc2136Inputs, zone: string): Promise<void> {
-  try {
-    await replaceRecordSet(targetOf(inputs), { ...inputs, zone });
-  } catch (error) {
-    if (!(error instanceof DnsUnreachableError)) throw error;
-    const served = await servedRecord(inputs, zone).catch(() => undefined);
-    if (!served || !isOurs(served, inputs) || served.ttl !== inputs.ttl) throw error;
-    return;
-  }
-  const served = await servedRecord(inputs, zone);
-  if (!served || !isOurs(served, inputs)) {
+async function publish(inputs: Rfc2136Inputs, zone: string, previous?: RecordText): Promise<void> {
+  if ((await putDmarcRecord(targetOf(inputs), { ...inputs, zone }, previous)) === "unchanged") return;
+  if (!(await isServed(inputs, zone))) {
     throw new Error(
       `${TYPE_NAME} ${inputs.name}: ${inputs.server} accepted the update but does not serve the ${inputs.type} record; another record type at the name may keep a CNAME out. Look at what zone ${zone} holds at ${inputs.name}.`,
     );
@@ -219,7 +198,7 @@ async function publish(inputs: Rfc2136Inputs, zone: string): Promise<void> {
 export const rfc2136Record = defineResource({
   typeName: TYPE_NAME,
   description:
-    "A DNS record published by dynamic update (RFC 2136) signed with a TSIG key (RFC 8945), straight to the zone's primary server: BIND, Knot, PowerDNS, Microsoft DNS and hosted services that accept RFC 2136. Made for a Domain's `setupRecord`. Create and update replace the TXT and CNAME records at the name in one message; delete removes only the record written; read asks the server itself, so a refresh sees changes made elsewhere. Needs no `dmarc:*` settings.",
+    "A DNS record published by dynamic update (RFC 2136) signed with a TSIG key (RFC 8945), straight to the zone's primary server: BIND, Knot, PowerDNS, Microsoft DNS and hosted services that accept RFC 2136. Made for a Domain's `setupRecord`. Create and update replace only what stands in the record's place (its previous value, any other `v=DMARC1` policy, a CNAME) in one guarded message and leave every other record at the name; a CNAME is refused where other records stand; delete removes only the record written; read asks the server itself, so a refresh sees changes made elsewhere. Needs no `dmarc:*` settings.",
   idFormat: "<name>",
   inputs: Rfc2136Inputs,
   outputs: Rfc2136Outputs,
@@ -229,16 +208,14 @@ export const rfc2136Record = defineResource({
 
   async lookUp(_ctx, inputs) {
     return naming(inputs.name, async () => {
-      const served = await servedRecord(inputs, await zoneFor(inputs));
-      return served && isOurs(served, inputs) ? inputs.name : undefined;
+      return (await isServed(inputs, await zoneFor(inputs))) ? inputs.name : undefined;
     });
   },
 
   async create(_ctx, inputs) {
     return naming(inputs.name, async () => {
       const zone = await zoneFor(inputs);
-      // A failed look (a lost answer, a key the server refuses) is left to the update, which says why.
-      if (!(await servedAlready(inputs, zone).catch(() => false))) await publish(inputs, zone);
+      await publish(inputs, zone);
       return { id: inputs.name, outs: { ...inputs, zoneName: zone } };
     });
   },
@@ -259,7 +236,8 @@ export const rfc2136Record = defineResource({
       // The old record goes first: the old and the new server may serve the same zone.
       if (moved) await removeRecord(targetOf(olds), { ...olds, zone: await zoneFor(olds) });
       const zone = moved ? await zoneFor(news) : await zoneFor({ ...news, zoneName: olds.zoneName });
-      await publish(news, zone);
+      // Our previous value is ours to replace even when it reads as no DMARC policy.
+      await publish(news, zone, moved ? undefined : olds);
       return { ...news, zoneName: zone };
     });
   },
