@@ -32,9 +32,11 @@ import {
 // A fleet `up` killed the ways a runner dies (the runner's process group, as
 // a cancelled CI job; the runner alone; its `pulumi` processes alone), then
 // one plain `dmarc-fleet up`, as a pipeline reruns it: the fleet ends with
-// exactly the declared objects, nothing is left running, and a preview shows
-// no change. The plugins of the killed engines live on in process groups of
-// their own; the rerun's recovery waits for their calls and stops them.
+// exactly the declared objects, nothing is left running, a preview shows
+// no change, and a further plain `up` runs nothing. A change killed mid-run
+// and then reverted leaves the shards it started due all the same. The
+// plugins of the killed engines live on in process groups of their own;
+// the rerun's recovery waits for their calls and stops them.
 
 const TENANTS = FULL ? 12 : 6;
 const SHARD_SIZE = 3;
@@ -50,6 +52,13 @@ interface KillCase {
   hold?: string[];
   when: (counted: Stats) => boolean;
   representative?: boolean;
+  /**
+   * The fleet is deployed first; the killed `up` adds a webhook to every
+   * tenant, and the inventory goes back before the rerun, as a pipeline
+   * reverting the change would: the shards the killed run started must
+   * still be due, whatever their pending operations.
+   */
+  reverted?: true;
 }
 
 const CASES: KillCase[] = [
@@ -72,10 +81,17 @@ const CASES: KillCase[] = [
     victim: "process group",
     when: (c) => creates(c) >= DECLARED_CREATES - 10,
   },
+  {
+    moment: "a change's webhook creates in flight, the change then reverted",
+    victim: "process group",
+    hold: ["POST /v1/webhooks"],
+    when: (c) => routeCount(c, "POST /v1/webhooks") > TENANTS,
+    reverted: true,
+  },
 ];
 
-/** The inventory declaring what the reliability fleet program declares, tenant for tenant. */
-function tenantsYaml(): string {
+/** The inventory declaring what the reliability fleet program declares, tenant for tenant; `changed`: a second webhook each. */
+function tenantsYaml(changed = false): string {
   return stringify({
     tenants: tenants(TENANTS).map((tenant) => ({
       key: `t${tenant.index}`,
@@ -85,10 +101,18 @@ function tenantsYaml(): string {
       domains: tenant.domains,
       webhooks: [
         { name: `t${tenant.index} events`, url: tenant.webhookUrl, events: ["domain.created", "domain.verified"] },
+        ...(changed ? [{ name: `t${tenant.index} audit`, url: tenant.webhookUrl, events: ["domain.created"] }] : []),
       ],
       admins: [tenant.admin],
     })),
   });
+}
+
+interface Overview {
+  name: string;
+  upToDate: boolean;
+  due?: string;
+  lastUp?: { outcome: string };
 }
 
 /** A partner's project folder: Pulumi.yaml, tenants.yaml, the package installed. */
@@ -130,6 +154,10 @@ for (const killCase of CASES.filter((candidate) => FULL || candidate.representat
       };
       const started: number[] = [];
       try {
+        if (killCase.reverted) {
+          await fleetOk("up");
+          writeFileSync(join(folder, "tenants.yaml"), tenantsYaml(true));
+        }
         for (const route of killCase.hold ?? []) await handle.control("POST", "/faults", { route, latencyMs: HOLD_MS });
         const killed = startFleet(["up", ...args], folder, env);
         started.push(killed.child.pid ?? 0);
@@ -148,12 +176,26 @@ for (const killCase of CASES.filter((candidate) => FULL || candidate.representat
         );
         await handle.control("DELETE", "/faults");
 
+        // Every shard the killed run started is due: it was marked failed before its engine started.
+        const { shards } = JSON.parse((await fleetOk("status", "--json")).stdout) as { shards: Overview[] };
+        if (killCase.reverted) {
+          writeFileSync(join(folder, "tenants.yaml"), tenantsYaml());
+          expect(shards.filter((shard) => shard.lastUp?.outcome === "failed").length).toBeGreaterThan(0);
+          for (const shard of shards.filter((candidate) => candidate.lastUp?.outcome === "failed"))
+            expect(shard.due).toMatch(/its last up failed at /);
+        } else expect(shards.filter((shard) => shard.upToDate)).toEqual([]);
+
         const rerun = await fleetOk("up");
         expect(processesUnder(folder).filter(isRunning)).toEqual([]);
         const priceId = `price_${handle.partner.id}_starter_monthly`;
         expect(inventory(await emulatorState(handle), handle.partner.id)).toEqual(declaredInventory(TENANTS, priceId));
         const preview = await startFleet(["preview", ...args, "--detailed-exitcode"], folder, env).done;
         expect(preview.code, `dmarc-fleet preview:\n${preview.stdout}\n${preview.stderr}`).toBe(0);
+        // Converged: a further plain up runs nothing.
+        const quiet = JSON.parse((await fleetOk("up", "--json")).stdout) as { results: { reason?: string }[] };
+        expect(quiet.results.map((result) => result.reason)).toEqual(
+          quiet.results.map(() => "unchanged since its last up"),
+        );
 
         report("fleet kill", `${killCase.moment}, killing ${killCase.victim}`, {
           tenants: TENANTS,

@@ -11,7 +11,7 @@ import type { StepLog } from "./stepLog";
 
 /** The runner's own work before any shard runs, in seconds. */
 export interface FleetTiming {
-  /** Finding the CLI (`pulumi version`), listing the fleet's shard stacks in the backend, exporting each one's state. */
+  /** Finding the CLI (`pulumi version`), listing the fleet's shard stacks in the backend, exporting each one's state and reading its tags. */
   scanSeconds: number;
   /** Reading and checking the partner's catalogue (preview and up), 0 otherwise. */
   catalogueSeconds: number;

@@ -2,6 +2,7 @@ import { interruptionSummary } from "../checkpoint/interruption";
 import type { Shard } from "./assignment";
 import type { FleetOptions } from "./fleetOptions";
 import { type ShardState, shardDigest } from "./shard";
+import type { LastUp } from "./upMark";
 
 // What `shards` and `status` say of one shard, read off its state before
 // anything runs: the plan and the report both carry it.
@@ -12,24 +13,53 @@ export interface ShardOverview {
   exists: boolean;
   tenants: string[];
   leaving: string[];
-  /** Its last `up` deployed exactly these tenants with this package version, and no drift was found since. */
+  /**
+   * Its last `up` succeeded and deployed exactly these tenants as the
+   * inventory declares them, with this package version; it was not
+   * interrupted since, and no drift was found since. A plain `up` skips it.
+   */
   upToDate: boolean;
+  /**
+   * Why a plain `up` runs it, when it is not up to date: its reasons, most
+   * pressing first, joined by "; " ("never deployed", "interrupted (...)",
+   * "its last up failed at <time>", "the inventory changed", "drift found by
+   * <command> at <time>"...).
+   */
+  due?: string;
+  /** What its last `up` came to, from its `up` mark; none for a shard no `up` of this version ran. */
+  lastUp?: LastUp;
   interrupted?: string;
   /** Its drift mark: drift found by `drift` or `refresh` that no `up` has healed yet. */
   drift?: string;
 }
 
+/** Why a plain `up` runs the shard, most pressing first; none when it is up to date. */
+function dueReasons(options: FleetOptions, shard: Shard, state: ShardState | undefined): string[] {
+  const { lastUp } = state ?? {};
+  const reasons: string[] = [];
+  if (!shard.exists || (state?.tenants.length === 0 && !lastUp)) reasons.push("never deployed");
+  if (state?.interruption) reasons.push(`interrupted (${interruptionSummary(state.interruption)})`);
+  if (lastUp?.outcome === "failed") reasons.push(`its last up failed at ${lastUp.at}`);
+  if (shard.exists && state && state.tenants.length > 0 && !lastUp) {
+    // Deployed by a version before the up mark, or its first up was cut short.
+    reasons.push("no successful up recorded");
+  }
+  const changed = state?.digest !== undefined && state.digest !== shardDigest(options.inventory, shard.tenants);
+  if (changed || (lastUp?.outcome === "done" && shard.leaving.length > 0)) reasons.push("the inventory changed");
+  if (state?.driftMark) reasons.push(`drift ${state.driftMark}`);
+  return reasons;
+}
+
 export function overviewOf(options: FleetOptions, shard: Shard, state: ShardState | undefined): ShardOverview {
+  const reasons = dueReasons(options, shard, state);
   return {
     name: shard.name,
     exists: shard.exists,
     tenants: shard.tenants,
     leaving: shard.leaving,
-    upToDate:
-      state?.digest === shardDigest(options.inventory, shard.tenants) &&
-      shard.leaving.length === 0 &&
-      state.interruption === undefined &&
-      state.driftMark === undefined,
+    upToDate: reasons.length === 0,
+    ...(reasons.length > 0 ? { due: reasons.join("; ") } : {}),
+    ...(state?.lastUp ? { lastUp: state.lastUp } : {}),
     ...(state?.interruption ? { interrupted: interruptionSummary(state.interruption) } : {}),
     ...(state?.driftMark ? { drift: state.driftMark } : {}),
   };
