@@ -108,6 +108,8 @@ describe("a fleet against the published rate limit, without retry hints", () => 
     expect(progress).toContain(`requests: ${CLIENT_DEFAULTS.requestsPerMinute} a minute for all shards together`);
     expect(progress).toContain(`${fleet}-001: paced at ${CLIENT_DEFAULTS.requestsPerMinute / 2} requests a minute`);
     // A shard's provider says when its pacing holds requests back, and the progress passes it on.
-    expect(progress).toMatch(new RegExp(`${fleet}-00[12]: pacing at [\\d.]+ requests a minute .* waiting their turn`));
+    expect(progress).toMatch(
+      new RegExp(`${fleet}-00[12]: pacing at [\\d.]+ requests a minute .* waiting (its|their) turn`),
+    );
   }, 1_200_000);
 });
