@@ -15,7 +15,7 @@ import { DmarcApiError } from "./errors";
 // same way, and each settles by looking its object up, as after a single call.
 
 /** Longest a create waits for siblings not yet heard of; each one heard of starts it again. */
-export const SIBLING_WAIT_MS = 30_000;
+const SIBLING_WAIT_MS = 30_000;
 
 /** How a family of calls is sent alone and together. */
 export interface GatheredCall<Item, Result> {
