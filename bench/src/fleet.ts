@@ -95,7 +95,13 @@ export function fleetProgram(spec: FleetSpec): PulumiFn {
       tenant.domains.forEach((domain, index) => {
         new dmarc.Domain(
           `${tenant.key}-d${index + 1}`,
-          { organizationId, domain, type: "sending", groupId: group.groupId },
+          {
+            organizationId,
+            domain,
+            type: "sending",
+            groupId: group.groupId,
+            declaredTogether: tenant.domains.length,
+          },
           spec.domainsWaitForSubscription ? { dependsOn: [subscription] } : undefined,
         );
       });

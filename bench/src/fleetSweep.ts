@@ -266,13 +266,16 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
 
 const perTenant = (phase: PhaseResult | null, tenants: number) => (phase ? phase.wallSeconds / tenants : null);
 const fixed = (value: number | null, digits = 2) => (value === null ? "-" : value.toFixed(digits));
+/** How the onboarding created its domains: batch calls, then single creates. */
+const domainCreates = (phase: PhaseResult) =>
+  `${phase.requestsByRoute["POST /v1/domains/batch"] ?? 0} / ${phase.requestsByRoute["POST /v1/domains"] ?? 0}`;
 
 export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: number, concurrency: number): string {
   const lines = [
     `Fleet runner: shards of ${shardSize} tenants, ${concurrency} at once.`,
     "",
-    "| tenants | resources | shards | fleet up s | fleet s/tenant | no-change preview s | drift s | drift req/tenant | audited drift s | audited drift req/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
-    "| ------- | --------- | ------ | ---------- | -------------- | ------------------- | ------- | ---------------- | --------------- | ------------------------ | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | --------------- | --------------- | ----------------- |",
+    "| tenants | resources | shards | fleet up s | fleet s/tenant | fleet up req/tenant | domain batches / single creates | no-change preview s | drift s | drift req/tenant | audited drift s | audited drift req/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
+    "| ------- | --------- | ------ | ---------- | -------------- | ------------------- | ------------------------------- | ------------------- | ------- | ---------------- | --------------- | ------------------------ | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | --------------- | --------------- | ----------------- |",
   ];
   for (const row of rows) {
     lines.push(
@@ -282,6 +285,8 @@ export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: nu
         row.shards,
         fixed(row.fleetUp.wallSeconds),
         fixed(perTenant(row.fleetUp, row.tenants), 3),
+        fixed(row.fleetUp.requestsPerTenant),
+        domainCreates(row.fleetUp),
         fixed(row.fleetPreview.wallSeconds),
         fixed(row.fleetDrift.wallSeconds),
         fixed(row.fleetDrift.requestsPerTenant),

@@ -52,6 +52,9 @@ const OUTPUT_COLUMNS = {
 export function resourcePage({ name, typeToken, definition }) {
   const { typeName, description, idFormat, replaceOn, urnInput, fromSettings = {}, secretOutputs = [] } = definition;
   const secretInputs = definition.secretInputs ?? [];
+  const hints = definition.hints ?? [];
+  const onChange = (field) =>
+    replaceOn.includes(field.name) ? "replaces" : hints.includes(field.name) ? "changes nothing" : "updates in place";
   const inputs = fieldsOf(definition.inputs, "input").filter((field) => field.name !== urnInput);
   const outputs = fieldsOf(definition.outputs, "output");
   const idOutputs = Object.entries(definition.idOutputs ?? {});
@@ -72,14 +75,16 @@ export function resourcePage({ name, typeToken, definition }) {
         code(field.name),
         secretInputs.includes(field.name) ? `${field.type}, secret` : field.type,
         requiredOf(field, settingOf(field)),
-        replaceOn.includes(field.name) ? "replaces" : "updates in place",
+        onChange(field),
         field.allowed,
         field.description,
       ]),
     ),
     ...nestedSections(inputs, OUTPUT_COLUMNS),
     "## Outputs",
-    "Every input is also an output of the same name.",
+    hints.length > 0
+      ? `Every input but ${hints.map(code).join(", ")} is also an output of the same name.`
+      : "Every input is also an output of the same name.",
     table(
       ["Output", "Type", "Allowed values", "Description"],
       [

@@ -4,7 +4,8 @@ import { type ClientOptions, closeClients, createClient, type DmarcApiError } fr
 
 // Domain creates of one organisation that arrive together go out as one
 // POST /v1/domains/batch; a batch the service refuses is sent again one
-// domain per call, so each caller gets its own answer.
+// domain per call, so each caller gets its own answer. Creates declared
+// together (a Tenant's domains) wait for each other by count, not by time.
 
 let emulator: RunningEmulator;
 
@@ -83,5 +84,74 @@ describe("domain creates sent together", () => {
     const routes = await byRoute();
     expect(routes["POST /v1/domains/batch"] ?? 0).toBe(0);
     expect(routes["POST /v1/domains"]).toBe(2);
+  });
+});
+
+describe("domain creates declared together", () => {
+  const create = (
+    dmarc: ReturnType<typeof client>,
+    organizationId: string,
+    groupId: string,
+    domain: string,
+    together: number,
+  ) => dmarc.createDomain({ organizationId, domain, type: "sending", groupId }, together);
+
+  it("sends them as one batch however far apart they arrive, once the last one comes", async () => {
+    const { dmarc, organizationId, groupId } = await organizationWithGroup();
+    const first = create(dmarc, organizationId, groupId, "one.together.example", 3);
+    // Requests in between take far longer than the gathering window, as a busy engine does.
+    for (let read = 0; read < 3; read++) await dmarc.listDomains(organizationId);
+    const second = create(dmarc, organizationId, groupId, "two.together.example", 3);
+    await dmarc.listOrganizations();
+    expect((await byRoute())["POST /v1/domains/batch"] ?? 0).toBe(0);
+    const third = create(dmarc, organizationId, groupId, "three.together.example", 3);
+    const created = await Promise.all([first, second, third]);
+    expect(created.map((domain) => domain.domain)).toEqual([
+      "one.together.example",
+      "two.together.example",
+      "three.together.example",
+    ]);
+    const routes = await byRoute();
+    expect(routes["POST /v1/domains/batch"]).toBe(1);
+    expect(routes["POST /v1/domains"] ?? 0).toBe(0);
+  });
+
+  it("batches the new ones when the others are declared as existing, before or after the first create", async () => {
+    const { dmarc, organizationId, groupId } = await organizationWithGroup();
+    await create(dmarc, organizationId, groupId, "kept.together.example", 1);
+    dmarc.domainDeclared(organizationId, "kept.together.example", false);
+    const first = create(dmarc, organizationId, groupId, "new1.together.example", 4);
+    dmarc.domainDeclared(organizationId, "new2.together.example", true);
+    await dmarc.listDomains(organizationId);
+    const second = create(dmarc, organizationId, groupId, "new2.together.example", 4);
+    await dmarc.listDomains(organizationId);
+    expect((await byRoute())["POST /v1/domains/batch"] ?? 0).toBe(0);
+    dmarc.domainDeclared(organizationId, "adopted.together.example", false);
+    await Promise.all([first, second]);
+    const routes = await byRoute();
+    expect(routes["POST /v1/domains/batch"]).toBe(1);
+    // The kept domain's own create, made alone before the others were declared.
+    expect(routes["POST /v1/domains"]).toBe(1);
+  });
+
+  it("sends a lone domain at once, alone", async () => {
+    const { dmarc, organizationId, groupId } = await organizationWithGroup();
+    await create(dmarc, organizationId, groupId, "alone.together.example", 1);
+    const routes = await byRoute();
+    expect(routes["POST /v1/domains"]).toBe(1);
+    expect(routes["POST /v1/domains/batch"] ?? 0).toBe(0);
+  });
+
+  it("sends a refused batch again one by one, each caller getting its own answer", async () => {
+    const { dmarc, organizationId, groupId } = await organizationWithGroup();
+    await create(dmarc, organizationId, groupId, "taken.together.example", 1);
+    const outcomes = await Promise.allSettled([
+      create(dmarc, organizationId, groupId, "taken.together.example", 2),
+      create(dmarc, organizationId, groupId, "fresh.together.example", 2),
+    ]);
+    expect(outcomes[0]?.status).toBe("rejected");
+    expect(((outcomes[0] as PromiseRejectedResult).reason as DmarcApiError).status).toBe(409);
+    expect(outcomes[1]).toMatchObject({ status: "fulfilled", value: { domain: "fresh.together.example" } });
+    expect((await byRoute())["POST /v1/domains/batch"]).toBe(1);
   });
 });

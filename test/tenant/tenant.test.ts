@@ -329,6 +329,8 @@ describe("a Tenant's own declaration", () => {
       type: "parked",
       setupRecordType: "CNAME",
       zone: "hooli.example",
+      // How many domains the tenant declares: their creates wait for each other and go out as one batch.
+      declaredTogether: 1,
     });
   });
 

@@ -1,3 +1,4 @@
+import { shellWord, shownPath } from "../cli/shown";
 import { type Deployment, pendingOperations } from "./deployment";
 
 // Tells, from a failed command's error or output or from a stack's state,
@@ -41,7 +42,7 @@ export function signLine(error: unknown, sign: InterruptionSign): string | undef
 
 /** The command that recovers the stack: `npx dmarc-recover --stack <name>`, with `--cwd` when a folder is given. */
 function recoverCommand(stackName: string, workDir?: string): string {
-  return `npx dmarc-recover --stack ${stackName}${workDir ? ` --cwd ${workDir}` : ""}`;
+  return `npx dmarc-recover --stack ${shellWord(stackName)}${workDir ? ` --cwd ${shellWord(shownPath(workDir))}` : ""}`;
 }
 
 export interface InterruptedStack {
@@ -97,8 +98,8 @@ const INTERRUPTION_WORDS: {
   }),
   locked: ({ message }) => ({ summary: `locked: ${message}`, state: `is locked (${message})` }),
   brokenCheckpoint: ({ file }) => ({
-    summary: `checkpoint cut short: ${file}`,
-    state: `has its checkpoint cut short (${file})`,
+    summary: `checkpoint cut short: ${shownPath(file)}`,
+    state: `has its checkpoint cut short (${shownPath(file)})`,
   }),
 };
 

@@ -1,5 +1,6 @@
 import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
+import { shownPath } from "../cli/shown";
 import type { Deployment } from "./deployment";
 import { stackFiles } from "./fileBackend";
 
@@ -55,7 +56,9 @@ export function findCheckpointRepair(candidates: readonly string[]): CheckpointR
   const backup = `${file}.bak`;
   const previous = stateOf(readJson<CheckpointFile>(backup));
   if (!previous) {
-    throw new Error(`The checkpoint ${file} cannot be read and neither can ${backup}: restore the state by hand.`);
+    throw new Error(
+      `The checkpoint ${shownPath(file)} cannot be read and neither can ${shownPath(backup)}: restore the state by hand.`,
+    );
   }
   return { file, broken: "content", backup, state: previous };
 }

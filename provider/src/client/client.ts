@@ -320,13 +320,21 @@ export class DmarcClient {
   // Domains
 
   /**
-   * Creates of one organisation's domains that arrive together are sent as
-   * one `POST /v1/domains/batch` (./gathering.ts); one alone is a plain create.
+   * Creates of one organisation's domains go out as one
+   * `POST /v1/domains/batch` (./gathering.ts); one alone is a plain create.
+   * `together`: how many domains of the organisation the caller declares
+   * together, this one included; the create then waits until each is heard
+   * of (a create, or {@link domainDeclared}) rather than for a window.
    */
-  createDomain(body: CreateDomainRequest): Promise<Domain> {
+  createDomain(body: CreateDomainRequest, together?: number): Promise<Domain> {
     return this.reads.write(domainsAndGroupsOf(body.organizationId), () =>
-      this.gatherer.submit(body.organizationId, body, this.domainCreates),
+      this.gatherer.submit(body.organizationId, body, this.domainCreates, together),
     );
+  }
+
+  /** A domain of the organisation is declared; `creates`: its create is coming (otherwise it exists, or is adopted). */
+  domainDeclared(organizationId: string, domain: string, creates: boolean): void {
+    this.gatherer.hear(organizationId, domain, creates);
   }
 
   private readonly domainCreates: GatheredCall<CreateDomainRequest, Domain> = {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ErrorEnvelope } from "../api";
+import { shortened } from "../cli/shown";
 import { type CallContext, DmarcResponseError } from "./errors";
 import type { WireResponse } from "./transport";
 
@@ -25,7 +26,7 @@ function describeNonJson(response: WireResponse, text: string): string {
   const contentType = String(response.headers["content-type"] ?? "");
   if (/html/i.test(contentType) || /^\s*</.test(text)) {
     const title = /<title[^>]*>([^<]{0,200})<\/title>/i.exec(text)?.[1]?.trim();
-    return title ? `an HTML page ("${title.slice(0, 80)}") instead of JSON` : "an HTML page instead of JSON";
+    return title ? `an HTML page ("${shortened(title, 80)}") instead of JSON` : "an HTML page instead of JSON";
   }
   if (/json/i.test(contentType) || /^\s*[[{]/.test(text))
     return "JSON that is not complete (the answer may have been cut off)";

@@ -103,8 +103,9 @@ export const ClientOptionsSchema = z
     /** A token is renewed this long before it expires (at most half its lifetime). */
     tokenRenewMarginSeconds: wholeNumber(0).default(CLIENT_DEFAULTS.tokenRenewMarginSeconds),
     /**
-     * How long a domain create waits for others of its organisation, to send
-     * them as one `POST /v1/domains/batch`, in milliseconds; 0 sends each alone.
+     * How long a domain create declared without a count of its siblings
+     * waits for others of its organisation, to send them as one
+     * `POST /v1/domains/batch`, in milliseconds; 0 sends each alone.
      */
     domainBatchWindowMs: wholeNumber(0).default(CLIENT_DEFAULTS.domainBatchWindowMs),
     /** Receives one debug line per attempt (method, path, status, attempt, ms), secrets redacted. */

@@ -106,7 +106,7 @@ export class Pacer {
     this.settings.notice(
       noticeLine(
         `pacing at ${formatRate(rate)} requests a minute (${this.settings.source}): ` +
-          `${queued} requests waiting their turn, about ${seconds} s of sending ahead`,
+          `${queued === 1 ? "1 request waiting its turn" : `${queued} requests waiting their turn`}, about ${seconds} s of sending ahead`,
       ),
     );
   }

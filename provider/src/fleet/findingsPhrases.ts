@@ -1,3 +1,4 @@
+import { shortened } from "../cli/shown";
 import type { FindingsTotals, ObjectChange, TenantFindings } from "./findings";
 import type { PropertyChange, StepKind } from "./stepLog";
 
@@ -14,13 +15,13 @@ export const LISTS = [
   { list: "missing", kind: "missing", mark: "!-", heading: "missing on the service" },
 ] as const satisfies readonly { list: keyof TenantFindings; kind: StepKind; mark: string; heading: string }[];
 
-/** Longest value shown in full; longer ones are cut with an ellipsis. */
+/** Longest value shown in full; longer ones lose their middle to an ellipsis. */
 const VALUE_WIDTH = 120;
 
 export function valueText(value: unknown): string {
   if (value === "[secret]" || value === "[unknown]") return String(value);
   const text = JSON.stringify(value) ?? "undefined";
-  return text.length > VALUE_WIDTH ? `${text.slice(0, VALUE_WIDTH - 1)}…` : text;
+  return shortened(text, VALUE_WIDTH);
 }
 
 /** `name: "old" → "new"`, `name: "new"` (declared), `name: "old" → (none)`. */

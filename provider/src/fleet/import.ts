@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Writable } from "node:stream";
+import { shownPath } from "../cli/shown";
 import { ImportIncomplete, importAccount } from "../discovery/importer";
 import type { ImportProgress, ImportReport } from "../discovery/report";
 import { type Inventory, loadInventory } from "../inventory/inventory";
@@ -91,7 +92,7 @@ function continuation(error: ImportIncomplete, options: ImportCommandOptions): E
 function refuseOverwrite(options: ImportCommandOptions): void {
   if (!options.append && existsSync(options.inventoryPath)) {
     throw new ImportRefused(
-      `${options.inventoryPath} exists: add the account's new organisations to it with --append, or name another --inventory`,
+      `${shownPath(options.inventoryPath)} exists: add the account's new organisations to it with --append, or name another --inventory`,
     );
   }
 }

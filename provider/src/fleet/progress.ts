@@ -1,4 +1,5 @@
 import type { Writable } from "node:stream";
+import { shownPath } from "../cli/shown";
 import type { ShardResult } from "./result";
 
 export interface ProgressSink {
@@ -102,7 +103,9 @@ export function summaryTable(results: readonly ShardResult[]): string {
   if (failures.length > 0) {
     lines.push("", `${failures.length} shard(s) failed:`);
     for (const failure of failures)
-      lines.push(`  ${failure.shard}: ${failure.error ?? "unknown error"} (log: ${failure.log ?? "none"})`);
+      lines.push(
+        `  ${failure.shard}: ${failure.error ?? "unknown error"} (log: ${failure.log === undefined ? "none" : shownPath(failure.log)})`,
+      );
   }
   for (const result of results)
     if (result.recovered) lines.push(`${result.shard} was recovered first: ${result.recovered}`);

@@ -61,13 +61,13 @@ interface Running {
   markedFailed?: boolean;
 }
 
-/** The first line that says what went wrong, from the engine's output or the error. */
+/** The first line that says what went wrong, from the engine's output or the error, whole: its end says what to do. */
 export function firstErrorLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   const lines = text.split("\n").map((line) => line.trim());
   const marked = lines.find((line) => /^error:/i.test(line) && !/^error: update failed$/i.test(line));
   const detail = lines.find((line) => /error/i.test(line) && !/^(code|stdout|stderr|err\?):/i.test(line));
-  return (marked ?? detail ?? lines.find((line) => line !== "") ?? "unknown error").slice(0, 300);
+  return marked ?? detail ?? lines.find((line) => line !== "") ?? "unknown error";
 }
 
 function counts(changes: OpMap | Record<string, number> | undefined): Record<string, number> {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { shownPath } from "../cli/shown";
 import type { PublishRecord } from "../tenant/tenant";
 
 // `dns: { publisher: ./publish.js }`: a module of the partner's exporting
@@ -12,16 +13,17 @@ import type { PublishRecord } from "../tenant/tenant";
 /** The module's `publishRecord`, loaded once per process; or why it cannot be. */
 export function loadPublisher(folder: string, path: string): PublishRecord {
   const file = resolve(folder, path);
+  const shown = shownPath(file, folder);
   let exported: Record<string, unknown>;
   try {
     exported = require(file) as Record<string, unknown>;
   } catch (error) {
-    throw new Error(`the module ${file} cannot be loaded: ${(error as Error).message}`);
+    throw new Error(`the module ${shown} cannot be loaded: ${(error as Error).message.replaceAll(file, shown)}`);
   }
   if (typeof exported.publishRecord !== "function") {
     const names = Object.keys(exported);
     throw new Error(
-      `the module ${file} must export a function publishRecord(record, domain, opts, domainName), as the Tenant's publishRecord; it exports ${names.length > 0 ? names.join(", ") : "nothing"}`,
+      `the module ${shown} must export a function publishRecord(record, domain, opts, domainName), as the Tenant's publishRecord; it exports ${names.length > 0 ? names.join(", ") : "nothing"}`,
     );
   }
   return exported.publishRecord as PublishRecord;
@@ -39,7 +41,7 @@ export function publisherDigest(folder: string, path: string): string {
   try {
     content = readFileSync(file);
   } catch (error) {
-    throw new Error(`the module ${file} cannot be read: ${(error as Error).message}`);
+    throw new Error(`the module ${shownPath(file, folder)} cannot be read: ${(error as Error).message}`);
   }
   const digest = createHash("sha256").update(content).digest("hex").slice(0, 16);
   digests.set(file, digest);

@@ -9,6 +9,9 @@ const schemaByName = {
   "report.received": ReportReceivedEvent,
 } satisfies Record<EventName, z.ZodType>;
 
+/** Paths a rejection names; the rest are counted, so the sender knows there is more to fix. */
+const MAX_LISTED_PATHS = 5;
+
 /** The body as a typed event, or why it is not one. */
 export function parseEvent(payload: string): { outcome: "parsed"; event: WebhookEvent } | Rejected {
   let json: unknown;
@@ -34,5 +37,6 @@ export function parseEvent(payload: string): { outcome: "parsed"; event: Webhook
 // Paths only, never values: the message goes back to the sender and into its delivery log.
 function describeIssues(issues: readonly { path: readonly PropertyKey[] }[]): string {
   const paths = [...new Set(issues.map((issue) => issue.path.map(String).join(".") || "(root)"))];
-  return `check ${paths.slice(0, 5).join(", ")}`;
+  const more = paths.length - MAX_LISTED_PATHS;
+  return `check ${paths.slice(0, MAX_LISTED_PATHS).join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
 }

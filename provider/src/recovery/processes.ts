@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import { resolve } from "node:path";
+import { shortened } from "../cli/shown";
 import { readTextIfAny } from "../runtime/readText";
 
 // The processes of Pulumi runs working in a project folder, read from the
@@ -188,7 +189,7 @@ export function runProcessesIn(workDir: string): RunProcess[] {
     if (!role || entry.zombie || entry.pid === process.pid || cwdOf(entry.pid) !== folder) continue;
     found.push({
       pid: entry.pid,
-      command: entry.command.slice(0, 120),
+      command: shortened(entry.command, 120),
       role,
       engineAddress: engineAddressOf(entry.command),
       underLiveCli: underLiveCli(entry),

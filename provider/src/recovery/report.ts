@@ -1,4 +1,5 @@
 import { resourceName } from "../checkpoint/deployment";
+import { shownPath } from "../cli/shown";
 import { describeLock } from "./locks";
 import type { StoppedBy, StoppedOrphan } from "./orphans";
 import type { SettlementStep } from "./plan";
@@ -15,10 +16,11 @@ function stepLine(step: SettlementStep, planned: boolean): string {
 }
 
 function checkpointLine(repair: NonNullable<RecoveryReport["checkpoint"]>, planned: boolean): string {
+  const file = shownPath(repair.file);
   if (repair.broken === "attributes") {
-    return `${planned ? "would repair" : "repaired"} ${repair.file}: the kill cut its attributes file (${repair.file}.attrs) short; ${planned ? "would remove" : "removed"} it, the checkpoint itself is whole`;
+    return `${planned ? "would repair" : "repaired"} ${file}: the kill cut its attributes file (${file}.attrs) short; ${planned ? "would remove" : "removed"} it, the checkpoint itself is whole`;
   }
-  return `${planned ? "would restore" : "restored"} ${repair.file} from ${repair.backup}: the kill cut the checkpoint short`;
+  return `${planned ? "would restore" : "restored"} ${file} from ${repair.backup === undefined ? "its backup" : shownPath(repair.backup)}: the kill cut the checkpoint short`;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

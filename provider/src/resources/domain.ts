@@ -26,6 +26,14 @@ const DomainInputs = z
     zone: DomainName.optional().describe(
       "DNS zone the record is published in, for `setupRecord.name`; the domain itself when not given.",
     ),
+    declaredTogether: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "How many domains of the organisation the program declares together, this one included (a `Tenant` sets it): a create waits until each of them is either being created or declared as existing, and the new ones go out as one `POST /v1/domains/batch`. Never compared: changing it alone changes nothing.",
+      ),
   })
   .refine((inputs) => !inputs.zone || inputs.domain === inputs.zone || inputs.domain.endsWith(`.${inputs.zone}`), {
     message: "must be the domain itself or one of its parent zones",
@@ -52,7 +60,7 @@ const DomainOutputs = z.object({
   policy: DomainPolicy.describe("The DMARC policy the service sees."),
   domainGroup: z.string().nullable().describe("Name of the domain's group, as the service reports it."),
 });
-type DomainProps = DomainInputs & z.output<typeof DomainOutputs>;
+type DomainProps = Omit<DomainInputs, "declaredTogether"> & z.output<typeof DomainOutputs>;
 
 function toDnsRecord(record: SetupRecord, domain: string, zone: string | undefined): DnsSetupRecord {
   const zoneName = zone ?? domain;
@@ -77,9 +85,11 @@ async function setupRecordFor(client: DmarcClient, inputs: DomainInputs): Promis
   return toDnsRecord(record, inputs.domain, inputs.zone);
 }
 
+/** What the state records; the batching hint is a declaration's only, so a read never finds it changed. */
 function propsOf(inputs: DomainInputs, found: DomainRecord, setupRecord: DnsSetupRecord): DomainProps {
+  const { declaredTogether: _hint, ...declared } = inputs;
   return {
-    ...inputs,
+    ...declared,
     type: found.type,
     groupId: found.domainGroupId ?? inputs.groupId,
     setupRecord,
@@ -106,6 +116,9 @@ export const domain = defineResource({
   inputs: DomainInputs,
   outputs: DomainOutputs,
   replaceOn: ["organizationId", "domain"],
+  hints: ["declaredTogether"],
+
+  checked: ({ client }, inputs, creates) => client.domainDeclared(inputs.organizationId, inputs.domain, creates),
 
   // A domain name is unique within its organisation: the name is the natural key.
   lookUp: async ({ client }, inputs) =>
@@ -115,12 +128,15 @@ export const domain = defineResource({
     const created = await settleCall(
       client,
       () =>
-        client.createDomain({
-          organizationId: inputs.organizationId,
-          domain: inputs.domain,
-          type: inputs.type,
-          groupId: inputs.groupId,
-        }),
+        client.createDomain(
+          {
+            organizationId: inputs.organizationId,
+            domain: inputs.domain,
+            type: inputs.type,
+            groupId: inputs.groupId,
+          },
+          inputs.declaredTogether,
+        ),
       () => client.getDomain(inputs.organizationId, inputs.domain),
     );
     const id = joinId(inputs.organizationId, inputs.domain);

@@ -38,9 +38,15 @@ function inputKeys(definition: AnyResourceDefinition): string[] {
   throw new Error(`${definition.typeName}: input schema must be a zod object`);
 }
 
+/** The inputs a declaration is compared by: all but its hints. */
+function comparedKeys(definition: AnyResourceDefinition): string[] {
+  const hints = new Set<string>(definition.hints ?? []);
+  return inputKeys(definition).filter((key) => !hints.has(key));
+}
+
 /** Declared inputs whose value differs between the recorded and the new declaration (or is not known yet). */
 function changedInputs(definition: AnyResourceDefinition, olds: Props, news: Props): string[] {
-  return inputKeys(definition).filter((key) => containsUnknown(news[key]) || !sameValue(olds[key], news[key]));
+  return comparedKeys(definition).filter((key) => containsUnknown(news[key]) || !sameValue(olds[key], news[key]));
 }
 
 function withoutProviderKey(props: Props | undefined): Props {
@@ -96,7 +102,7 @@ export class DynamicProviderHost {
     };
   }
 
-  async check(typeName: string, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
+  async check(typeName: string, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult> {
     const definition = this.definition(typeName);
     const settings = this.currentSettings();
     // Fail at preview when the provider cannot reach the service at all.
@@ -118,7 +124,14 @@ export class DynamicProviderHost {
     const withImport = (inputs: Props): Props =>
       importId === undefined ? inputs : { ...inputs, [IMPORT_KEY]: importId };
     const parsed = definition.inputs.safeParse(declared);
-    if (parsed.success && importFailure.length === 0) return { inputs: withImport(parsed.data as Props) };
+    if (parsed.success && importFailure.length === 0) {
+      const inputs = parsed.data as Props;
+      if (!containsUnknown(inputs)) {
+        const creates = importId === undefined && Object.keys(withoutProviderKey(olds)).length === 0;
+        definition.checked?.(this.context(definition, inputs), inputs, creates);
+      }
+      return { inputs: withImport(inputs) };
+    }
     const issues: z.core.$ZodIssue[] = parsed.success ? [] : parsed.error.issues;
     const secret = new Set<unknown>(definition.secretInputs ?? []);
     const failures = issues
@@ -181,7 +194,7 @@ export class DynamicProviderHost {
         `${definition.typeName} "${importId}" does not exist (or belongs to another partner): nothing to adopt`,
       );
     }
-    const differences = inputKeys(definition)
+    const differences = comparedKeys(definition)
       .filter((key) => inputs[key] !== undefined && !sameValue(found[key], inputs[key]))
       .map((key) => `${key}: declared ${describeValue(inputs[key])}, actual ${describeValue(found[key])}`);
     if (differences.length > 0) {

@@ -87,6 +87,14 @@ export interface ResourceDefinition<
   fromSettings?: Readonly<Record<S, SettingKey>>;
   /** The input the class fills with the resource's URN, so `ctx.log` lines show on the resource; not an argument. */
   urnInput?: U;
+  /** Inputs that steer how calls go out, never compared: a change of one alone changes nothing on the service. */
+  hints?: readonly (keyof z.output<I> & string)[];
+  /**
+   * Told of each declaration the engine checks with its values known:
+   * `creates` when a create is coming for it (it is not in the state and
+   * not adopted). For creates that wait for their siblings.
+   */
+  checked?(ctx: LifecycleContext, inputs: InputsOf<I>, creates: boolean): void;
   /** Output keys whose drift, seen by the last read, needs an update although the inputs did not change. */
   drift?(olds: PropsOf<I, O>): string[];
   /**

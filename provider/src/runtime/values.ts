@@ -1,3 +1,5 @@
+import { shortened } from "../cli/shown";
+
 // Declared values as messages quote them and as the engine carries them.
 
 /** The value at a path of keys and list positions, or undefined where the path leads nowhere. */
@@ -10,11 +12,11 @@ export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-/** A value as a message quotes it: its JSON, cut to 80 characters, or `nothing` when there is none. */
+/** A value as a message quotes it: its JSON, its middle cut beyond 80 characters, or `nothing` when there is none. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   const text = JSON.stringify(value) ?? String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return shortened(text, 80);
 }
 
 /**

@@ -191,7 +191,8 @@ function adminsAndWebhooks<Text>(scope: PlanScope, tenant: TenantDeclaration<Tex
  * so they see each domain's domain.created event.
  */
 function domainsOf<Text>(scope: PlanScope, tenant: TenantDeclaration<Text>, before: string[]): PlannedObject[] {
-  return (tenant.domains ?? []).map(({ name, verify, group, ...settings }) => ({
+  const domains = tenant.domains ?? [];
+  return domains.map(({ name, verify, group, ...settings }) => ({
     type: "Domain",
     // A domain is named after itself.
     name,
@@ -201,6 +202,8 @@ function domainsOf<Text>(scope: PlanScope, tenant: TenantDeclaration<Text>, befo
       organizationId: scope.organization,
       domain: name,
       groupId: new OutputOf(groupObjectName(scope.key, tenant, group), "groupId"),
+      // The new ones among them go out as one batch, however the engine spaces their creates.
+      declaredTogether: domains.length,
       ...settings,
       ...adopting(scope.ids.domains?.[name]),
     },

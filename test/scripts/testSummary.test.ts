@@ -1,0 +1,81 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { projectRoot } from "../../scripts/engine.mjs";
+
+// scripts/test-summary.mjs, the line CI reads, fed made-up vitest JSON result
+// files shaped as vitest 4 writes them: a failed test also fails its describe
+// and its file, so the suites vitest counts must not be added to the tests.
+
+const folder = mkdtempSync(join(tmpdir(), "test-summary-"));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+type Status = "passed" | "failed" | "skipped";
+
+function testFile(name: string, status: Status, tests: Status[], message = "") {
+  return {
+    name: join(projectRoot, name),
+    status,
+    message,
+    assertionResults: tests.map((test, index) => ({
+      ancestorTitles: ["a describe"],
+      fullName: `a describe test ${index}`,
+      status: test,
+    })),
+  };
+}
+
+function summary(files: ReturnType<typeof testFile>[]): Promise<{ code: number; lines: string[] }> {
+  const tests = files.flatMap((file) => file.assertionResults);
+  const count = (status: Status) => tests.filter((test) => test.status === status).length;
+  const failedFiles = files.filter((file) => file.status === "failed").length;
+  const results = {
+    // vitest counts a failed file and each failed describe in it as failed suites.
+    numFailedTestSuites: failedFiles * 2,
+    numPassedTests: count("passed"),
+    numFailedTests: count("failed"),
+    numPendingTests: count("skipped"),
+    numTodoTests: 0,
+    testResults: files,
+  };
+  const path = join(folder, `results-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, JSON.stringify(results));
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["scripts/test-summary.mjs", path], { cwd: projectRoot }, (error, stdout) => {
+      resolve({ code: error ? Number(error.code) : 0, lines: stdout.trimEnd().split("\n") });
+    });
+  });
+}
+
+describe("scripts/test-summary.mjs", () => {
+  it("counts one failed test once, not again through its file and its describe", async () => {
+    const { code, lines } = await summary([
+      testFile("test/a.test.ts", "failed", ["failed", "passed"]),
+      testFile("test/b.test.ts", "passed", ["passed", "passed"]),
+    ]);
+    expect(lines).toEqual(["3 passed, 1 failed"]);
+    expect(code).toBe(1);
+  });
+
+  it("counts a file that failed with no failed test once, as itself, and names it above the line", async () => {
+    const { code, lines } = await summary([
+      testFile("test/broken.test.ts", "failed", [], "Cannot find module './gone' imported from test/broken.test.ts"),
+      testFile("test/hooked.test.ts", "failed", ["skipped"]),
+      testFile("test/b.test.ts", "passed", ["passed"]),
+    ]);
+    expect(lines).toEqual([
+      "failed outside any test: test/broken.test.ts: Cannot find module './gone' imported from test/broken.test.ts",
+      "failed outside any test: test/hooked.test.ts: a hook failed or the file did not load; the log above says why",
+      "1 passed, 2 failed (2 of them test files that failed outside any test), 1 skipped",
+    ]);
+    expect(code).toBe(1);
+  });
+
+  it("passes a run with every test passed", async () => {
+    const { code, lines } = await summary([testFile("test/b.test.ts", "passed", ["passed", "skipped"])]);
+    expect(lines).toEqual(["1 passed, 0 failed, 1 skipped"]);
+    expect(code).toBe(0);
+  });
+});
