@@ -8,6 +8,7 @@ export * from "./domains";
 export * from "./events";
 export * from "./organizations";
 export * from "./plans";
+export * from "./reports";
 export * from "./subscriptions";
 export * from "./users";
 export * from "./validation";

@@ -14,6 +14,7 @@ import {
   DomainGroup,
   DomainGroupList,
   DomainList,
+  type DomainOverview,
   type InviteUserRequest,
   listOf,
   MagicLink,
@@ -46,6 +47,14 @@ import {
 import { type GatheredCall, Gatherer } from "./gathering";
 import { collectPages, PAGE_SIZE, type Page } from "./pagination";
 import { rememberSecret } from "./redaction";
+import {
+  type PassRate,
+  type ReportQuery,
+  type ReportRange,
+  ReportReads,
+  type VolumeQuery,
+  type VolumeRow,
+} from "./reports";
 import type { Requester } from "./requester";
 
 // One typed method per route (paths: ../shared/api/README.md, section 5).
@@ -96,6 +105,7 @@ const domainsAndGroupsOf = (organizationId: string) => [domainsOf(organizationId
 export class DmarcClient {
   private readonly reads = new ReadBatcher();
   private readonly gatherer: Gatherer;
+  private readonly reports: ReportReads;
 
   /** @param batchWindowMs how long a domain create waits for others of its organisation; 0 sends each alone. */
   constructor(
@@ -103,6 +113,7 @@ export class DmarcClient {
     batchWindowMs = 0,
   ) {
     this.gatherer = new Gatherer(batchWindowMs);
+    this.reports = new ReportReads(requester);
   }
 
   /**
@@ -585,6 +596,23 @@ export class DmarcClient {
       }),
     );
     return page.totalCount ?? page.data.length;
+  }
+
+  // Aggregate reports and the domain overview (./reports.ts)
+
+  /** Pass rates of the domains over whole days, across organisations, up to 100 domains a request. */
+  authPassRates(query: ReportQuery): Promise<PassRate[]> {
+    return this.reports.authPassRates(query);
+  }
+
+  /** Message volume of the domains per period and report type, split by `groupByFields`. */
+  volumeHistory(query: VolumeQuery): Promise<VolumeRow[]> {
+    return this.reports.volumeHistory(query);
+  }
+
+  /** Every domain of the organisation as the service observes it: policy, records, volume, compliance. */
+  domainsOverview(organizationId: string, range: ReportRange): Promise<DomainOverview[]> {
+    return this.scoped(organizationId, this.reports.domainsOverview(organizationId, range));
   }
 
   // Plans and subscriptions

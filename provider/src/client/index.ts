@@ -32,6 +32,15 @@ export {
 } from "./options";
 export { formatRate } from "./pacing";
 export { redact } from "./redaction";
+export {
+  ALL_REPORT_TYPES,
+  DOMAINS_PER_REQUEST,
+  type PassRate,
+  type ReportQuery,
+  type ReportRange,
+  type VolumeQuery,
+  type VolumeRow,
+} from "./reports";
 
 const clients = new Map<string, DmarcClient>();
 const tokenSources = new Map<string, TokenSource>();
