@@ -229,3 +229,22 @@ export function policyTagsOf(value: string): { p?: string; pct?: string; sp?: st
   }
   return tags;
 }
+
+/** The value without its policy tags: two values equal under it differ only in policy. */
+export function withoutPolicyTags(value: string): string {
+  return value
+    .split(";")
+    .map((part) => part.trim())
+    .filter(
+      (part) =>
+        part !== "" && !(TAG_ORDER as readonly string[]).includes(part.split("=")[0]?.trim().toLowerCase() ?? ""),
+    )
+    .join("; ");
+}
+
+/** A record's policy as plans word it: `quarantine (pct 25)`, `reject, sp none`; `no p=` for a value without one. */
+export function policyText(value: string): string {
+  const { p, pct, sp } = policyTagsOf(value);
+  const main = p === undefined ? "no p=" : pct === undefined || pct === "100" ? p : `${p} (pct ${pct})`;
+  return sp === undefined ? main : `${main}, sp ${sp}`;
+}
