@@ -17,6 +17,7 @@ const EMULATOR_ONLY = [/^GET \/auth\/magic\//, /^GET \/auth\/signed-in$/];
 interface Logged {
   method: string;
   path: string;
+  body: unknown;
   status: number | null;
   response: unknown;
 }
@@ -41,6 +42,31 @@ async function raw(method: string, path: string, body?: unknown, token = partner
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return response.status;
+}
+
+const dayBefore = (day: string, days: number) =>
+  new Date(Date.parse(day) - days * 86_400_000).toISOString().slice(0, 10);
+
+/** The evidence reads of a policy ramp, over report days the emulator's clock has made, and their refusals. */
+async function exerciseReportRoutes(organizationId: string, domains: string[]): Promise<void> {
+  const clock = await fetch(`${emulator.url}/_emulator/clock`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ advanceDays: 2 }),
+  });
+  const { today } = (await clock.json()) as { today: string };
+  const range = { from: dayBefore(today, 7), to: today };
+  expect((await dmarc.authPassRates({ domains, ...range })).map((row) => row.domain).sort()).toEqual(domains);
+  const volumes = await dmarc.volumeHistory({ domains, ...range, period: "week", groupByFields: ["report_type"] });
+  expect(new Set(volumes.map((row) => row.domain))).toEqual(new Set(domains));
+  expect((await dmarc.domainsOverview(organizationId, range)).map((view) => view.domain).sort()).toEqual(domains);
+  const dateRange = { from: `${range.from}T00:00:00.000Z`, to: `${range.to}T00:00:00.000Z` };
+  const tooLarge = { domainsWithReportTypes: [], dateRange, filters: {}, pageSize: 101 };
+  expect(await raw("POST", "/v1/dmarc/rua/auth-pass-rates", tooLarge)).toBe(422);
+  expect(await raw("POST", "/v1/dmarc/rua/volume-history", { ...tooLarge, pageSize: 1, period: "year" })).toBe(422);
+  expect(await raw("POST", "/v1/domains/overview", { organizationId, startDate: "2026-02-30", endDate: today })).toBe(
+    422,
+  );
 }
 
 /** Calls every route the project uses, the happy way and the refused ways the description lists. */
@@ -77,6 +103,7 @@ async function exerciseEveryRoute(): Promise<void> {
   await dmarc.getSetupRecord(organizationId, "contract.example", "TXT");
   await dmarc.getSetupRecord(organizationId, "contract.example", "CNAME");
   await dmarc.listDeliveries(webhook.objectId);
+  await exerciseReportRoutes(organizationId, ["contract.example", "one.contract.example", "two.contract.example"]);
 
   const [plan] = await dmarc.listPlans();
   const [monthly, yearly] = plan?.prices ?? [];
@@ -184,6 +211,23 @@ describe("the emulator's published profile against the OpenAPI description", () 
         ? []
         : [
             `${entry.method} ${entry.path} ${entry.status}: ${checked.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`,
+          ];
+    });
+    expect(mismatches).toEqual([]);
+  });
+
+  it("is sent request bodies of the described shapes by the client", () => {
+    const accepted = logged().filter((entry) => {
+      const route = publishedRouteOf(entry.method, entry.path);
+      return route?.request !== undefined && entry.status !== null && entry.status < 300;
+    });
+    expect(accepted.length).toBeGreaterThanOrEqual(3);
+    const mismatches = accepted.flatMap((entry) => {
+      const checked = publishedRouteOf(entry.method, entry.path)?.request?.safeParse(entry.body);
+      return checked?.success
+        ? []
+        : [
+            `${entry.method} ${entry.path}: ${checked?.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`,
           ];
     });
     expect(mismatches).toEqual([]);

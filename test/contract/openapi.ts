@@ -269,6 +269,126 @@ const AuditLogPage = z
   .object({ data: z.array(AuditLogEntry), totalCount: z.number(), currentPage: z.number(), totalPages: z.number() })
   .strict();
 
+/** `PageMeta_3` of the aggregate-report routes: all six required. */
+const ReportPageMeta = OrganizationPageMeta;
+
+const ReportTypeName = z.enum(["dmarc-capable", "non-compliant", "threat-unknown", "forwarded"]);
+
+const DomainWithReportTypes = z.object({ domainName: z.string(), reportTypes: z.array(ReportTypeName) }).strict();
+
+const FilterValue = z.object({ name: z.string(), type: z.string(), value: z.unknown() }).strict();
+
+/** `PassRateDataRequest`: `domainsWithReportTypes`, `dateRange` and `filters` required; no organisation. */
+const PassRateDataRequest = z
+  .object({
+    domainsWithReportTypes: z.array(DomainWithReportTypes),
+    dateRange: z.object({ from: DateTime, to: DateTime }).strict(),
+    filters: z.record(z.string(), FilterValue),
+    page: z.number().min(1).optional(),
+    pageSize: z.number().min(1).max(100).optional(),
+  })
+  .strict();
+
+/** The fields a volume row may be grouped and ordered by: 55 in the description; these are the ones we use. */
+const ReportField = z.enum(["policy_domain", "report_type", "disposition", "policy_p", "policy_sp", "pct"]);
+
+/** `ReportsForPeriodRequest`: the pass-rate body with a period and grouping; its page size has no maximum. */
+const ReportsForPeriodRequest = PassRateDataRequest.extend({
+  pageSize: z.number().min(1).optional(),
+  period: z.enum(["day", "week", "month"]).optional(),
+  groupByFields: z.array(ReportField).optional(),
+  orderFields: z.array(z.object({ field: ReportField, direction: z.enum(["asc", "desc"]) }).strict()).optional(),
+}).strict();
+
+/** `PassRate`: all four required; `count` is text. */
+const PassRate = z
+  .object({ policyDomain: z.string(), dkimPassRate: z.number(), spfPassRate: z.number(), count: z.string() })
+  .strict();
+
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+/**
+ * `DmarcReportVolumePerPeriod` requires all 38 fields of a raw report record
+ * (source IP, DKIM results, envelope addresses...), which a row summed over a
+ * period and grouped by domain and report type cannot carry. Restated: the
+ * fields such a row can hold, with the description's names and types (`count`
+ * a number here, unlike the pass rates), required where every row has them.
+ */
+const DmarcReportVolumePerPeriod = z
+  .object({
+    policyDomain: z.string(),
+    reportType: z.string(),
+    startDate: DateTime,
+    endDate: DateTime,
+    count: z.number(),
+    reportDate: Day.optional(),
+    date: Day.optional(),
+    qty: z.number().optional(),
+    disposition: z.string().optional(),
+    pct: z.number().optional(),
+    policyP: z.enum(["none", "quarantine", "reject"]).optional(),
+    policySp: z.enum(["none", "quarantine", "reject"]).nullable().optional(),
+  })
+  .strict();
+
+const RecordStatus = z.enum(["no-record", "warning", "valid"]);
+
+const Compliant = z.object({ trend: z.string(), value: z.number(), percentage: z.number() }).partial().strict();
+
+/** `DomainOverview`: no field required, snake case. */
+const DomainOverview = z
+  .object({
+    domain: z.string(),
+    policy: z.enum(["none", "missing", "quarantine", "reject"]),
+    spf: RecordStatus,
+    bimi: RecordStatus,
+    dmarc: RecordStatus,
+    dkim: RecordStatus,
+    domain_logo_url: z.string(),
+    volume: z.number(),
+    spf_pass_rate: z.number(),
+    dkim_pass_rate: z.number(),
+    dmarc_compliance: z
+      .object({ compliant: Compliant, none_compliant: Compliant, overall_compliance: z.number() })
+      .partial()
+      .strict(),
+    domain_group: z.string(),
+    domain_verified: z.boolean(),
+    type: z.enum(["sending", "parked"]),
+  })
+  .partial()
+  .strict();
+
+type FilterCondition =
+  | { field: string; value?: unknown; operator: string }
+  | { operator: "AND" | "OR"; conditions: FilterCondition[] };
+
+const FilterCondition: z.ZodType<FilterCondition> = z.lazy(() =>
+  z.union([
+    z
+      .object({
+        field: z.string(),
+        value: z.unknown(),
+        operator: z.enum(["eq", "neq", "gt", "gte", "lt", "lte", "in", "nin", "starts_with", "ends_with", "contains"]),
+      })
+      .strict(),
+    z.object({ operator: z.enum(["AND", "OR"]), conditions: z.array(FilterCondition) }).strict(),
+  ]),
+);
+
+/** The overview's body: nothing required; the dates are plain strings ("Start Date"). */
+const DomainsOverviewRequest = z
+  .object({
+    organizationId: z.string(),
+    startDate: z.string(),
+    endDate: z.string(),
+    page: z.number(),
+    pageSize: z.number(),
+    filters: z.union([FilterCondition, z.array(FilterCondition)]),
+  })
+  .partial()
+  .strict();
+
 /** A route's statuses as the description lists them: a schema, or `undefined` where it shows no body. */
 type Statuses = Record<number, z.ZodType | undefined>;
 
@@ -277,6 +397,8 @@ export interface PublishedRoute {
   /** The description's path template. */
   path: string;
   statuses: Statuses;
+  /** The request body the description describes, where it describes one this project sends. */
+  request?: z.ZodType;
 }
 
 const errors = (...codes: number[]): Statuses => Object.fromEntries(codes.map((code) => [code, ErrorResponse]));
@@ -400,6 +522,28 @@ export const PUBLISHED_ROUTES: PublishedRoute[] = [
   },
   // The description shows no body for the refusals; the emulator sends its ErrorResponse as everywhere else.
   { method: "GET", path: "/v1/audit-log", statuses: { 200: AuditLogPage, ...errors(400, 401, 403) } },
+  // The description shows no body for these refusals either.
+  {
+    method: "POST",
+    path: "/v1/dmarc/rua/auth-pass-rates",
+    request: PassRateDataRequest,
+    statuses: { 200: z.object({ data: z.array(PassRate), meta: ReportPageMeta }).strict(), ...errors(401, 422) },
+  },
+  {
+    method: "POST",
+    path: "/v1/dmarc/rua/volume-history",
+    request: ReportsForPeriodRequest,
+    statuses: {
+      200: z.object({ data: z.array(DmarcReportVolumePerPeriod), meta: ReportPageMeta }).strict(),
+      ...errors(401, 422),
+    },
+  },
+  {
+    method: "POST",
+    path: "/v1/domains/overview",
+    request: DomainsOverviewRequest,
+    statuses: { 200: listOf(DomainOverview), ...errors(422) },
+  },
 ];
 
 function templateToPattern(path: string): RegExp {

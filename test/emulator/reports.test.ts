@@ -245,12 +245,10 @@ describe("POST /v1/dmarc/rua/auth-pass-rates", () => {
     expectRefusal(await call({ ...passRateBody(["x.example"], range), pageSize: 101 }), 422, "ValidationError", {
       fields: ["pageSize"],
     });
-    expectRefusal(
-      await call(passRateBody(["x.example"], { from: "2026-13-45", to: range.to })),
-      422,
-      "ValidationError",
-      { fields: ["dateRange.from"] },
-    );
+    for (const from of ["2026-13-45", "2026-02-30", "yesterday"]) {
+      const answer = await call(passRateBody(["x.example"], { from, to: range.to }));
+      expectRefusal(answer, 422, "ValidationError", { fields: ["dateRange.from"] });
+    }
     expectRefusal(await call(passRateBody(["x.example"], { from: range.to, to: range.from })), 422, "ValidationError", {
       fields: ["dateRange.to"],
     });

@@ -22,15 +22,24 @@ export type RecordStatus = z.infer<typeof RecordStatus>;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
+/** Whether `YYYY-MM-DD` names a day of the calendar (not 2026-02-30, which Date.parse rolls over). */
+export function isCalendarDay(day: string): boolean {
+  const time = Date.parse(`${day}T00:00:00.000Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(time) && new Date(time).toISOString().startsWith(day);
+}
+
+const isIsoDate = (value: string) =>
+  ISO_DATE.test(value) && isCalendarDay(value.slice(0, 10)) && !Number.isNaN(Date.parse(value));
+
 /** A day (`2026-11-24`) or an instant (`2026-11-24T00:00:00.000Z`), as "ISO format" admits both. */
-export const IsoDate = z.string().refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)), {
+export const IsoDate = z.string().refine(isIsoDate, {
   message: "must be an ISO 8601 date or date-time such as 2026-11-24 or 2026-11-24T00:00:00.000Z",
 });
 
 export const ReportDateRange = z
   .object({ from: IsoDate, to: IsoDate })
   // A date that does not parse is refused on its own; only two good ones are compared.
-  .refine(({ from, to }) => !(Date.parse(from) > Date.parse(to)), {
+  .refine(({ from, to }) => !(isIsoDate(from) && isIsoDate(to)) || Date.parse(from) <= Date.parse(to), {
     message: "from must not be after to",
     path: ["to"],
   });

@@ -3,6 +3,7 @@ import {
   type DomainOverview,
   DomainsOverviewPage,
   type DomainsOverviewRequest,
+  isCalendarDay,
   type PassRateRow,
   PassRatesPage,
   type PassRatesRequest,
@@ -67,12 +68,10 @@ export interface VolumeRow {
   fields: Record<string, string>;
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
 /** The route's ISO form of whole days: the first instant of `from` to the last of `to`, in UTC. */
 export function dayRange(range: ReportRange): { from: string; to: string } {
   for (const [name, day] of Object.entries({ from: range.from, to: range.to })) {
-    if (!DAY.test(day) || Number.isNaN(Date.parse(day))) {
+    if (!isCalendarDay(day)) {
       throw new DmarcConfigError(`report range: ${name} "${day}" is not a date such as 2026-11-24 (YYYY-MM-DD)`);
     }
   }
@@ -117,7 +116,7 @@ export class ReportReads {
     const rows = await this.eachBatch(query, (body) => ({
       operation: "read authentication pass rates",
       path: "/v1/dmarc/rua/auth-pass-rates",
-      body: body satisfies Omit<PassRatesRequest, "page" | "pageSize">,
+      body,
       schema: PassRatesPage,
       keyOf: (row: PassRateRow) => row.policyDomain,
     }));
@@ -129,7 +128,7 @@ export class ReportReads {
     }));
   }
 
-  /** Rows always name their domain: `policy_domain` is grouped by whatever else is asked. */
+  /** Grouped by `policy_domain` besides the fields asked for, so that every row names its domain. */
   async volumeHistory(query: VolumeQuery): Promise<VolumeRow[]> {
     const asked = query.groupByFields ?? [];
     const groupByFields = [...new Set(["policy_domain", ...asked])];
