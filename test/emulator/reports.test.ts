@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   DomainGroup,
   DomainsOverviewPage,
@@ -132,6 +135,28 @@ describe("report days and the clock", () => {
 });
 
 describe("sender profiles", () => {
+  it("keep their days, and the clock its moves, across a restart with a state file", async () => {
+    const stateFile = join(mkdtempSync(join(tmpdir(), "dmarc-emulator-reports-")), "state.json");
+    const first = await startTestEmulator({ stateFile });
+    await organizationWith(first.alpha, ["kept.example"]);
+    await control(first.emulator, "PUT", "/reports/kept.example", {
+      messagesPerDay: 10,
+      spfPassRate: 20,
+      dkimPassRate: 30,
+    });
+    await control(first.emulator, "POST", "/clock", { advanceDays: 2 });
+    const before = await control(first.emulator, "GET", "/reports/kept.example");
+    await first.close();
+    const second = await startTestEmulator({ stateFile });
+    try {
+      const after = await control<{ days: ReportDay[] }>(second.emulator, "GET", "/reports/kept.example");
+      expect(after.body).toEqual(before.body);
+      expect(after.body.days.map((day) => day.messages)).toEqual([10, 10]);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("change the days from the current report day on and keep the earlier ones", async () => {
     await organizationWith(t.alpha, ["ramp.example"]);
     await advance(2);
@@ -239,7 +264,7 @@ describe("POST /v1/dmarc/rua/auth-pass-rates", () => {
     expect(second.meta?.hasNextPage).toBe(false);
   });
 
-  it("refuses a page size over 100, bad dates, unknown report types, a missing organisation-free body and filters", async () => {
+  it("refuses a page size over 100, bad dates, unknown report types, no domains, and filters", async () => {
     const range = wholeDays("2026-01-01", "2026-01-02");
     const call = (body: unknown) => t.alpha.call("POST", "/v1/dmarc/rua/auth-pass-rates", { body });
     expectRefusal(await call({ ...passRateBody(["x.example"], range), pageSize: 101 }), 422, "ValidationError", {
