@@ -133,7 +133,13 @@ async function importInvocation(values: OptionValues, cwd: string, inventoryPath
 function dayOption(values: OptionValues, name: string): string | undefined {
   const value = stringOption(values, name);
   if (value === undefined) return undefined;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || new Date(Date.parse(value)).toISOString().slice(0, 10) !== value)
+  const parsed = Date.parse(value);
+  // Date.parse rolls 2026-02-30 over to March: a day is real when it reads back the same.
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+    Number.isNaN(parsed) ||
+    new Date(parsed).toISOString().slice(0, 10) !== value
+  )
     throw new UsageError(`--${name} must be a day as YYYY-MM-DD, such as 2026-11-30, got "${value}"`);
   return value;
 }
