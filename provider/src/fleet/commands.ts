@@ -4,7 +4,7 @@ import { type ImportReport, importSummary } from "../discovery/report";
 import { InventoryError } from "../inventory/inventory";
 import type { EnforceInvocation, FleetInvocation, ImportInvocation } from "./arguments";
 import { ENFORCE_COMMAND, FLEET_EXIT, IMPORT_COMMAND } from "./commandSpec";
-import { type EnforceReport, runEnforce } from "./enforce";
+import { type EnforceReport, movesCount, runEnforce } from "./enforce";
 import { enforceMarkdown, enforceText } from "./enforceText";
 import type { FleetReport } from "./fleetReport";
 import { ImportRefused, runImport } from "./import";
@@ -84,8 +84,7 @@ export async function importCommand({ options, json }: ImportInvocation): Promis
 /** `enforce`'s exit: a failed evidence read is a failure (its domains held); else moves proposed, with --detailed-exitcode. */
 export function enforceExitCode(report: EnforceReport, detailedExitcode: boolean): number {
   if (report.read.failed > 0) return FLEET_EXIT.failed.code;
-  const moves = report.totals.start + report.totals.advance + report.totals.back;
-  return detailedExitcode && moves > 0 ? FLEET_EXIT.moves.code : FLEET_EXIT.ok.code;
+  return detailedExitcode && movesCount(report.totals) > 0 ? FLEET_EXIT.moves.code : FLEET_EXIT.ok.code;
 }
 
 /** `enforce`: the moves the evidence supports, printed (and written, with --write); nothing is published. */

@@ -5,7 +5,7 @@ import { domainPolicyOf, type Inventory, parseInventory } from "../inventory/inv
 import { clientFrom, type ProviderSettings } from "../runtime/config";
 import { writtenMoves } from "./enforceWrite";
 import { type EvidenceAsk, readEvidence } from "./evidence";
-import { type Decision, decide, evidenceWindow, needsEvidence } from "./ramp";
+import { type Decision, decide, type EvidenceRead, evidenceWindow, MOVES, needsEvidence } from "./ramp";
 
 // `dmarc-fleet enforce`: the policy moves the evidence supports, proposed
 // per domain and, with `--write`, written into the inventory. It publishes
@@ -58,7 +58,7 @@ function asksOf(inventory: Inventory, today: string): EvidenceAsk[] {
   );
 }
 
-function decisionsOf(inventory: Inventory, today: string, evidence: Map<string, Parameters<typeof decide>[2]>) {
+function decisionsOf(inventory: Inventory, today: string, evidence: ReadonlyMap<string, EvidenceRead>) {
   return inventory.tenants.map((tenant) => ({
     key: tenant.key,
     name: tenant.name,
@@ -69,7 +69,8 @@ function decisionsOf(inventory: Inventory, today: string, evidence: Map<string, 
   }));
 }
 
-function countsOf(tenants: readonly TenantDecisions[]): DecisionCounts {
+/** How many domains of each decision the tenants have. */
+export function countsOf(tenants: readonly TenantDecisions[]): DecisionCounts {
   const counts: DecisionCounts = { start: 0, advance: 0, back: 0, hold: 0, target: 0 };
   for (const { decision } of tenants.flatMap((tenant) => tenant.domains)) counts[decision.kind]++;
   return counts;
@@ -97,7 +98,8 @@ export async function runEnforce(options: EnforceOptions): Promise<EnforceReport
   const today = options.today ?? todayUtc();
   const asks = asksOf(inventory, today);
   const before = requestsSent();
-  const evidence = asks.length > 0 ? await readEvidence(clientFrom(options.settings), asks) : new Map();
+  const evidence =
+    asks.length > 0 ? await readEvidence(clientFrom(options.settings), asks) : new Map<string, EvidenceRead>();
   const requests = requestsSent() - before;
   // In file order, every tenant: a move is written at its tenant's place.
   const decided = decisionsOf(inventory, today, evidence);
@@ -115,4 +117,9 @@ export async function runEnforce(options: EnforceOptions): Promise<EnforceReport
     totals: countsOf(tenants),
     written,
   };
+}
+
+/** Domains whose decision changes the file. */
+export function movesCount(counts: DecisionCounts): number {
+  return MOVES.reduce((sum, kind) => sum + counts[kind], 0);
 }

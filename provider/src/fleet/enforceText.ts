@@ -1,5 +1,5 @@
-import type { DecisionCounts, EnforceReport, TenantDecisions } from "./enforce";
-import { type Decision, decisionText } from "./ramp";
+import { countsOf, type DecisionCounts, type EnforceReport, movesCount } from "./enforce";
+import { type Decision, decisionText, MOVES } from "./ramp";
 
 // `enforce`'s report as the terminal shows it and as a pull request's body.
 
@@ -18,12 +18,6 @@ function countsText(counts: DecisionCounts): string {
     .join(", ");
 }
 
-function tenantCounts(tenant: TenantDecisions): DecisionCounts {
-  const counts: DecisionCounts = { start: 0, advance: 0, back: 0, hold: 0, target: 0 };
-  for (const { decision } of tenant.domains) counts[decision.kind]++;
-  return counts;
-}
-
 const markOf = (decision: Decision) => KINDS.find(({ kind }) => kind === decision.kind)?.mark ?? "";
 
 function readText(report: EnforceReport): string {
@@ -33,7 +27,7 @@ function readText(report: EnforceReport): string {
 }
 
 function writtenText(report: EnforceReport): string {
-  const moves = report.totals.advance + report.totals.back + report.totals.start;
+  const moves = movesCount(report.totals);
   if (moves === 0) return "no moves: the inventory stays as it is";
   return report.written
     ? `${moves} move(s) written to ${report.inventory}: merge, then dmarc-fleet up republishes those records`
@@ -46,7 +40,7 @@ export function enforceText(report: EnforceReport): string {
     const lines = tenant.domains.map(
       ({ domain, decision }) => `  ${markOf(decision)} ${domain}: ${decisionText(decision)}`,
     );
-    return [`${tenant.name} (${tenant.key}): ${countsText(tenantCounts(tenant))}`, ...lines].join("\n");
+    return [`${tenant.name} (${tenant.key}): ${countsText(countsOf([tenant]))}`, ...lines].join("\n");
   });
   return [
     `Policy ramp on ${report.today}: ${readText(report)}`,
@@ -75,7 +69,7 @@ export function enforceMarkdown(report: EnforceReport): string {
     "",
     `${countsText(report.totals) || "No domain has a ramp"}; ${readText(report)}.`,
     "",
-    ...table("Moves", rows(["advance", "back", "start"])),
+    ...table("Moves", rows(MOVES)),
     ...table("Holding", rows(["hold"])),
     "Merging this pull request changes each moved domain's `policy.stage` and `policy.since`; `dmarc-fleet up` then republishes those records, and only their shards run.",
   ].join("\n");

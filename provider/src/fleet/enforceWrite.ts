@@ -22,7 +22,7 @@ function pathOf(move: PolicyMove, key: (typeof KEYS)[number]): (string | number)
   return ["tenants", move.tenantIndex, "domains", move.domainIndex, "policy", key];
 }
 
-const valueOf = (move: PolicyMove, key: (typeof KEYS)[number]) =>
+const writtenValue = (move: PolicyMove, key: (typeof KEYS)[number]) =>
   key === "stage" ? stageName(move.stage) : move.since;
 
 /** The text with each plain value the file holds replaced in place; the moves whose keys it lacks. */
@@ -37,7 +37,7 @@ function replacedInPlace(text: string, document: Document, moves: readonly Polic
     }
     KEYS.forEach((key, index) => {
       const [start, end] = (nodes[index] as { range: [number, number, number] }).range;
-      edits.push({ start, end, value: valueOf(move, key) });
+      edits.push({ start, end, value: writtenValue(move, key) });
     });
   }
   let replaced = text;
@@ -57,7 +57,7 @@ export function writtenMoves(text: string, source: string, moves: readonly Polic
   let written = replaced;
   if (left.length > 0) {
     const document = parseDocument(replaced);
-    for (const move of left) for (const key of KEYS) document.setIn(pathOf(move, key), valueOf(move, key));
+    for (const move of left) for (const key of KEYS) document.setIn(pathOf(move, key), writtenValue(move, key));
     written = document.toString();
   }
   parseInventory(written, source);
