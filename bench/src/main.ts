@@ -13,6 +13,7 @@ import { closeClients, createClient, type DmarcClient } from "pulumi-dmarc-partn
 import { describeInterruption } from "pulumi-dmarc-partner/recovery";
 import { runOperations } from "./baseline";
 import { type BenchEmulator, type EmulatorStats, launchEmulator } from "./emulator";
+import { enforceBench } from "./enforceBench";
 import {
   boundsOf,
   type FleetSpec,
@@ -367,6 +368,7 @@ async function main(): Promise<void> {
     await warmUp(context, fleetSpec(plans, 1, options.domains));
     await emulator.shapeTraffic(options.latencyMs, options.rateLimit, options.rateLimitHints);
     if (options.import) await runImportBench(context, plans);
+    else if (options.enforce) await runEnforceBench(context, plans);
     else if (options.publish) await runPublishBench(context, options.sweep ?? [options.tenants], plans);
     else if (options.fleet) await runFleetSweep(context, options.sweep ?? [options.tenants], plans);
     else if (options.sweep) await sweep(context, options.sweep, plans, loadAtStart);
@@ -406,6 +408,20 @@ async function runFleetSweep(context: Context, sizes: number[], plans: readonly 
 
 async function runImportBench(context: Context, plans: readonly Plan[]): Promise<void> {
   const markdown = await importBench(
+    {
+      ...fleetSetupOf(context),
+      seed: async (spec) => {
+        await runBaseline(context, spec, ["up"]);
+      },
+    },
+    context.options.tenants,
+    plans,
+  );
+  process.stdout.write(`\n${markdown}`);
+}
+
+async function runEnforceBench(context: Context, plans: readonly Plan[]): Promise<void> {
+  const markdown = await enforceBench(
     {
       ...fleetSetupOf(context),
       seed: async (spec) => {

@@ -23,6 +23,8 @@ export const USAGE = `usage: npm run bench [-- options]
   --concurrency <n>        shards at once with --fleet (default the runner's: the cores)
   --import                 an account of --tenants organisations made through the client, then
                            dmarc-fleet import, import --check and the fleet's up of the file written
+  --enforce                an account of --tenants organisations made through the client, every domain
+                           on a policy ramp two report weeks old, then one dmarc-fleet enforce: its requests
   --publish                the fleet runner's up of --tenants (or every --sizes of --sweep) without and with
                            every record published by RFC 2136 to a local BIND 9, a no-change up, drift and
                            destroy; records per second, requests to the service, added cost per tenant
@@ -57,6 +59,7 @@ export interface BenchOptions {
   fleet: boolean;
   import: boolean;
   publish: boolean;
+  enforce: boolean;
   shardSize: number | undefined;
   concurrency: number | undefined;
   outDir: string;
@@ -122,6 +125,7 @@ export function parseOptions(argv: string[], projectRoot: string): BenchOptions 
     fleet: values.fleet ?? false,
     import: values.import ?? false,
     publish: values.publish ?? false,
+    enforce: values.enforce ?? false,
     shardSize: whole("shard-size", values["shard-size"], undefined, 1),
     concurrency: whole("concurrency", values.concurrency, undefined, 1),
     outDir: resolve(values.out ?? join(projectRoot, ".cache", "bench")),
@@ -149,6 +153,7 @@ function parse(argv: string[]) {
       fleet: { type: "boolean" },
       import: { type: "boolean" },
       publish: { type: "boolean" },
+      enforce: { type: "boolean" },
       "shard-size": { type: "string" },
       concurrency: { type: "string" },
       out: { type: "string" },

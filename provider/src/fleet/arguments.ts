@@ -12,8 +12,9 @@ import {
 import { type Inventory, loadInventory } from "../inventory/inventory";
 import { recoverShard } from "../recovery/shard";
 import { TenantOnDelete } from "../tenant/schema";
-import { FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES } from "./commandSpec";
-import { FLEET_COMMANDS, type FleetCommand, type FleetOptions } from "./fleetOptions";
+import { ENFORCE_COMMAND, FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES } from "./commandSpec";
+import type { EnforceOptions } from "./enforce";
+import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, settingsOf } from "./fleetOptions";
 import type { ImportCommandOptions } from "./import";
 
 // `dmarc-fleet`'s command line read into what a command runs with: the
@@ -37,19 +38,31 @@ export interface ImportInvocation {
   options: ImportCommandOptions;
 }
 
-const COMMANDS: readonly string[] = [...FLEET_COMMANDS, IMPORT_COMMAND];
+/** A policy ramp's run, as the command line asked for it. */
+export interface EnforceInvocation {
+  command: typeof ENFORCE_COMMAND;
+  json: boolean;
+  /** Where the pull request's body goes, absolute. */
+  markdown?: string;
+  detailedExitcode: boolean;
+  options: EnforceOptions;
+}
+
+type FileCommand = typeof IMPORT_COMMAND | typeof ENFORCE_COMMAND;
+const FILE_COMMANDS: readonly string[] = [IMPORT_COMMAND, ENFORCE_COMMAND];
+const COMMANDS: readonly string[] = [...FLEET_COMMANDS, ...FILE_COMMANDS];
 
 function isFleetCommand(name: string): name is FleetCommand {
   return (FLEET_COMMANDS as readonly string[]).includes(name);
 }
 
 /** The one command the first argument names. */
-function commandOf(positionals: readonly string[]): FleetCommand | typeof IMPORT_COMMAND {
+function commandOf(positionals: readonly string[]): FleetCommand | FileCommand {
   const command = positionals[0] ?? "";
-  if (command !== IMPORT_COMMAND && !isFleetCommand(command))
+  if (!FILE_COMMANDS.includes(command) && !isFleetCommand(command))
     throw new UsageError(`the first argument must be one of ${COMMANDS.join(", ")}, got "${command}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-  return command;
+  return command as FleetCommand | FileCommand;
 }
 
 /** The project's name, backend, and the config stack's configuration and secrets provider, read through the CLI. */
@@ -116,6 +129,39 @@ async function importInvocation(values: OptionValues, cwd: string, inventoryPath
   };
 }
 
+/** `--today`: a real day, so the days held and the evidence window are counted from it. */
+function dayOption(values: OptionValues, name: string): string | undefined {
+  const value = stringOption(values, name);
+  if (value === undefined) return undefined;
+  const parsed = Date.parse(value);
+  // Date.parse rolls 2026-02-30 over to March: a day is real when it reads back the same.
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+    Number.isNaN(parsed) ||
+    new Date(parsed).toISOString().slice(0, 10) !== value
+  )
+    throw new UsageError(`--${name} must be a day as YYYY-MM-DD, such as 2026-11-30, got "${value}"`);
+  return value;
+}
+
+async function enforceInvocation(values: OptionValues, cwd: string, inventoryPath: string): Promise<EnforceInvocation> {
+  const markdown = stringOption(values, "markdown");
+  const today = dayOption(values, "today");
+  const { config } = await projectOptions(values, cwd);
+  return {
+    command: ENFORCE_COMMAND,
+    json: values.json === true,
+    ...(markdown ? { markdown: resolve(cwd, markdown) } : {}),
+    detailedExitcode: values["detailed-exitcode"] === true,
+    options: {
+      inventoryPath,
+      settings: settingsOf({ config }),
+      ...(today ? { today } : {}),
+      ...(values.write ? { write: true } : {}),
+    },
+  };
+}
+
 async function fleetInvocation(
   command: FleetCommand,
   values: OptionValues,
@@ -152,7 +198,7 @@ async function fleetInvocation(
 /** The command line read into runner (or import) options; a {@link UsageError} or an {@link InventoryError} for bad input. */
 export async function fleetOptionsFromArgs(
   argv: readonly string[],
-): Promise<FleetInvocation | ImportInvocation | "help"> {
+): Promise<FleetInvocation | ImportInvocation | EnforceInvocation | "help"> {
   const { values, positionals } = parseOptions(FLEET_SPEC, argv);
   if (values.help) return "help";
   const command = commandOf(positionals);
@@ -160,5 +206,6 @@ export async function fleetOptionsFromArgs(
   const cwd = resolve(stringOption(values, "cwd") ?? ".");
   const inventoryPath = resolve(cwd, stringOption(values, "inventory") ?? "tenants.yaml");
   if (command === IMPORT_COMMAND) return importInvocation(values, cwd, inventoryPath);
+  if (command === ENFORCE_COMMAND) return enforceInvocation(values, cwd, inventoryPath);
   return fleetInvocation(command, values, cwd, loadInventory(inventoryPath));
 }

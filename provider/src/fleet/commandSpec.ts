@@ -36,17 +36,28 @@ export const FLEET_EXIT = {
     meaning:
       "refused (preview, up): an offboarding was not approved or over --max-offboard; the tenant was left as it is, the rest ran",
   },
+  moves: {
+    code: 6,
+    meaning:
+      "policy moves proposed (enforce --detailed-exitcode): a domain starts its ramp, advances or steps back; with --write they are in the inventory",
+  },
 } as const;
 
 /** The command that writes the inventory instead of running it. */
 export const IMPORT_COMMAND = "import";
 
+/** The command that proposes policy moves from the service's evidence, and writes them into the inventory. */
+export const ENFORCE_COMMAND = "enforce";
+
+/** The commands that run no shard. */
+const FILE_COMMANDS = [IMPORT_COMMAND, ENFORCE_COMMAND] as const;
+
 export const ON_DELETE_VALUES = TenantOnDelete.options;
 
 export const FLEET_SPEC: CommandSpec = {
-  synopsis: `dmarc-fleet <${[...FLEET_COMMANDS, IMPORT_COMMAND].join("|")}> [options]`,
+  synopsis: `dmarc-fleet <${[...FLEET_COMMANDS, ...FILE_COMMANDS].join("|")}> [options]`,
   summary:
-    'Runs a tenants inventory as many small stacks ("shards") side by side, under one request budget; import writes the partner\'s existing organisations into the inventory.',
+    "Runs a tenants inventory as many small stacks (\"shards\") side by side, under one request budget; import writes the partner's existing organisations into the inventory; enforce proposes DMARC policy moves from the service's evidence.",
   options: [
     {
       name: "inventory",
@@ -131,8 +142,8 @@ export const FLEET_SPEC: CommandSpec = {
     {
       name: "detailed-exitcode",
       type: "boolean",
-      description: `exit ${FLEET_EXIT.changes.code} when the plan has changes`,
-      commands: ["preview"],
+      description: `exit ${FLEET_EXIT.changes.code} when the plan has changes (preview), ${FLEET_EXIT.moves.code} when policy moves are proposed (enforce)`,
+      commands: ["preview", ENFORCE_COMMAND],
     },
     {
       name: "fail-on-unmanaged",
@@ -158,8 +169,23 @@ export const FLEET_SPEC: CommandSpec = {
       name: "markdown",
       type: "string",
       value: "<file>",
-      description: `also write the findings per tenant as a pull-request comment to <file> (relative to --cwd), under ${COMMENT_LIMIT.toLocaleString("en")} characters`,
-      commands: ["preview", "up", "drift"],
+      description: `also write the findings per tenant as a pull-request comment to <file> (relative to --cwd), under ${COMMENT_LIMIT.toLocaleString("en")} characters; for enforce, the pull request's body`,
+      commands: ["preview", "up", "drift", ENFORCE_COMMAND],
+    },
+    {
+      name: "write",
+      type: "boolean",
+      description:
+        "write the proposed moves into the inventory (each domain's policy.stage and policy.since), comments kept",
+      commands: [ENFORCE_COMMAND],
+    },
+    {
+      name: "today",
+      type: "string",
+      value: "<YYYY-MM-DD>",
+      description:
+        "the day of the decision: days held count to it, evidence is read to the day before (default: today, UTC)",
+      commands: [ENFORCE_COMMAND],
     },
     {
       name: "append",

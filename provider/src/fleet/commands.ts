@@ -1,8 +1,11 @@
+import { writeFileSync } from "node:fs";
 import { type ExitCode, UsageError } from "../cli/options";
 import { type ImportReport, importSummary } from "../discovery/report";
 import { InventoryError } from "../inventory/inventory";
-import type { FleetInvocation, ImportInvocation } from "./arguments";
-import { FLEET_EXIT, IMPORT_COMMAND } from "./commandSpec";
+import type { EnforceInvocation, FleetInvocation, ImportInvocation } from "./arguments";
+import { ENFORCE_COMMAND, FLEET_EXIT, IMPORT_COMMAND } from "./commandSpec";
+import { type EnforceReport, movesCount, runEnforce } from "./enforce";
+import { enforceMarkdown, enforceText } from "./enforceText";
 import type { FleetReport } from "./fleetReport";
 import { ImportRefused, runImport } from "./import";
 import { printReport, writeComment } from "./render";
@@ -76,4 +79,24 @@ export async function importCommand({ options, json }: ImportInvocation): Promis
   }
   process.stdout.write(`${json ? JSON.stringify(report, null, 2) : importSummary(report)}\n`);
   return report.failedChecks > 0 ? FLEET_EXIT.failed.code : FLEET_EXIT.ok.code;
+}
+
+/** `enforce`'s exit: a failed evidence read is a failure (its domains held); else moves proposed, with --detailed-exitcode. */
+export function enforceExitCode(report: EnforceReport, detailedExitcode: boolean): number {
+  if (report.read.failed > 0) return FLEET_EXIT.failed.code;
+  return detailedExitcode && movesCount(report.totals) > 0 ? FLEET_EXIT.moves.code : FLEET_EXIT.ok.code;
+}
+
+/** `enforce`: the moves the evidence supports, printed (and written, with --write); nothing is published. */
+export async function enforceCommand(invocation: EnforceInvocation): Promise<number> {
+  let report: EnforceReport;
+  try {
+    report = await runEnforce(invocation.options);
+  } catch (error) {
+    process.stderr.write(`dmarc-fleet ${ENFORCE_COMMAND}: ${errorMessage(error)}\n`);
+    return failureCode(error);
+  }
+  process.stdout.write(`${invocation.json ? JSON.stringify(report, null, 2) : enforceText(report)}\n`);
+  if (invocation.markdown) writeFileSync(invocation.markdown, `${enforceMarkdown(report)}\n`);
+  return enforceExitCode(report, invocation.detailedExitcode);
 }

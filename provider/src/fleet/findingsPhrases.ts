@@ -1,4 +1,5 @@
 import { shortened } from "../cli/shown";
+import { policyText, withoutPolicyTags } from "../inventory/policy";
 import type { FindingsTotals, ObjectChange, TenantFindings } from "./findings";
 import type { PropertyChange, StepKind } from "./stepLog";
 
@@ -55,6 +56,19 @@ function changedNames(object: ObjectChange): string {
   return (object.properties ?? []).map((property) => property.name).join(", ");
 }
 
+/**
+ * `policy none → quarantine (pct 25)` when a record's value changes only in
+ * its policy tags: a ramp's move in a plan, a hand edit in drift.
+ */
+function policyMove(object: ObjectChange): string | undefined {
+  const [value, ...others] = object.properties ?? [];
+  if (value?.name !== "value" || others.length > 0) return undefined;
+  const { old, new: next } = value;
+  if (typeof old !== "string" || typeof next !== "string") return undefined;
+  if (withoutPolicyTags(old) !== withoutPolicyTags(next)) return undefined;
+  return `policy ${policyText(old)} → ${policyText(next)}`;
+}
+
 /** `record _dmarc.acme.example TXT`: a DNS record by the name it has in its zone (its id), and its type when the step shows it. */
 function recordLabel(object: ObjectChange): string {
   const type = propertyValue(object, "type");
@@ -70,9 +84,9 @@ const WORDINGS: Record<string, ObjectWording> = {
     label: recordLabel,
     action: {
       created: () => "create",
-      updated: (object) => `update ${changedNames(object)}`,
+      updated: (object) => policyMove(object) ?? `update ${changedNames(object)}`,
       replaced: () => "replace",
-      differs: (object) => `changed on the server (${changedNames(object)})`,
+      differs: (object) => `changed on the server (${policyMove(object) ?? changedNames(object)})`,
       missing: () => "removed from the server",
     },
     declared: ["value", "ttl", "server", "zone"],

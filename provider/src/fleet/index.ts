@@ -4,11 +4,20 @@ export type { Interruption } from "../checkpoint/interruption";
 export type { LeftOutOrganization } from "../discovery/entries";
 export type { ImportedTenant, ImportProgress, ImportReport, ManagedOrganization } from "../discovery/report";
 export { type RecoveryTarget, recoverShard, type ShardRecoveryResult, type StackRecovery } from "../recovery/shard";
-export type { FleetInvocation, ImportInvocation } from "./arguments";
+export type { EnforceInvocation, FleetInvocation, ImportInvocation } from "./arguments";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
 export { main } from "./cli";
 export { FLEET_EXIT, FLEET_SPEC } from "./commandSpec";
-export { exitCodeOf } from "./commands";
+export { enforceExitCode, exitCodeOf } from "./commands";
+export {
+  type DecisionCounts,
+  type DomainDecision,
+  type EnforceOptions,
+  type EnforceReport,
+  runEnforce,
+  type TenantDecisions,
+} from "./enforce";
+export { enforceMarkdown, enforceText } from "./enforceText";
 export {
   FINDINGS_FORMAT_VERSION,
   type FindingsTotals,
@@ -30,6 +39,7 @@ export {
   runImport,
 } from "./import";
 export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
+export { type Decision, decide, dmarcPassRate, type EvidenceRead, type Figures } from "./ramp";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";
 export type { FleetProject } from "./shard";
