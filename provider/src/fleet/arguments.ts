@@ -12,7 +12,7 @@ import {
 import { type Inventory, loadInventory } from "../inventory/inventory";
 import { recoverShard } from "../recovery/shard";
 import { TenantOnDelete } from "../tenant/schema";
-import { FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES } from "./commandSpec";
+import { FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES, REPORT_COMMAND } from "./commandSpec";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions } from "./fleetOptions";
 import type { ImportCommandOptions } from "./import";
 
@@ -37,16 +37,28 @@ export interface ImportInvocation {
   options: ImportCommandOptions;
 }
 
-const COMMANDS: readonly string[] = [...FLEET_COMMANDS, IMPORT_COMMAND];
+/** The fleet's page, as the command line asked for it. */
+export interface ReportInvocation {
+  command: typeof REPORT_COMMAND;
+  json: boolean;
+  /** Where the page goes, absolute. */
+  html?: string;
+  until?: string;
+  options: FleetOptions;
+}
+
+type Command = FleetCommand | typeof IMPORT_COMMAND | typeof REPORT_COMMAND;
+
+const COMMANDS: readonly string[] = [...FLEET_COMMANDS, IMPORT_COMMAND, REPORT_COMMAND];
 
 function isFleetCommand(name: string): name is FleetCommand {
   return (FLEET_COMMANDS as readonly string[]).includes(name);
 }
 
 /** The one command the first argument names. */
-function commandOf(positionals: readonly string[]): FleetCommand | typeof IMPORT_COMMAND {
+function commandOf(positionals: readonly string[]): Command {
   const command = positionals[0] ?? "";
-  if (command !== IMPORT_COMMAND && !isFleetCommand(command))
+  if (command !== IMPORT_COMMAND && command !== REPORT_COMMAND && !isFleetCommand(command))
     throw new UsageError(`the first argument must be one of ${COMMANDS.join(", ")}, got "${command}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
   return command;
@@ -149,10 +161,26 @@ async function fleetInvocation(
   };
 }
 
-/** The command line read into runner (or import) options; a {@link UsageError} or an {@link InventoryError} for bad input. */
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+async function reportInvocation(values: OptionValues, cwd: string, inventory: Inventory): Promise<ReportInvocation> {
+  const html = stringOption(values, "html");
+  const until = stringOption(values, "until");
+  if (until !== undefined && (!DAY.test(until) || Number.isNaN(Date.parse(until))))
+    throw new UsageError(`--until must be a day such as 2026-11-24 (YYYY-MM-DD), got "${until}"`);
+  return {
+    command: REPORT_COMMAND,
+    json: values.json === true,
+    ...(html ? { html: resolve(cwd, html) } : {}),
+    ...(until ? { until } : {}),
+    options: { ...(await projectOptions(values, cwd)), ...shardOptions(values), inventory },
+  };
+}
+
+/** The command line read into runner (or import, or report) options; a {@link UsageError} or an {@link InventoryError} for bad input. */
 export async function fleetOptionsFromArgs(
   argv: readonly string[],
-): Promise<FleetInvocation | ImportInvocation | "help"> {
+): Promise<FleetInvocation | ImportInvocation | ReportInvocation | "help"> {
   const { values, positionals } = parseOptions(FLEET_SPEC, argv);
   if (values.help) return "help";
   const command = commandOf(positionals);
@@ -160,5 +188,6 @@ export async function fleetOptionsFromArgs(
   const cwd = resolve(stringOption(values, "cwd") ?? ".");
   const inventoryPath = resolve(cwd, stringOption(values, "inventory") ?? "tenants.yaml");
   if (command === IMPORT_COMMAND) return importInvocation(values, cwd, inventoryPath);
+  if (command === REPORT_COMMAND) return reportInvocation(values, cwd, loadInventory(inventoryPath));
   return fleetInvocation(command, values, cwd, loadInventory(inventoryPath));
 }

@@ -1,13 +1,13 @@
 import { UsageError, usageText } from "../cli/options";
-import { type FleetInvocation, fleetOptionsFromArgs, type ImportInvocation } from "./arguments";
-import { FLEET_EXIT, FLEET_SPEC, IMPORT_COMMAND } from "./commandSpec";
-import { errorMessage, failureCode, fleetCommand, importCommand } from "./commands";
+import { type FleetInvocation, fleetOptionsFromArgs, type ImportInvocation, type ReportInvocation } from "./arguments";
+import { FLEET_EXIT, FLEET_SPEC, IMPORT_COMMAND, REPORT_COMMAND } from "./commandSpec";
+import { errorMessage, failureCode, fleetCommand, importCommand, reportCommand } from "./commands";
 
 // `dmarc-fleet`: reads the command line, then hands it to its command.
 
 /** The command; answers one of {@link FLEET_EXIT}'s codes. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<number> {
-  let parsed: FleetInvocation | ImportInvocation | "help";
+  let parsed: FleetInvocation | ImportInvocation | ReportInvocation | "help";
   try {
     parsed = await fleetOptionsFromArgs(argv);
   } catch (error) {
@@ -22,5 +22,6 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     process.stdout.write(`${usageText(FLEET_SPEC)}\n`);
     return FLEET_EXIT.ok.code;
   }
-  return parsed.command === IMPORT_COMMAND ? importCommand(parsed) : fleetCommand(parsed);
+  if (parsed.command === IMPORT_COMMAND) return importCommand(parsed);
+  return parsed.command === REPORT_COMMAND ? reportCommand(parsed) : fleetCommand(parsed);
 }

@@ -19,7 +19,8 @@ export const FLEET_EXIT = {
   ok: { code: 0, meaning: "done: every shard ran (or was skipped as unchanged), and none of the findings below" },
   failed: {
     code: 1,
-    meaning: "failed: a shard or an import --check failed, or the backend or the service could not be reached",
+    meaning:
+      "failed: a shard or an import --check failed, a report's read of the service failed, or the backend or the service could not be reached",
   },
   usage: { code: 2, meaning: "bad usage: an unknown option, or an inventory or configuration that does not check" },
   changes: {
@@ -41,12 +42,15 @@ export const FLEET_EXIT = {
 /** The command that writes the inventory instead of running it. */
 export const IMPORT_COMMAND = "import";
 
+/** The command that shows the fleet as one page instead of running it. */
+export const REPORT_COMMAND = "report";
+
 export const ON_DELETE_VALUES = TenantOnDelete.options;
 
 export const FLEET_SPEC: CommandSpec = {
-  synopsis: `dmarc-fleet <${[...FLEET_COMMANDS, IMPORT_COMMAND].join("|")}> [options]`,
+  synopsis: `dmarc-fleet <${[...FLEET_COMMANDS, IMPORT_COMMAND, REPORT_COMMAND].join("|")}> [options]`,
   summary:
-    'Runs a tenants inventory as many small stacks ("shards") side by side, under one request budget; import writes the partner\'s existing organisations into the inventory.',
+    'Runs a tenants inventory as many small stacks ("shards") side by side, under one request budget; import writes the partner\'s existing organisations into the inventory; report shows the whole fleet on one page.',
   options: [
     {
       name: "inventory",
@@ -189,6 +193,21 @@ export const FLEET_SPEC: CommandSpec = {
       value: `<${ON_DELETE_VALUES.join("|")}>`,
       description: `each imported tenant's onDelete (default: ${DEFAULT_IMPORT_ON_DELETE}: removing it from the file leaves the service alone)`,
       commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "html",
+      type: "string",
+      value: "<dir>",
+      description: `write the fleet's page, one self-contained file, to <dir>/index.html (relative to --cwd)`,
+      commands: [REPORT_COMMAND],
+    },
+    {
+      name: "until",
+      type: "string",
+      value: "<YYYY-MM-DD>",
+      description:
+        "last day of the 30 days of pass rates on the page (default: yesterday, the last day with whole reports)",
+      commands: [REPORT_COMMAND],
     },
     { name: "json", type: "boolean", description: "print the report as JSON on stdout" },
     { name: "help", type: "boolean", short: "h", description: "print this text" },

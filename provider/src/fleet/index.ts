@@ -4,7 +4,7 @@ export type { Interruption } from "../checkpoint/interruption";
 export type { LeftOutOrganization } from "../discovery/entries";
 export type { ImportedTenant, ImportProgress, ImportReport, ManagedOrganization } from "../discovery/report";
 export { type RecoveryTarget, recoverShard, type ShardRecoveryResult, type StackRecovery } from "../recovery/shard";
-export type { FleetInvocation, ImportInvocation } from "./arguments";
+export type { FleetInvocation, ImportInvocation, ReportInvocation } from "./arguments";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
 export { main } from "./cli";
 export { FLEET_EXIT, FLEET_SPEC } from "./commandSpec";
@@ -30,6 +30,18 @@ export {
   runImport,
 } from "./import";
 export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
+export { fleetPageHtml } from "./page/html";
+export type {
+  FleetPage,
+  PageDomain,
+  PageReads,
+  PageShard,
+  PageTenant,
+  PageTotals,
+  PassRateDay,
+  PassRateSeries,
+} from "./page/model";
+export { buildFleetPage, PAGE_FILE, type PageOptions, writeFleetPage } from "./page/report";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";
 export type { FleetProject } from "./shard";
