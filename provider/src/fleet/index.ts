@@ -30,6 +30,7 @@ export {
   runImport,
 } from "./import";
 export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
+export { fleetPage, type PageInputs } from "./page/fleetData";
 export { fleetPageHtml } from "./page/html";
 export type {
   FleetPage,
@@ -38,11 +39,11 @@ export type {
   PageShard,
   PageTenant,
   PageTotals,
-  PassRateDay,
   PassRateSeries,
 } from "./page/model";
 export { buildFleetPage, PAGE_FILE, type PageOptions, writeFleetPage } from "./page/report";
+export { type DomainFacts, PAGE_DAYS, pageDays, type ServiceFacts } from "./page/serviceReads";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";
-export type { FleetProject } from "./shard";
+export type { FleetProject, ShardState } from "./shard";
 export type { PropertyChange } from "./stepLog";

@@ -14,7 +14,7 @@ import {
   type Publishing,
   UNKNOWN,
 } from "./model";
-import type { DomainFacts, ServiceFacts } from "./serviceReads";
+import { type DomainFacts, emptySeries, type ServiceFacts } from "./serviceReads";
 import { shardFailures } from "./shardFailures";
 
 // The page's data, from what the fleet holds (the inventory, the shards'
@@ -83,7 +83,7 @@ function domainOf(tenant: InventoryTenant, index: number, context: TenantContext
     spf: !read ? UNKNOWN : (facts?.spf ?? "no-record"),
     dkim: !read ? UNKNOWN : (facts?.dkim ?? "no-record"),
     dmarc: !read ? UNKNOWN : (facts?.dmarc ?? "no-record"),
-    passRates: context.facts.passRates.get(domain.name) ?? { days: [], unread: [...context.facts.days] },
+    passRates: context.facts.passRates.get(domain.name) ?? emptySeries(context.facts.days.length),
   };
 }
 

@@ -90,28 +90,30 @@ export const PAGE_SCRIPT = String.raw`
     return row;
   }
 
-  function chartOf(series) {
-    var days = data.reads.days;
-    var width = 150, height = 36, step = width / Math.max(1, days.length - 1);
-    var at = function (point, rate) { return (days.indexOf(point.day) * step).toFixed(1) + "," + (height - 2 - rate * (height - 4) / 100).toFixed(1); };
-    var chart = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "data-points": series.days.length });
+  function reportedDays(series) {
+    return series.messages.map(function (messages, index) { return messages === null ? -1 : index; })
+      .filter(function (index) { return index >= 0; });
+  }
+
+  function chartOf(series, reported) {
+    var width = 150, height = 36, step = width / Math.max(1, data.reads.days.length - 1);
+    var at = function (index, rate) { return [(index * step).toFixed(1), (height - 2 - rate * (height - 4) / 100).toFixed(1)]; };
+    var chart = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "data-points": reported.length });
     ["dkim", "spf"].forEach(function (name) {
-      var points = series.days.map(function (point) { return at(point, point[name]); });
-      if (points.length > 1) chart.appendChild(svg("polyline", { class: name, fill: "none", "stroke-width": 1.5, points: points.join(" ") }));
-      points.forEach(function (point) {
-        var xy = point.split(",");
-        chart.appendChild(svg("circle", { class: name, cx: xy[0], cy: xy[1], r: 1.6 }));
-      });
+      var points = reported.map(function (index) { return at(index, series[name][index]); });
+      if (points.length > 1) chart.appendChild(svg("polyline", { class: name, fill: "none", "stroke-width": 1.5, points: points.map(function (xy) { return xy.join(","); }).join(" ") }));
+      points.forEach(function (xy) { chart.appendChild(svg("circle", { class: name, cx: xy[0], cy: xy[1], r: 1.6 })); });
     });
     return chart;
   }
 
   function chartCell(series) {
-    var last = series.days[series.days.length - 1];
-    var words = series.days.length === 0 ? "no reports" :
-      series.days.length + " day(s); last " + last.day + ": DKIM " + last.dkim + "%, SPF " + last.spf + "%, " + last.messages + " messages";
+    var reported = reportedDays(series);
+    var last = reported[reported.length - 1];
+    var words = reported.length === 0 ? "no reports" : reported.length + " day(s) of reports; last " + data.reads.days[last] +
+      ": DKIM " + series.dkim[last] + "%, SPF " + series.spf[last] + "%, " + series.messages[last] + " messages";
     if (series.unread.length > 0) words += "; " + series.unread.length + " day(s) unknown (read failed)";
-    var chart = chartOf(series);
+    var chart = chartOf(series, reported);
     chart.setAttribute("aria-label", "pass rates, " + words);
     return el("span", { class: "chart" }, [chart, el("span", { class: series.unread.length > 0 ? "note unknown" : "note", text: words })]);
   }

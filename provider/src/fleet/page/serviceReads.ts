@@ -72,25 +72,30 @@ async function overviews(
   return new Map(organizations.map((id, index) => [id, answers[index]]));
 }
 
+/** A series of no reports yet, one null per day. */
+export function emptySeries(days: number): PassRateSeries {
+  return { dkim: Array(days).fill(null), spf: Array(days).fill(null), messages: Array(days).fill(null), unread: [] };
+}
+
 /** Each domain's pass rates, one read a day (the client sends 100 domains a request); a failed day is unread. */
 async function passRates(reads: ReportReads, domains: readonly string[], days: readonly string[], failures: string[]) {
-  const series = new Map<string, PassRateSeries>(domains.map((domain) => [domain, { days: [], unread: [] }]));
-  const toRead = domains.length === 0 ? [] : days;
-  await runPool(toRead, READS_AT_ONCE, async (day) => {
+  const series = new Map<string, PassRateSeries>(domains.map((domain) => [domain, emptySeries(days.length)]));
+  const toRead = domains.length === 0 ? [] : days.map((day, index) => ({ day, index }));
+  await runPool(toRead, READS_AT_ONCE, async ({ day, index }) => {
     try {
       for (const row of await reads.authPassRates({ domains, from: day, to: day })) {
-        const point = { day, dkim: row.dkimPassRate, spf: row.spfPassRate, messages: row.messages };
-        if (row.messages > 0) series.get(row.domain)?.days.push(point);
+        const entry = series.get(row.domain);
+        if (!entry || row.messages <= 0) continue;
+        entry.dkim[index] = row.dkimPassRate;
+        entry.spf[index] = row.spfPassRate;
+        entry.messages[index] = row.messages;
       }
     } catch (error) {
       failures.push(`pass rates of ${domains.length} domain(s) on ${day}: ${errorMessage(error)}`);
       for (const domain of domains) series.get(domain)?.unread.push(day);
     }
   });
-  for (const entry of series.values()) {
-    entry.days.sort((a, b) => a.day.localeCompare(b.day));
-    entry.unread.sort();
-  }
+  for (const entry of series.values()) entry.unread.sort();
   return series;
 }
 
