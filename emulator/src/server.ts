@@ -13,6 +13,7 @@ import { authRoutes } from "./routes/auth";
 import { domainGroupRoutes } from "./routes/domainGroups";
 import { domainRoutes } from "./routes/domains";
 import { organizationRoutes } from "./routes/organizations";
+import { reportRoutes } from "./routes/reports";
 import { subscriptionRoutes } from "./routes/subscriptions";
 import { userRoutes } from "./routes/users";
 import { webhookRoutes } from "./routes/webhooks";
@@ -49,6 +50,7 @@ function routes(app: FastifyInstance, ctx: Context): void {
   subscriptionRoutes(router, ctx);
   userRoutes(router, ctx);
   auditLogRoutes(router, ctx);
+  reportRoutes(router, ctx);
   controlRoutes(app, ctx, { apiRoutes: router.patterns });
 }
 

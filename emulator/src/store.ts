@@ -1,4 +1,12 @@
-import type { DomainPolicy, DomainType, EventName, Frequency, Role, WebhookEvent } from "pulumi-dmarc-partner/api";
+import type {
+  DomainPolicy,
+  DomainType,
+  EventName,
+  Frequency,
+  ReportType,
+  Role,
+  WebhookEvent,
+} from "pulumi-dmarc-partner/api";
 import type { AuditRecord } from "./auditLog";
 import type { CatalogueFeatures } from "./partners";
 
@@ -138,6 +146,31 @@ export interface ReportRecord {
   receivedAt: string;
 }
 
+/** How a domain's mail looks in its aggregate reports from `fromDay` on (reports/senderProfiles.ts). */
+export interface SenderSegment {
+  /** The first report day it holds for, `YYYY-MM-DD`. */
+  fromDay: string;
+  messagesPerDay: number;
+  /** Percent of messages passing SPF, 0–100. */
+  spfPassRate: number;
+  /** Percent of messages passing DKIM, 0–100. */
+  dkimPassRate: number;
+  /** Percent of messages per report type, summing to 100. */
+  reportTypeShares: Record<ReportType, number>;
+}
+
+/** Profiles set through the control plane, per domain name; days before the first keep the default. */
+export interface SenderProfileRecord {
+  domain: string;
+  segments: SenderSegment[];
+}
+
+/** One move of the report clock: from the instant `at` (machine time) on, report days run `days` further ahead. */
+export interface ClockAdvance {
+  at: string;
+  days: number;
+}
+
 export interface ZoneRecord {
   name: string;
   type: "TXT" | "CNAME";
@@ -161,6 +194,9 @@ export interface StateSnapshot {
   dnsRecords: ZoneRecord[];
   /** Absent from snapshots written before the emulator kept an audit log. */
   auditLog?: AuditRecord[];
+  /** Absent from snapshots written before the emulator had report data. */
+  senderProfiles?: SenderProfileRecord[];
+  clockAdvances?: ClockAdvance[];
 }
 
 export function domainKey(organizationId: string, domain: string): string {
@@ -181,6 +217,8 @@ export class Store {
   readonly reports = new Map<string, ReportRecord>();
   readonly dnsRecords = new Map<string, ZoneRecord>();
   readonly auditLog = new Map<string, AuditRecord>();
+  readonly senderProfiles = new Map<string, SenderProfileRecord>();
+  readonly clockAdvances: ClockAdvance[] = [];
 
   constructor(private readonly onChange: () => void) {}
 
@@ -227,6 +265,7 @@ export class Store {
   /** Forgets every object. Issued tokens survive: they are credentials, and clients holding one keep working. */
   reset(): void {
     for (const map of this.maps()) if (map !== this.tokens) map.clear();
+    this.clockAdvances.length = 0;
   }
 
   snapshot(): StateSnapshot {
@@ -244,6 +283,8 @@ export class Store {
       reports: [...this.reports.values()],
       dnsRecords: [...this.dnsRecords.values()],
       auditLog: [...this.auditLog.values()],
+      senderProfiles: [...this.senderProfiles.values()],
+      clockAdvances: [...this.clockAdvances],
     };
   }
 
@@ -261,6 +302,8 @@ export class Store {
     for (const record of snapshot.reports) this.reports.set(record.reportId, record);
     for (const record of snapshot.dnsRecords) this.dnsRecords.set(record.name, record);
     for (const record of snapshot.auditLog ?? []) this.auditLog.set(record.id, record);
+    for (const record of snapshot.senderProfiles ?? []) this.senderProfiles.set(record.domain, record);
+    this.clockAdvances.splice(0, this.clockAdvances.length, ...(snapshot.clockAdvances ?? []));
   }
 
   private maps(): Map<string, unknown>[] {
@@ -277,6 +320,7 @@ export class Store {
       this.reports,
       this.dnsRecords,
       this.auditLog,
+      this.senderProfiles,
     ];
   }
 }

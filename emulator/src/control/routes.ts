@@ -7,6 +7,7 @@ import { FaultSpec } from "../faults";
 import { newId } from "../ids";
 import { domainKey, type ReportRecord } from "../store";
 import { parseInput } from "../wire";
+import { reportDataRoutes } from "./reports";
 
 const DNS_LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 const DnsName = z
@@ -146,6 +147,8 @@ export function controlRoutes(app: FastifyInstance, ctx: Context, { apiRoutes }:
   dnsRoutes(app, ctx);
 
   reportRoutes(app, ctx);
+
+  reportDataRoutes(app, ctx);
 
   // The emulator's clock is the machine's: a term cannot run out within a
   // test, so this ends one now (a partner's lapsed customer).

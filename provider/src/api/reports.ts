@@ -29,7 +29,8 @@ export const IsoDate = z.string().refine((value) => ISO_DATE.test(value) && !Num
 
 export const ReportDateRange = z
   .object({ from: IsoDate, to: IsoDate })
-  .refine(({ from, to }) => Date.parse(from) <= Date.parse(to), {
+  // A date that does not parse is refused on its own; only two good ones are compared.
+  .refine(({ from, to }) => !(Date.parse(from) > Date.parse(to)), {
     message: "from must not be after to",
     path: ["to"],
   });
@@ -100,14 +101,29 @@ export type VolumeHistoryRow = z.infer<typeof VolumeHistoryRow>;
 
 export const VolumeHistoryPage = listOf(VolumeHistoryRow);
 
+export const OverviewFilterOperator = z.enum([
+  "eq",
+  "neq",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "in",
+  "nin",
+  "starts_with",
+  "ends_with",
+  "contains",
+]);
+export type OverviewFilterOperator = z.infer<typeof OverviewFilterOperator>;
+
 /** A filter condition of the overview: a field compared with a value, or conditions joined. */
 export type OverviewFilter =
-  | { field: string; operator: string; value?: unknown }
+  | { field: string; operator: OverviewFilterOperator; value?: unknown }
   | { operator: "AND" | "OR"; conditions: OverviewFilter[] };
 
 export const OverviewFilter: z.ZodType<OverviewFilter> = z.lazy(() =>
   z.union([
-    z.object({ field: z.string().min(1), operator: z.string().min(1), value: z.unknown() }),
+    z.object({ field: z.string().min(1), operator: OverviewFilterOperator, value: z.unknown() }),
     z.object({ operator: z.enum(["AND", "OR"]), conditions: z.array(OverviewFilter) }),
   ]),
 );
