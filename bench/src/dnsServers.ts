@@ -1,6 +1,6 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,6 +86,13 @@ export interface RunningDnsServer {
   /** The server's own log, for a failing test's message. */
   log(): string;
   stop(): Promise<void>;
+  /** Stops the server as a crash or an administrator would, keeping its zones: nothing answers on its port until `resume`. */
+  halt(): Promise<void>;
+  /**
+   * Starts the server again on its port with its zones, records and keys (halted first when running);
+   * `published` (of the same zone) grants the publishing key other names from now on.
+   */
+  resume(published?: PublishedZone): Promise<void>;
 }
 
 /** A loopback port nobody listens on now. */
@@ -199,6 +206,30 @@ function knotConfig({ folder, port, key, admin, published }: ServerSetup): strin
   ].join("\n");
 }
 
+/** A server's process: started at once, stopped by `halt`; `exit` says how it ended, undefined while it runs. */
+function serverProcess(command: string[], logFile: string) {
+  const logFd = openSync(logFile, "a");
+  const child = spawn(command[0] as string, command.slice(1), { stdio: ["ignore", logFd, logFd] });
+  closeSync(logFd);
+  const state: { exit?: string } = {};
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", (code, signal) => {
+      state.exit = `code ${code}, signal ${signal}`;
+      resolve();
+    }),
+  );
+  return {
+    exit: () => state.exit,
+    halt: async () => {
+      if (state.exit !== undefined) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
 const COMMANDS: Record<DnsServerKind, (config: string) => string[]> = {
   bind: (config) => [BINARIES.bind, "-g", "-c", config],
   knot: (config) => [BINARIES.knot, "-c", config],
@@ -252,32 +283,27 @@ export async function startDnsServer(
   const zone = published.zone;
   for (const name of [zone, LOCKED_ZONE]) writeFileSync(join(folder, `${name}.zone`), zoneFile(name));
   const config = join(folder, `${kind}.conf`);
-  writeFileSync(config, CONFIGS[kind]({ folder, port, key, admin: adminKey, published }));
   const logFile = join(folder, "server.log");
-  const logFd = openSync(logFile, "a");
-  const [command, ...args] = COMMANDS[kind](config);
-  const child = spawn(command as string, args, { stdio: ["ignore", logFd, logFd] });
-  let exit: string | undefined;
-  child.on("exit", (code, signal) => {
-    exit = `code ${code}, signal ${signal}`;
-  });
   const log = () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
   const target = (k: TestKey) => targetOf(port, k);
+  const answers = async () =>
+    (await zoneOf(target(adminKey), `www.${zone}`).catch(() => undefined)) === zone &&
+    (await zoneOf(target(adminKey), LOCKED_ZONE).catch(() => undefined)) === LOCKED_ZONE;
+  let server: ReturnType<typeof serverProcess> | undefined;
+  const halt = async () => server?.halt();
   const stop = async () => {
-    if (exit === undefined) {
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    }
+    await halt();
     rmSync(folder, { recursive: true, force: true });
   };
+  const resume = async (grants: PublishedZone = published) => {
+    await halt();
+    writeFileSync(config, CONFIGS[kind]({ folder, port, key, admin: adminKey, published: grants }));
+    const started = serverProcess(COMMANDS[kind](config), logFile);
+    server = started;
+    await waitUntil(`${kind} on 127.0.0.1:${port}`, answers, started.exit);
+  };
   try {
-    const answers = async () =>
-      (await zoneOf(target(adminKey), `www.${zone}`).catch(() => undefined)) === zone &&
-      (await zoneOf(target(adminKey), LOCKED_ZONE).catch(() => undefined)) === LOCKED_ZONE;
-    await waitUntil(`${kind} on 127.0.0.1:${port}`, answers, () => exit);
+    await resume();
   } catch (error) {
     const text = log();
     await stop();
@@ -293,6 +319,8 @@ export async function startDnsServer(
     target,
     log,
     stop,
+    halt,
+    resume,
     served: async (name) =>
       (await authoritativeRecords(admin, zone, name, Object.values(PUBLISHED_TYPES))).map((record) =>
         record.type === RecordType.TXT

@@ -10,16 +10,9 @@ import { summaryTable } from "./progress";
 
 function overviewTable(report: FleetReport): string {
   const lines = report.shards.map((shard) => {
-    const state = shard.interrupted
-      ? `interrupted (${shard.interrupted})`
-      : !shard.exists
-        ? "new"
-        : shard.upToDate
-          ? "up to date"
-          : "changed";
+    const state = shard.upToDate ? "up to date" : `due: ${shard.due ?? "changed"}`;
     const leaving = shard.leaving.length > 0 ? `, leaving: ${shard.leaving.join(" ")}` : "";
-    const drift = shard.drift ? `, drift ${shard.drift}` : "";
-    return `${shard.name}  ${String(shard.tenants.length).padStart(4)} tenants  ${state}${leaving}${drift}`;
+    return `${shard.name}  ${String(shard.tenants.length).padStart(4)} tenants  ${state}${leaving}`;
   });
   return [
     `fleet ${report.fleet}: ${report.shards.length} shard(s) of at most ${report.shardSize} tenants`,

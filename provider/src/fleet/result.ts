@@ -11,7 +11,11 @@ export interface ShardTiming {
   recoverySeconds: number;
   /** The shard's workspace and stack: `pulumi stack select`, or `stack init` for a new shard. */
   stackSeconds: number;
-  /** Writing the fleet's configuration to the stack (`pulumi config set-all`), 0 when it was already there. */
+  /**
+   * Writing the fleet's configuration to the stack (`pulumi config set-all`),
+   * 0 when it was already there; for an `up` of a shard whose `up` mark says
+   * done, also marking it failed until this `up` succeeds.
+   */
   configSeconds: number;
   /**
    * From the operation's start to the engine's first step on a provider's
@@ -27,7 +31,7 @@ export interface ShardTiming {
    * From the engine's summary until the operation returned: the last
    * checkpoint, the engine exiting, and the Automation API's reads after it
    * (outputs and history, after `up`); then setting or clearing the shard's
-   * drift mark.
+   * drift mark, and writing its `up` mark (done, or failed).
    */
   finishSeconds: number;
   /** Removing the stack of an emptied or destroyed shard, 0 when it stays. */

@@ -20,9 +20,6 @@ import { runShardJob, type ShardJob, type ShardJobContext } from "./shardJob";
 import { StepLog } from "./stepLog";
 import { unmanagedOrganizations } from "./unmanaged";
 
-/** The commands that look at the shards' drift marks: to run a marked shard, or to show its mark. */
-const MARK_READERS: readonly FleetCommand[] = ["preview", "up", "drift", "status", "shards"];
-
 /**
  * The fleet's rate for all shards together, in requests a minute: the one a
  * client with the fleet's settings paces at (`dmarc:requestsPerMinute`, else
@@ -113,7 +110,8 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   const concurrency = concurrencyOf(options);
   const scan = await timed(async () => {
     const pulumi = await pulumiCommand(options);
-    return { pulumi, states: await scanFleet(options, pulumi, concurrency, MARK_READERS.includes(command)) };
+    // Every command reads the marks: its report says which shards are up to date, from their up marks.
+    return { pulumi, states: await scanFleet(options, pulumi, concurrency, true) };
   });
   const { pulumi, states } = scan.value;
   const plan = planFleet(command, options, states);

@@ -7,6 +7,7 @@ import { checkedAtIn, driftFoundIn } from "./driftMark";
 import type { FleetOptions } from "./fleetOptions";
 import { runPool } from "./pool";
 import { type ShardState, shardStateOf, workspaceOptions } from "./shard";
+import { lastUpIn } from "./upMark";
 
 // What the backend holds of a fleet: each shard stack's state, read with
 // one CLI and no engine operation. The runner starts from it; the import
@@ -77,7 +78,12 @@ async function stackNames(options: FleetOptions, workspace: LocalWorkspace): Pro
   return names;
 }
 
-/** Every shard stack of the fleet in the backend, with what its state holds (and its drift mark, for `readMarks`). */
+/**
+ * Every shard stack of the fleet in the backend, with what its state holds;
+ * with `readMarks`, also its tags (one CLI process per shard): its drift
+ * mark, and its `up` mark, which gives the digest its last successful `up`
+ * deployed.
+ */
 export async function scanFleet(
   options: FleetOptions,
   pulumi: PulumiCommand,
@@ -94,7 +100,12 @@ export async function scanFleet(
     const tags = await workspace.listTags(name);
     const mark = driftFoundIn(tags);
     const checkedAt = checkedAtIn(tags);
-    return { ...state, ...(mark ? { driftMark: mark } : {}), ...(checkedAt ? { checkedAt } : {}) };
+    return {
+      ...state,
+      ...lastUpIn(tags),
+      ...(mark ? { driftMark: mark } : {}),
+      ...(checkedAt ? { checkedAt } : {}),
+    };
   });
   return new Map(numbered.map((entry, index) => [entry.number, states[index] as ShardState]));
 }

@@ -1,7 +1,6 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as pulumi from "@pulumi/pulumi";
 import {
   type ConfigMap,
   LocalWorkspace,
@@ -20,6 +19,7 @@ import { type DnsPublishing, type Inventory, InventoryError } from "../inventory
 import { publisherDigest } from "../inventory/publisher";
 import { readTextIfAny } from "../runtime/readText";
 import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
+import type { LastUp } from "./upMark";
 
 /** Everything every shard stack shares. */
 export interface FleetProject {
@@ -42,8 +42,6 @@ export interface FleetProject {
   declare?: Omit<DeclareOptions, "plans">;
 }
 
-const STACK_TYPE = "pulumi:pulumi:Stack";
-
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
   return manifest.version;
@@ -60,7 +58,7 @@ function publishingDigest(inventory: Inventory, publishing: DnsPublishing): unkn
 }
 
 /**
- * What a shard's last successful `up` deployed, as one hash: its tenants'
+ * What a shard's `up` deploys, as one hash: its tenants'
  * plans, the objects each declares (not their place in the file, so
  * inserting a tenant elsewhere does not touch this shard), how each domain's
  * record is published, and the package version.
@@ -82,18 +80,18 @@ export function shardDigest(inventory: Inventory, keys: readonly string[]): stri
 }
 
 /**
- * The Pulumi program of one shard: its tenants, and the digest once all of
- * them are deployed. Outputs per tenant key: organisation id, subscription
- * status, records to publish, webhook secrets (secret) and every object's id.
+ * The Pulumi program of one shard: its tenants. Outputs per tenant key:
+ * organisation id, subscription status, records to publish, webhook secrets
+ * (secret) and every object's id. The shard's digest is not among them: the
+ * runner records it in the shard's `up` mark once the whole `up` succeeded.
  */
 export function shardProgram(
   project: FleetProject,
   keys: readonly string[],
-  digest: string,
   plans: readonly Plan[] | undefined,
 ): PulumiFn {
   return async () => {
-    if (keys.length === 0) return { tenants: {}, fleetDigest: digest };
+    if (keys.length === 0) return { tenants: {} };
     const declare = { ...project.declare, ...(plans ? { plans: [...plans] } : {}) };
     const tenants = declareTenants(project.inventory, declare, new Set(keys));
     return {
@@ -109,7 +107,6 @@ export function shardProgram(
           },
         ]),
       ),
-      fleetDigest: pulumi.all(tenants.map((tenant) => tenant.ids)).apply(() => digest),
     };
   };
 }
@@ -218,8 +215,13 @@ export interface ShardState {
   name: string;
   /** Keys of the Tenant components in its state. */
   tenants: string[];
-  /** The digest its last `up` that deployed every tenant recorded. */
+  /**
+   * The digest its last `up` deployed, from its `up` mark (the `dmarc-fleet:up`
+   * tag), when that `up` succeeded; when the scan read marks.
+   */
   digest?: string;
+  /** What its last `up` came to, from its `up` mark, when the scan read marks; none for a shard no `up` of this version ran. */
+  lastUp?: LastUp;
   interruption?: Interruption;
   /** What it holds of each tenant, by key. */
   holdings: Record<string, TenantHolding>;
@@ -234,13 +236,11 @@ export function shardStateOf(name: string, deployment: Deployment): ShardState {
   const tenants = resources
     .filter((resource) => isTenantType(resource.type))
     .map((resource) => resourceName(resource.urn));
-  const digest = resources.find((resource) => resource.type === STACK_TYPE)?.outputs?.fleetDigest;
   const interruption = interruptionOf(deployment);
   return {
     name,
     tenants,
     holdings: tenantHoldingsOf(resources),
-    ...(typeof digest === "string" ? { digest } : {}),
     ...(interruption ? { interruption } : {}),
   };
 }

@@ -16,6 +16,7 @@ import type { ProgressSink } from "./progress";
 import { type ShardOutcome, type ShardResult, shardResult } from "./result";
 import { applyConfig, type ShardState, shardDigest, shardProgram, shardStack, workspaceOptions } from "./shard";
 import type { StepLog } from "./stepLog";
+import { upDoneValue, upFailedValue, writeUpMark } from "./upMark";
 
 /** What every shard job of one fleet run shares. */
 export interface ShardJobContext {
@@ -52,6 +53,12 @@ interface Running {
   /** The marks of the operation under way, so a failure still splits its time. */
   marks?: OperationMarks;
   recovered?: string;
+  /** The shard's stack, once opened: a failed `up` is marked on it. */
+  stack?: Stack;
+  /** The digest the shard's `up` deploys. */
+  digest: string;
+  /** This run's start marked the shard failed (its `up` mark said done). */
+  markedFailed?: boolean;
 }
 
 /** The first line that says what went wrong, from the engine's output or the error. */
@@ -102,10 +109,11 @@ async function recover(running: Running, interruption: Interruption): Promise<vo
 async function openStack(running: Running): Promise<Stack> {
   const { options, pulumi, plans } = running.context;
   const { shard } = running.job;
-  const program = shardProgram(options, shard.tenants, shardDigest(options.inventory, shard.tenants), plans);
+  const program = shardProgram(options, shard.tenants, plans);
   const stack = await shardStack(options, shard.name, program, shard.exists, pulumi);
   running.clock.lap("stackSeconds");
-  return withoutReadsAfterOperations(stack);
+  running.stack = withoutReadsAfterOperations(stack);
+  return running.stack;
 }
 
 /**
@@ -230,11 +238,54 @@ async function markDrift(running: Running, stack: Stack): Promise<void> {
 
 /** Removes the stack of a destroyed shard, or of one whose `up` emptied it; answers whether it did. */
 async function removeEmptied(running: Running, stack: Stack): Promise<boolean> {
-  const { operation, shard } = running.job;
-  const emptied = operation === "destroy" || (operation === "up" && shard.tenants.length === 0);
-  if (emptied) await stack.workspace.removeStack(shard.name);
+  if (!emptiedBy(running.job)) return false;
+  await stack.workspace.removeStack(running.job.shard.name);
   running.clock.lap("removeSeconds");
-  return emptied;
+  return true;
+}
+
+function emptiedBy({ operation, shard }: ShardJob): boolean {
+  return operation === "destroy" || (operation === "up" && shard.tenants.length === 0);
+}
+
+/** An `up` whose shard keeps its stack: its `up` mark is written. */
+const marksUp = (job: ShardJob) => job.operation === "up" && !emptiedBy(job);
+
+/**
+ * Before an `up` changes anything: a shard marked done is marked failed, so a
+ * runner killed from here on leaves it due, even should the inventory go
+ * back to what that mark names. A shard with no mark, or marked failed
+ * already, is due as it is, and costs no write.
+ */
+async function markUpStarted(running: Running, stack: Stack): Promise<void> {
+  if (!marksUp(running.job) || running.job.state?.lastUp?.outcome !== "done") return;
+  await writeUpMark(stack, upFailedValue(running.startedAt));
+  running.markedFailed = true;
+  running.clock.lap("configSeconds");
+}
+
+/** After an `up` returned, that is once every object of every tenant succeeded: the digest it deployed. */
+async function markUpDone(running: Running, stack: Stack): Promise<void> {
+  if (!marksUp(running.job)) return;
+  await writeUpMark(stack, upDoneValue(running.digest, running.startedAt));
+  running.clock.lap("finishSeconds");
+}
+
+/**
+ * After a failed `up`: its shard marked failed at this run's start, unless
+ * that start marked it already or its stack was never opened (a shard with
+ * no stack is due as it is). A failure to write is only logged: the shard's
+ * result is its first failure.
+ */
+async function markUpFailed(running: Running): Promise<void> {
+  const { stack, job } = running;
+  if (!stack || !marksUp(job) || running.markedFailed) return;
+  try {
+    await writeUpMark(stack, upFailedValue(running.startedAt));
+  } catch (error) {
+    running.log.write(`\ncould not mark the failed up on the stack: ${firstErrorLine(error)}\n`);
+  }
+  running.clock.lap("finishSeconds");
 }
 
 /** Every step of one shard's run, in order. */
@@ -243,8 +294,10 @@ async function steps(running: Running, rate: number | undefined): Promise<ShardO
   if (interruption) await recover(running, interruption);
   const stack = await openStack(running);
   await writeConfig(running, stack, rate);
+  await markUpStarted(running, stack);
   const changes = await operateSettlingLocks(running, stack);
   await markDrift(running, stack);
+  await markUpDone(running, stack);
   const removed = await removeEmptied(running, stack);
   return { status: "done", changes, ...(removed ? { removed } : {}) };
 }
@@ -252,8 +305,8 @@ async function steps(running: Running, rate: number | undefined): Promise<ShardO
 /**
  * Runs one shard: settles an interruption the scan found, opens its stack,
  * writes the configuration with the shard's part of the request budget,
- * runs the operation, sets or clears its drift mark, and removes an emptied
- * stack. Never throws: a failure is the shard's result, with its first error
+ * runs the operation, sets or clears its drift mark, writes its `up` mark
+ * (for `up`), and removes an emptied stack. Never throws: a failure is the shard's result, with its first error
  * line and its log.
  */
 export async function runShardJob(context: ShardJobContext, job: ShardJob, slot: PoolSlot): Promise<ShardResult> {
@@ -266,6 +319,7 @@ export async function runShardJob(context: ShardJobContext, job: ShardJob, slot:
     startedAt: new Date(),
     clock: new ShardClock(),
     log: createWriteStream(logFile),
+    digest: shardDigest(context.options.inventory, shard.tenants),
   };
   const rate = context.budget.take(slot.startingWith);
   context.progress.started(shard.name, operation);
@@ -277,6 +331,7 @@ export async function runShardJob(context: ShardJobContext, job: ShardJob, slot:
     running.log.write(`\n${error instanceof Error ? error.message : String(error)}\n`);
     if (running.marks) running.clock.lapOperation(running.marks);
     outcome = { status: "failed", error: firstErrorLine(error) };
+    await markUpFailed(running);
   } finally {
     context.budget.release(rate);
     await new Promise<void>((resolve) => running.log.end(resolve));
