@@ -42,7 +42,7 @@ export type {
   PassRateSeries,
 } from "./page/model";
 export { buildFleetPage, PAGE_FILE, type PageOptions, writeFleetPage } from "./page/report";
-export { type DomainFacts, PAGE_DAYS, pageDays, type ServiceFacts } from "./page/serviceReads";
+export { type DomainFacts, PAGE_DAYS, pageDays, readServiceFacts, type ServiceFacts } from "./page/serviceReads";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";
 export type { FleetProject, ShardState } from "./shard";
