@@ -1,5 +1,5 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import type { DmarcClient } from "pulumi-dmarc-partner/client";
@@ -224,7 +224,9 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
     const shot = await openFile(browser, join(pageDir(), "index.html"), "#tenant-alpha");
     await shot.page.setViewport({ width: 1280, height: 900 });
     await shot.page.evaluate("window.scrollTo(0, 0)");
-    await shot.page.screenshot({ path: join(projectRoot, process.env.DMARC_PAGE_SCREENSHOT as string) });
+    const file = join(projectRoot, process.env.DMARC_PAGE_SCREENSHOT as string);
+    mkdirSync(dirname(file), { recursive: true });
+    await shot.page.screenshot({ path: file });
     await shot.page.close();
   });
 });
