@@ -11,6 +11,7 @@ export {
   tenantArgs,
 } from "./inventory/declare";
 export {
+  domainPolicyOf,
   type Inventory,
   InventoryError,
   type InventoryTenant,
@@ -18,6 +19,17 @@ export {
   loadInventory,
   parseInventory,
 } from "./inventory/inventory";
+export {
+  DEFAULT_EVIDENCE,
+  DEFAULT_FLOOR,
+  DEFAULT_STEPS,
+  type DomainPolicy,
+  type PolicyWord,
+  parseStage,
+  recordWithStage,
+  type Stage,
+  stageName,
+} from "./inventory/policy";
 /**
  * The host every provider module hands its calls to in the provider process;
  * states written by 0.1.0 call it directly. Not part of the API partners use.

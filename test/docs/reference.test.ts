@@ -86,6 +86,7 @@ describe("the inventory's page", () => {
       "webhooks",
       "onDelete",
       "dns",
+      "policy",
       "ids",
     ]);
     const domain = tableAfter(text, "`tenants[].domains[]`");
@@ -97,6 +98,7 @@ describe("the inventory's page", () => {
       "group",
       "verify",
       "dns",
+      "policy",
     ]);
     expect([...tenant, ...domain].filter((row) => (row.at(-1) ?? "") === "")).toEqual([]);
   });

@@ -130,7 +130,7 @@ describe("the defaults block and moving in", () => {
 
   it("refuses an unknown key in the defaults", () => {
     expect(problemsOf(stringify({ defaults: { domains: [] }, tenants: [] }))).toEqual([
-      "tenants.yaml: defaults.domains: is not a known key (known: group, plan, frequency, currency, subscription, onDelete, dns)",
+      "tenants.yaml: defaults.domains: is not a known key (known: group, plan, frequency, currency, subscription, onDelete, dns, policy)",
     ]);
   });
 
@@ -275,14 +275,14 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
         tenant.domain = tenant.domains;
         delete tenant.domains;
       },
-      `${ACME} domain: is not a known key (known: name, key, group, groups, plan, subscription, frequency, currency, domains, admins, webhooks, onDelete, dns, ids)`,
+      `${ACME} domain: is not a known key (known: name, key, group, groups, plan, subscription, frequency, currency, domains, admins, webhooks, onDelete, dns, policy, ids)`,
     ],
     [
       "a misspelt key inside a domain",
       (tenant) => {
         tenant.domains = [{ name: "acme.example", kind: "parked" }];
       },
-      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, group, verify, dns)`,
+      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, group, verify, dns, policy)`,
     ],
     [
       "a key that is not lower-case words joined by hyphens",

@@ -15,7 +15,14 @@ import type { Plan } from "../api";
 import { type Deployment, resourceName, resourcesOf } from "../checkpoint/deployment";
 import { type Interruption, interruptionOf } from "../checkpoint/interruption";
 import { type DeclareOptions, declareTenants, inventoryTenantPlan } from "../inventory/declare";
-import { type DnsPublishing, type Inventory, InventoryError } from "../inventory/inventory";
+import {
+  type DnsPublishing,
+  domainPolicyOf,
+  type Inventory,
+  InventoryError,
+  type InventoryTenant,
+} from "../inventory/inventory";
+import { stageName } from "../inventory/policy";
 import { publisherDigest } from "../inventory/publisher";
 import { readTextIfAny } from "../runtime/readText";
 import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
@@ -58,6 +65,19 @@ function publishingDigest(inventory: Inventory, publishing: DnsPublishing): unkn
 }
 
 /**
+ * The policy tags each domain's record carries, when any domain has a ramp:
+ * a move changes the shard's digest, and only its shard runs. Left out
+ * otherwise, so shards without ramps keep the digest they deployed with.
+ */
+function policiesDigest(tenant: InventoryTenant): { policies?: unknown[] } {
+  const policies = tenant.domains.map((domain) => {
+    const policy = domainPolicyOf(tenant, domain.name);
+    return policy ? { stage: stageName(policy.stage), sp: policy.sp ?? null } : null;
+  });
+  return policies.some((policy) => policy !== null) ? { policies } : {};
+}
+
+/**
  * What a shard's `up` deploys, as one hash: its tenants'
  * plans, the objects each declares (not their place in the file, so
  * inserting a tenant elsewhere does not touch this shard), how each domain's
@@ -72,6 +92,7 @@ export function shardDigest(inventory: Inventory, keys: readonly string[]): stri
       plan: inventoryTenantPlan(inventory, tenant),
       // Publishing a record is the inventory's hook beside the Tenant, not an object of its plan.
       dns: tenant.domains.map((domain) => publishingDigest(inventory, domain.dns ?? tenant.dns ?? "none")),
+      ...policiesDigest(tenant),
     }));
   return createHash("sha256")
     .update(JSON.stringify({ version: packageVersion(), entries }))

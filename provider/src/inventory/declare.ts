@@ -4,7 +4,8 @@ import { getPlans } from "../functions/plans";
 import { Rfc2136Record } from "../resources/rfc2136Record";
 import { type PlannedObject, type TenantDeclaration, type TenantPlan, tenantPlan } from "../tenant/plan";
 import { type PublishRecord, priceIdFor, Tenant, type TenantArgs, type VerifyDomain } from "../tenant/tenant";
-import { type DnsPublishing, type Inventory, InventoryError, type InventoryTenant } from "./inventory";
+import { type DnsPublishing, domainPolicyOf, type Inventory, InventoryError, type InventoryTenant } from "./inventory";
+import { recordWithStage } from "./policy";
 import { loadPublisher } from "./publisher";
 
 export interface DeclareOptions {
@@ -37,7 +38,8 @@ export function declarationOf(tenant: InventoryTenant): TenantDeclaration {
     ...(tenant.groups.length > 0 ? { groups: tenant.groups } : {}),
     ...(plan ? { plan } : {}),
     ...(tenant.subscription === "active" ? {} : { subscription: tenant.subscription }),
-    domains: tenant.domains.map(({ dns: _publishing, ...domain }) => domain),
+    // How a record is published, and its policy, are the inventory's own: the Domain knows neither.
+    domains: tenant.domains.map(({ dns: _publishing, policy: _policy, ...domain }) => domain),
     admins: tenant.admins,
     webhooks: tenant.webhooks,
     onDelete: tenant.onDelete,
@@ -85,6 +87,17 @@ function publishedByModule(
   }
 }
 
+/** The setup record with the policy tags of the domain's stage, when the file gives it a ramp. */
+function atStage(
+  tenant: InventoryTenant,
+  record: Parameters<PublishRecord>[0],
+  domainName: string,
+): Parameters<PublishRecord>[0] {
+  const policy = domainPolicyOf(tenant, domainName);
+  if (policy === undefined) return record;
+  return record.apply((setup) => ({ ...setup, value: recordWithStage(setup.value, policy.stage, policy.sp) }));
+}
+
 /**
  * Publishes each domain's record as the inventory says (`dns`: the domain's,
  * else the tenant's): an `Rfc2136Record` for `rfc2136`, the named module's
@@ -102,7 +115,8 @@ function inventoryPublisher(
   const byFile = words.some((dns) => dns !== undefined && dns !== "none");
   const byHook = hook !== undefined && words.some((dns) => dns === undefined);
   if (!byFile && !byHook) return undefined;
-  return (...args) => {
+  return (setupRecord, ...rest) => {
+    const args: Parameters<PublishRecord> = [atStage(tenant, setupRecord, rest[2]), ...rest];
     const dns = publishing.get(args[3]);
     if (dns === undefined) return hook?.(...args);
     if (dns === "none") return undefined;

@@ -17,6 +17,16 @@ import {
   TenantSubscription,
   TenantWebhook,
 } from "../tenant/schema";
+import {
+  type DomainPolicy,
+  type DomainPolicyEntry,
+  EvidenceShape,
+  mergeRules,
+  PolicyPosition,
+  PolicyRules,
+  policyProblems,
+  resolvePolicy,
+} from "./policy";
 
 /**
  * A problem with the inventory. A `pulumi.RunError`, so a preview stops with
@@ -73,12 +83,22 @@ const DnsPublishing = z
   );
 export type DnsPublishing = z.output<typeof DnsPublishing>;
 
+const PolicyEntry = mapping({
+  ...PolicyRules,
+  evidence: mapping(EvidenceShape).optional().describe("What a step needs before the next one is proposed."),
+}).describe("The DMARC policy ramp: where the domains' records should end, and the evidence each step needs.");
+
+const DomainPolicyMapping = mapping({ ...PolicyEntry.shape, ...PolicyPosition }).describe(
+  "The domain's DMARC policy ramp (the tenant's and the defaults' keys, key by key, where not given) and where it is on it. Not for a domain whose record the service hosts (CNAME) or nobody here publishes (`dns: none`).",
+);
+
 const DomainEntry = mapping({
   ...TenantDomain.shape,
   dns: DnsPublishing.optional().describe("How this domain's record is published; the tenant's `dns` when not given."),
   // Absent unless the file sets it (the Domain applies its default): the fleet digests parsed tenants to
   // tell which shards changed, and a value filled in here would change every deployed shard's digest.
   setupRecordType: TenantDomain.shape.setupRecordType.unwrap().optional(),
+  policy: DomainPolicyMapping.optional(),
 });
 
 const TenantEntry = mapping({
@@ -123,6 +143,7 @@ const TenantEntry = mapping({
   dns: DnsPublishing.optional().describe(
     "How the tenant's setup records are published, unless a domain says otherwise; nothing is published when not given.",
   ),
+  policy: PolicyEntry.optional(),
   ids: mapping(TenantIds.shape)
     .optional()
     .describe(
@@ -140,6 +161,7 @@ const DefaultsEntry = mapping(
     subscription: true,
     onDelete: true,
     dns: true,
+    policy: true,
   }).partial().shape,
 );
 const DEFAULTED_KEYS = Object.keys(DefaultsEntry.shape);
@@ -180,6 +202,30 @@ function zoneChecks(tenant: z.output<typeof TenantEntry>, index: number, positio
       message: `must contain ${domain.name}, whose record it publishes`,
     },
   ];
+}
+
+/** Why a domain's record is not the fleet's to move, if it is not. */
+function hostedReason(tenant: z.output<typeof TenantEntry>, domain: z.output<typeof DomainEntry>): string | undefined {
+  if (domain.setupRecordType === "CNAME")
+    return "the service hosts this domain's record (setupRecordType: CNAME), so its policy is set in the service, not here";
+  if ((domain.dns ?? tenant.dns) === "none")
+    return "nobody here publishes this domain's record (dns: none), so its policy is not the fleet's to move";
+  return undefined;
+}
+
+/** A domain's ramp must hold together, and only a record the fleet publishes has one. */
+function policyChecks(tenant: z.output<typeof TenantEntry>, index: number, position: number): Issue[] {
+  const domain = tenant.domains[position];
+  if (domain === undefined) return [];
+  const domainPath = ["tenants", index, "domains", position, "policy"];
+  const hosted = domain.policy ? hostedReason(tenant, domain) : undefined;
+  if (hosted) return [{ path: domainPath, message: `cannot be set: ${hosted}` }];
+  if (!domain.policy && !tenant.policy) return [];
+  const merged = mergeRules(tenant.policy, domain.policy ?? {});
+  return policyProblems(merged).map(({ key, message }) => ({
+    path: domain.policy?.[key] !== undefined ? [...domainPath, key] : ["tenants", index, "policy", key],
+    message,
+  }));
 }
 
 /** The plan, subscription and ids must say one thing; every domain's group is one of the tenant's. */
@@ -232,7 +278,7 @@ function crossChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] 
     issues.push(...stateChecks(tenant, index));
 
     tenant.domains.forEach((domain, position) => {
-      issues.push(...zoneChecks(tenant, index, position));
+      issues.push(...zoneChecks(tenant, index, position), ...policyChecks(tenant, index, position));
       const owner = domainOwners.get(domain.name);
       if (owner !== undefined) {
         issues.push({
@@ -363,6 +409,19 @@ function problemsOf(source: string, raw: unknown, issues: readonly z.core.$ZodIs
   });
 }
 
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** A tenant mapping with the defaults it does not set; a `policy` it sets takes the defaults' other policy keys. */
+function inheriting(inherited: Record<string, unknown>, tenant: object): object {
+  const own = (tenant as { policy?: unknown }).policy;
+  const policy =
+    isMapping(inherited.policy) && isMapping(own)
+      ? { policy: mergeRules(inherited.policy as PolicyRules, own as PolicyRules) }
+      : {};
+  return { ...inherited, ...tenant, ...policy };
+}
+
 /** The file with the `defaults` block's values copied into every tenant mapping that does not set them. */
 function withDefaults(raw: unknown): unknown {
   if (raw === null || typeof raw !== "object") return raw;
@@ -374,7 +433,7 @@ function withDefaults(raw: unknown): unknown {
   return {
     ...raw,
     tenants: tenants.map((tenant: unknown) =>
-      tenant !== null && typeof tenant === "object" && !Array.isArray(tenant) ? { ...inherited, ...tenant } : tenant,
+      tenant !== null && typeof tenant === "object" && !Array.isArray(tenant) ? inheriting(inherited, tenant) : tenant,
     ),
   };
 }
@@ -424,4 +483,15 @@ export function parseInventory(text: string, source = "tenants.yaml", folder = p
     })),
     offboard: parsed.data.offboard,
   };
+}
+
+/**
+ * The domain's ramp, its tenant's (and the defaults') keys where it does not
+ * set its own; undefined where the file gives it none, or where the record is
+ * not the fleet's to move (inherited by a hosted or `dns: none` domain).
+ */
+export function domainPolicyOf(tenant: InventoryTenant, domainName: string): DomainPolicy | undefined {
+  const domain = tenant.domains.find((candidate) => candidate.name === domainName);
+  if (domain === undefined || (!domain.policy && !tenant.policy) || hostedReason(tenant, domain)) return undefined;
+  return resolvePolicy(mergeRules<DomainPolicyEntry>(tenant.policy, domain.policy ?? {}));
 }
