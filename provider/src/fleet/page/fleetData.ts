@@ -1,5 +1,6 @@
 import { interruptionSummary } from "../../checkpoint/interruption";
-import type { DnsPublishing, Inventory, InventoryTenant } from "../../inventory/inventory";
+import { type DnsPublishing, domainPolicyOf, type Inventory, type InventoryTenant } from "../../inventory/inventory";
+import { stageName } from "../../inventory/policy";
 import type { TenantFindings } from "../findings";
 import type { FleetReport } from "../fleetReport";
 import type { ShardState } from "../shard";
@@ -40,21 +41,32 @@ function publishingOf(dns: DnsPublishing): Publishing {
   return { by: "server", server: dns.rfc2136.server, ...(dns.rfc2136.zone ? { zone: dns.rfc2136.zone } : {}) };
 }
 
-/** The newest of the kept drift and refresh reports: what was last found drifted. */
-function lastDriftFindings(inputs: PageInputs): Map<string, TenantFindings> {
-  const runs = [inputs.lastRuns.drift, inputs.lastRuns.refresh].filter((run) => run !== undefined);
-  const newest = runs.sort((a, b) => b.at.localeCompare(a.at))[0];
-  const drifted = (newest?.report.tenants ?? []).filter((found) => found.differs.length + found.missing.length > 0);
-  return new Map(drifted.map((found) => [found.key, found]));
+/** What the newest kept drift or refresh report found: the drifted tenants, and the shards it looked at. */
+interface DriftFound {
+  tenants: Map<string, TenantFindings>;
+  shards: Set<string>;
 }
 
-/** Each object drift found, in words; a shard marked by a run whose report is gone says so. */
-function driftLines(found: TenantFindings | undefined, state: ShardState | undefined): string[] {
+function lastDriftFound(inputs: PageInputs): DriftFound {
+  const runs = [inputs.lastRuns.drift, inputs.lastRuns.refresh].filter((run) => run !== undefined);
+  const newest = runs.sort((a, b) => b.at.localeCompare(a.at))[0]?.report;
+  const drifted = (newest?.tenants ?? []).filter((found) => found.differs.length + found.missing.length > 0);
+  const looked = (newest?.results ?? []).filter((result) => result.status === "done").map((result) => result.shard);
+  return { tenants: new Map(drifted.map((found) => [found.key, found])), shards: new Set(looked) };
+}
+
+/**
+ * Each object drift found, in words, while the tenant's shard still carries
+ * the drift mark (an up heals and clears it). A marked shard the kept report
+ * did not look at (another machine's run) marks each of its tenants.
+ */
+function driftLines(key: string, state: ShardState | undefined, found: DriftFound): string[] {
   if (!state?.driftMark) return [];
-  if (!found) return [`shard ${state.name}: ${state.driftMark}`];
+  const tenant = found.tenants.get(key);
+  if (!tenant) return found.shards.has(state.name) ? [] : [`shard ${state.name}: ${state.driftMark}`];
   return [
-    ...found.differs.map((object) => `differs ${object.type} ${object.name}`),
-    ...found.missing.map((object) => `missing ${object.type} ${object.name}`),
+    ...tenant.differs.map((object) => `differs ${object.type} ${object.name}`),
+    ...tenant.missing.map((object) => `missing ${object.type} ${object.name}`),
   ];
 }
 
@@ -62,6 +74,13 @@ interface TenantContext {
   state: ShardState | undefined;
   shard: PageShard | undefined;
   facts: ServiceFacts;
+}
+
+/** The stage the inventory's ramp puts the domain at, with its target; else the policy the service observes. */
+function stageOf(tenant: InventoryTenant, domain: string, observed: string) {
+  const policy = domainPolicyOf(tenant, domain);
+  if (!policy) return { stage: observed, stageFrom: "observed" as const };
+  return { stage: stageName(policy.stage), stageFrom: "inventory" as const, target: policy.target };
 }
 
 function domainOf(tenant: InventoryTenant, index: number, context: TenantContext): PageDomain {
@@ -72,13 +91,14 @@ function domainOf(tenant: InventoryTenant, index: number, context: TenantContext
   const facts: DomainFacts | undefined = overview?.get(domain.name);
   const read = overview !== undefined;
   const deployed = context.state !== undefined;
+  const observed = !read ? UNKNOWN : (facts?.policy ?? "not on service");
   return {
     name: domain.name,
     publishing,
     published: publishing.by === "none" || !deployed ? false : context.shard?.failed ? UNKNOWN : true,
     verified: !read ? UNKNOWN : facts ? (facts.verified ?? UNKNOWN) : false,
-    stage: !read ? UNKNOWN : (facts?.policy ?? "not on service"),
-    stageFrom: "observed",
+    ...stageOf(tenant, domain.name, observed),
+    observed,
     onService: !read ? UNKNOWN : facts !== undefined,
     spf: !read ? UNKNOWN : (facts?.spf ?? "no-record"),
     dkim: !read ? UNKNOWN : (facts?.dkim ?? "no-record"),
@@ -97,7 +117,7 @@ function attentionOf(tenant: PageTenant, shard: PageShard | undefined): Attentio
   return reasons;
 }
 
-function tenantOf(tenant: InventoryTenant, context: TenantContext, drift: TenantFindings | undefined): PageTenant {
+function tenantOf(tenant: InventoryTenant, context: TenantContext, drift: DriftFound): PageTenant {
   const organizationId = context.state?.holdings[tenant.key]?.organizationId;
   const page: PageTenant = {
     key: tenant.key,
@@ -108,7 +128,7 @@ function tenantOf(tenant: InventoryTenant, context: TenantContext, drift: Tenant
     subscription: tenant.subscription,
     deployed: context.state !== undefined,
     attention: [],
-    drift: driftLines(drift, context.state),
+    drift: driftLines(tenant.key, context.state, drift),
     domains: tenant.domains.map((_, index) => domainOf(tenant, index, context)),
   };
   page.attention = attentionOf(page, context.shard);
@@ -120,7 +140,7 @@ function totalsOf(tenants: readonly PageTenant[], shards: readonly PageShard[]):
   const stages: Record<string, number> = {};
   for (const domain of domains) stages[domain.stage] = (stages[domain.stage] ?? 0) + 1;
   const unknownCell = (domain: PageDomain) =>
-    [domain.verified, domain.stage, domain.dmarc, domain.published].includes(UNKNOWN) ||
+    [domain.verified, domain.observed, domain.dmarc, domain.published].includes(UNKNOWN) ||
     domain.passRates.unread.length > 0;
   return {
     tenants: tenants.length,
@@ -150,13 +170,13 @@ export function fleetPage(inputs: PageInputs): FleetPage {
     .sort((a, b) => a.name.localeCompare(b.name));
   const stateOf = new Map([...inputs.states.values()].flatMap((state) => state.tenants.map((key) => [key, state])));
   const shardOf = new Map(shards.map((shard) => [shard.name, shard]));
-  const drift = lastDriftFindings(inputs);
+  const drift = lastDriftFound(inputs);
   const tenants = [...inputs.inventory.tenants]
     .sort((a, b) => a.key.localeCompare(b.key))
     .map((tenant) => {
       const state = stateOf.get(tenant.key);
       const context = { state, shard: state ? shardOf.get(state.name) : undefined, facts: inputs.facts };
-      return tenantOf(tenant, context, drift.get(tenant.key));
+      return tenantOf(tenant, context, drift);
     });
   const lastRuns = Object.fromEntries(Object.entries(inputs.lastRuns).map(([command, run]) => [command, run.at]));
   return {

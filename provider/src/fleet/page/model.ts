@@ -36,12 +36,14 @@ export interface PageDomain {
   /** The fleet publishes its record, and the tenant's last up went through; unknown while that up failed. */
   published: boolean | Unknown;
   verified: boolean | Unknown;
-  /** The policy stage: the inventory's, else the one the service observes in DNS. */
+  /** The policy stage: the inventory's ramp's (`quarantine-25`), else the policy the service observes. */
   stage: string;
   /** Where the stage comes from: the inventory's policy ramp, or the service's observation. */
   stageFrom: "inventory" | "observed";
-  /** The policy the inventory moves the domain towards, when it names one. */
+  /** Where the inventory's ramp ends (`reject`), when the domain has one. */
   target?: string;
+  /** The policy the service observes in the domain's DNS (`none`, `quarantine`, `reject`, `missing`). */
+  observed: string;
   /** The service holds no such domain in the tenant's organisation (or the tenant has none yet). */
   onService: boolean | Unknown;
   spf: RecordCheck;

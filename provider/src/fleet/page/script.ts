@@ -126,8 +126,8 @@ export const PAGE_SCRIPT = String.raw`
   }
 
   function stageText(domain) {
-    var text = domain.stage + (domain.stageFrom === "observed" && domain.stage !== "unknown" ? " (observed)" : "");
-    return domain.target ? text + " \u2192 " + domain.target : text;
+    if (domain.stageFrom === "observed") return domain.stage + (domain.stage !== "unknown" ? " (observed)" : "");
+    return domain.stage + " \u2192 target " + domain.target + "; observed " + domain.observed;
   }
 
   function domainRow(domain) {
