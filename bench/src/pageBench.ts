@@ -63,6 +63,7 @@ function benchStates(inventory: Inventory): Map<number, ShardState> {
     state.tenants.push(tenant.key);
     state.holdings[tenant.key] = { urns: [], objects: [], organizationId: `org_${index}`, onDelete: "delete" };
     if (index % DRIFT_EVERY === 0) state.driftMark = `found by drift at ${new Date(0).toISOString()}`;
+    if (number === 1) state.lastUp = { outcome: "failed", at: new Date(0).toISOString() };
     states.set(number, state);
   });
   return states;
@@ -93,24 +94,31 @@ function benchFacts(inventory: Inventory, days: string[]): ServiceFacts {
   return { overviews, passRates, failures: [], days };
 }
 
+/** A kept drift report that looked at every shard and found one domain changed in each drift-marked tenant. */
+function driftReport(inventory: Inventory, states: Map<number, ShardState>): FleetReport {
+  const tenants = inventory.tenants
+    .filter((_, index) => index % DRIFT_EVERY === 0)
+    .map((tenant) => ({
+      key: tenant.key,
+      differs: [{ type: "Domain", name: tenant.domains[0]?.name ?? tenant.key }],
+      missing: [],
+    }));
+  const results = [...states.values()].map((state) => ({ shard: state.name, status: "done" }));
+  return { tenants, results } as unknown as FleetReport;
+}
+
 /** The bench's page: as `report` would make it for this generated fleet. */
 export function benchPage(tenants: number, domains: number, now: Date): FleetPage {
   const inventory = benchInventory(tenants, domains);
   const states = benchStates(inventory);
   const days = pageDays(new Date(now.getTime() - 86_400_000));
-  const failed = {
-    shard: "bench-001",
-    operation: "up",
-    status: "failed" as const,
-    tenants: SHARD_SIZE,
-    changes: {},
-    seconds: 1,
-    error: "503 Service Unavailable",
-  };
-  const up = { at: now.toISOString(), report: { results: [failed] } as unknown as FleetReport };
+  const at = now.toISOString();
+  const failed = { shard: "bench-001", status: "failed", error: "503 Service Unavailable" };
+  const up = { at, report: { results: [failed] } as unknown as FleetReport };
+  const drift = { at, report: driftReport(inventory, states) };
   const facts = benchFacts(inventory, days);
   const requests = tenants + days.length * Math.ceil((tenants * domains) / 100);
-  return fleetPage({ fleet: "bench", inventory, states, lastRuns: { up }, facts, requests, now });
+  return fleetPage({ fleet: "bench", inventory, states, lastRuns: { up, drift }, facts, requests, now });
 }
 
 /** Writes the page, opens it `LOADS` times, and reports its size and load-event times. */

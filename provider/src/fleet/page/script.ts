@@ -95,14 +95,20 @@ export const PAGE_SCRIPT = String.raw`
       .filter(function (index) { return index >= 0; });
   }
 
+  /** The lowest rate drawn: a multiple of 10 under the domain's lowest, so 97% and 99% do not look the same. */
+  function floorOf(series, reported) {
+    var rates = reported.map(function (index) { return Math.min(series.dkim[index], series.spf[index]); });
+    return Math.max(0, Math.min(90, Math.floor((Math.min.apply(null, rates.concat([100])) - 1) / 10) * 10));
+  }
+
   function chartOf(series, reported) {
-    var width = 150, height = 36, step = width / Math.max(1, data.reads.days.length - 1);
-    var at = function (index, rate) { return [(index * step).toFixed(1), (height - 2 - rate * (height - 4) / 100).toFixed(1)]; };
-    var chart = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "data-points": reported.length });
+    var width = 150, height = 36, step = width / Math.max(1, data.reads.days.length - 1), floor = floorOf(series, reported);
+    var at = function (index, rate) { return [(index * step).toFixed(1), (height - 3 - (rate - floor) * (height - 6) / (100 - floor)).toFixed(1)]; };
+    var chart = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "data-points": reported.length, "data-floor": floor });
     ["dkim", "spf"].forEach(function (name) {
       var points = reported.map(function (index) { return at(index, series[name][index]); });
       if (points.length > 1) chart.appendChild(svg("polyline", { class: name, fill: "none", "stroke-width": 1.5, points: points.map(function (xy) { return xy.join(","); }).join(" ") }));
-      points.forEach(function (xy) { chart.appendChild(svg("circle", { class: name, cx: xy[0], cy: xy[1], r: 1.6 })); });
+      points.forEach(function (xy) { chart.appendChild(svg("circle", { class: name, cx: xy[0], cy: xy[1], r: 2 })); });
     });
     return chart;
   }
@@ -110,7 +116,7 @@ export const PAGE_SCRIPT = String.raw`
   function chartCell(series) {
     var reported = reportedDays(series);
     var last = reported[reported.length - 1];
-    var words = reported.length === 0 ? "no reports" : reported.length + " day(s) of reports; last " + data.reads.days[last] +
+    var words = reported.length === 0 ? "no reports" : reported.length + " day(s) of reports, scale " + floorOf(series, reported) + "–100%; last " + data.reads.days[last] +
       ": DKIM " + series.dkim[last] + "%, SPF " + series.spf[last] + "%, " + series.messages[last] + " messages";
     if (series.unread.length > 0) words += "; " + series.unread.length + " day(s) unknown (read failed)";
     var chart = chartOf(series, reported);
