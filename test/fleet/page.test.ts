@@ -17,7 +17,7 @@ import { fleetProjectFolder, organizationIdNamed, serviceClient, tenant, uniqueF
 // `dmarc-fleet report --html` for 20 tenants on the emulator, opened in
 // Debian's chromium: one drifted tenant (its domain changed on the service
 // by hand, then `drift`), one failed shard (the service refused its domain
-// creates during `up`), a few records served and verified, and three days
+// creates during `up`), a few records served and verified, and twelve days
 // of aggregate reports. The page's totals are the JSON's, "needs attention"
 // shows exactly the drifted and failed tenants, a domain's chart has a point
 // per report day the emulator has, and the page asks the network for
@@ -57,7 +57,7 @@ const FAILED = KEYS.slice(16);
 const DRIFTED = "charlie";
 /** Tenants whose record the test serves in the emulator's zone, so the service verifies them. */
 const SERVED = ["alpha", "bravo", "delta", "echo", "foxtrot", "golf"];
-const REPORT_DAYS = 3;
+const REPORT_DAYS = 12;
 
 let emulator: EmulatorHandle;
 let client: DmarcClient;
@@ -221,8 +221,9 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
   });
 
   it.runIf(process.env.DMARC_PAGE_SCREENSHOT)("saves the README's screenshot", async () => {
-    const shot = await openFile(browser, join(pageDir(), "index.html"), "#tenant-alpha");
+    const shot = await openFile(browser, join(pageDir(), "index.html"), `#tenant-${DRIFTED}`);
     await shot.page.setViewport({ width: 1280, height: 900 });
+    await shot.page.click("#tenant-alpha button.expand");
     await shot.page.evaluate("window.scrollTo(0, 0)");
     const file = join(projectRoot, process.env.DMARC_PAGE_SCREENSHOT as string);
     mkdirSync(dirname(file), { recursive: true });

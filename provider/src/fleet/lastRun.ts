@@ -7,8 +7,9 @@ import type { FleetReport } from "./fleetReport";
 // a later step of the same pipeline (`report` after `drift`) can show what
 // that run found without running it again.
 
-function reportFile(stateDir: string, command: FleetCommand): string {
-  return join(stateDir, "last", `${command}.json`);
+/** One file per fleet and command: fleets of one project share its state folder. */
+function reportFile(stateDir: string, fleet: string, command: FleetCommand): string {
+  return join(stateDir, "last", `${fleet}.${command}.json`);
 }
 
 /** The commands whose last report another command reads; `status` and `shards` find nothing a scan would not. */
@@ -17,7 +18,7 @@ export const KEPT_COMMANDS: readonly FleetCommand[] = ["preview", "up", "refresh
 /** Keeps the report, with the time it was made; written whole or not at all, so a reader never sees half a file. */
 export function keepLastReport(stateDir: string, report: FleetReport, at: Date = new Date()): void {
   if (!KEPT_COMMANDS.includes(report.command)) return;
-  const file = reportFile(stateDir, report.command);
+  const file = reportFile(stateDir, report.fleet, report.command);
   mkdirSync(join(stateDir, "last"), { recursive: true });
   writeFileSync(`${file}.tmp`, `${JSON.stringify({ at: at.toISOString(), report })}\n`);
   renameSync(`${file}.tmp`, file);
@@ -30,9 +31,9 @@ export interface KeptReport {
 }
 
 /** The command's last kept report; undefined when none was kept or the file cannot be read as one. */
-export function lastReport(stateDir: string, command: FleetCommand): KeptReport | undefined {
+export function lastReport(stateDir: string, fleet: string, command: FleetCommand): KeptReport | undefined {
   try {
-    const kept = JSON.parse(readFileSync(reportFile(stateDir, command), "utf8")) as Partial<KeptReport>;
+    const kept = JSON.parse(readFileSync(reportFile(stateDir, fleet, command), "utf8")) as Partial<KeptReport>;
     return typeof kept.at === "string" && kept.report?.command === command ? (kept as KeptReport) : undefined;
   } catch {
     return undefined;

@@ -24,11 +24,11 @@ export interface PageOptions {
   now?: Date;
 }
 
-function lastRunsOf(stateDir: string): PageInputs["lastRuns"] {
+function lastRunsOf({ stateDir, fleet }: FleetOptions): PageInputs["lastRuns"] {
   const kept: [string, KeptReport | undefined][] = [
-    ["up", lastReport(stateDir, "up")],
-    ["drift", lastReport(stateDir, "drift")],
-    ["refresh", lastReport(stateDir, "refresh")],
+    ["up", lastReport(stateDir, fleet, "up")],
+    ["drift", lastReport(stateDir, fleet, "drift")],
+    ["refresh", lastReport(stateDir, fleet, "refresh")],
   ];
   return Object.fromEntries(kept.filter(([, run]) => run !== undefined));
 }
@@ -51,7 +51,7 @@ export async function buildFleetPage(options: FleetOptions, pageOptions: PageOpt
   const domains = [...new Set(tenants.flatMap((tenant) => tenant.domains.map((domain) => domain.name)))];
   const days = pageDays(lastDay(pageOptions, now));
   const facts = await readServiceFacts(client, organizations, domains, days);
-  const lastRuns = lastRunsOf(options.stateDir);
+  const lastRuns = lastRunsOf(options);
   return fleetPage({ fleet: options.fleet, inventory: options.inventory, states, lastRuns, facts, requests, now });
 }
 
