@@ -54,7 +54,11 @@ export interface OpenedPage {
   loadEventMs: number;
 }
 
-export async function openFile(browser: Browser, file: string, fragment = ""): Promise<OpenedPage> {
+/** Set by the fleet page once its last row is drawn (it draws a screenful before loading, the rest right after). */
+export const ROWS_DRAWN = 'body[data-rows="all"]';
+
+/** Opens the file (at `fragment`), waits for its load event and then for `ready`, a selector, when given. */
+export async function openFile(browser: Browser, file: string, fragment = "", ready?: string): Promise<OpenedPage> {
   const page = await browser.newPage();
   const requests: string[] = [];
   const errors: string[] = [];
@@ -64,6 +68,7 @@ export async function openFile(browser: Browser, file: string, fragment = ""): P
   });
   page.on("pageerror", (error) => errors.push(String(error)));
   await page.goto(`${pathToFileURL(file).href}${fragment}`, { waitUntil: "load", timeout: 120_000 });
+  if (ready) await page.waitForSelector(ready, { timeout: 120_000 });
   // A string: the bench and tests compile without the DOM's types.
   const loadEventMs = (await page.evaluate(
     `(() => { const [entry] = performance.getEntriesByType("navigation"); return entry ? entry.loadEventStart - entry.startTime : NaN; })()`,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { type CliResult, DOMAIN_CREATE_ROUTES, startCommand } from "../reliability/harness";
-import { chromiumUnavailable, launchBrowser, type OpenedPage, openFile } from "../support/browser";
+import { chromiumUnavailable, launchBrowser, type OpenedPage, openFile, ROWS_DRAWN } from "../support/browser";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import { fleetProjectFolder, organizationIdNamed, serviceClient, tenant, uniqueFleetName } from "./support";
@@ -137,7 +137,7 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
     expect(report.code, report.stderr).toBe(0);
     page = JSON.parse(report.stdout) as FleetPage;
     browser = await launchBrowser();
-    opened = await openFile(browser, join(pageDir(), "index.html"));
+    opened = await openFile(browser, join(pageDir(), "index.html"), "", ROWS_DRAWN);
   }, 1_800_000);
 
   afterAll(async () => {
@@ -203,7 +203,7 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
   });
 
   it("opens the tenant a link names", async () => {
-    const linked = await openFile(browser, join(pageDir(), "index.html"), "#tenant-romeo");
+    const linked = await openFile(browser, join(pageDir(), "index.html"), "#tenant-romeo", ROWS_DRAWN);
     expect(
       await linked.page.$eval("#tenant-romeo button.expand", (button) => button.getAttribute("aria-expanded")),
     ).toBe("true");
@@ -221,7 +221,7 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
   });
 
   it.runIf(process.env.DMARC_PAGE_SCREENSHOT)("saves the README's screenshot", async () => {
-    const shot = await openFile(browser, join(pageDir(), "index.html"), `#tenant-${DRIFTED}`);
+    const shot = await openFile(browser, join(pageDir(), "index.html"), `#tenant-${DRIFTED}`, ROWS_DRAWN);
     await shot.page.setViewport({ width: 1280, height: 900 });
     await shot.page.click("#tenant-alpha button.expand");
     await shot.page.evaluate("window.scrollTo(0, 0)");
