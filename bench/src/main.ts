@@ -27,6 +27,7 @@ import {
 import { fleetSweep } from "./fleetSweep";
 import { importBench } from "./importBench";
 import { type BenchOptions, CLIENT_MAX_CONCURRENCY, parseOptions, USAGE, UsageError } from "./options";
+import { pageBench, pageBenchMarkdown } from "./pageBench";
 import { publishBench } from "./publishBench";
 import {
   type BenchReport,
@@ -331,6 +332,11 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  mkdirSync(options.outDir, { recursive: true });
+  if (options.page) {
+    await runPageBench(options);
+    return;
+  }
   const backendUrl = process.env.PULUMI_BACKEND_URL;
   if (!backendUrl) {
     throw new Error("no PULUMI_BACKEND_URL: run the bench with `npm run bench`, which provisions the engine");
@@ -444,6 +450,15 @@ async function runPublishBench(context: Context, sizes: number[], plans: readonl
     sizes,
     plans,
   );
+  process.stdout.write(`\n${markdown}`);
+}
+
+/** The page needs no emulator or engine: its data is generated, the browser is what is measured. */
+async function runPageBench(options: BenchOptions): Promise<void> {
+  const result = await pageBench({ outDir: options.outDir, say }, options.tenants, options.domains);
+  write(options.outDir, "page.json", `${JSON.stringify(result, null, 2)}\n`);
+  const markdown = pageBenchMarkdown(result);
+  say(`wrote ${write(options.outDir, "page.md", markdown)}`);
   process.stdout.write(`\n${markdown}`);
 }
 

@@ -12,7 +12,7 @@ import {
 import { type Inventory, loadInventory } from "../inventory/inventory";
 import { recoverShard } from "../recovery/shard";
 import { TenantOnDelete } from "../tenant/schema";
-import { ENFORCE_COMMAND, FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES } from "./commandSpec";
+import { ENFORCE_COMMAND, FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES, REPORT_COMMAND } from "./commandSpec";
 import type { EnforceOptions } from "./enforce";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, settingsOf } from "./fleetOptions";
 import type { ImportCommandOptions } from "./import";
@@ -48,21 +48,32 @@ export interface EnforceInvocation {
   options: EnforceOptions;
 }
 
-type FileCommand = typeof IMPORT_COMMAND | typeof ENFORCE_COMMAND;
-const FILE_COMMANDS: readonly string[] = [IMPORT_COMMAND, ENFORCE_COMMAND];
-const COMMANDS: readonly string[] = [...FLEET_COMMANDS, ...FILE_COMMANDS];
+/** The fleet's page, as the command line asked for it. */
+export interface ReportInvocation {
+  command: typeof REPORT_COMMAND;
+  json: boolean;
+  /** Where the page goes, absolute. */
+  html?: string;
+  until?: string;
+  options: FleetOptions;
+}
+
+/** The commands that run no shard. */
+type OtherCommand = typeof IMPORT_COMMAND | typeof ENFORCE_COMMAND | typeof REPORT_COMMAND;
+const OTHER_COMMANDS: readonly string[] = [IMPORT_COMMAND, ENFORCE_COMMAND, REPORT_COMMAND];
+const COMMANDS: readonly string[] = [...FLEET_COMMANDS, ...OTHER_COMMANDS];
 
 function isFleetCommand(name: string): name is FleetCommand {
   return (FLEET_COMMANDS as readonly string[]).includes(name);
 }
 
 /** The one command the first argument names. */
-function commandOf(positionals: readonly string[]): FleetCommand | FileCommand {
+function commandOf(positionals: readonly string[]): FleetCommand | OtherCommand {
   const command = positionals[0] ?? "";
-  if (!FILE_COMMANDS.includes(command) && !isFleetCommand(command))
+  if (!OTHER_COMMANDS.includes(command) && !isFleetCommand(command))
     throw new UsageError(`the first argument must be one of ${COMMANDS.join(", ")}, got "${command}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-  return command as FleetCommand | FileCommand;
+  return command as FleetCommand | OtherCommand;
 }
 
 /** The project's name, backend, and the config stack's configuration and secrets provider, read through the CLI. */
@@ -195,10 +206,26 @@ async function fleetInvocation(
   };
 }
 
-/** The command line read into runner (or import) options; a {@link UsageError} or an {@link InventoryError} for bad input. */
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+async function reportInvocation(values: OptionValues, cwd: string, inventory: Inventory): Promise<ReportInvocation> {
+  const html = stringOption(values, "html");
+  const until = stringOption(values, "until");
+  if (until !== undefined && (!DAY.test(until) || Number.isNaN(Date.parse(until))))
+    throw new UsageError(`--until must be a day such as 2026-11-24 (YYYY-MM-DD), got "${until}"`);
+  return {
+    command: REPORT_COMMAND,
+    json: values.json === true,
+    ...(html ? { html: resolve(cwd, html) } : {}),
+    ...(until ? { until } : {}),
+    options: { ...(await projectOptions(values, cwd)), ...shardOptions(values), inventory },
+  };
+}
+
+/** The command line read into runner (or import, or report) options; a {@link UsageError} or an {@link InventoryError} for bad input. */
 export async function fleetOptionsFromArgs(
   argv: readonly string[],
-): Promise<FleetInvocation | ImportInvocation | EnforceInvocation | "help"> {
+): Promise<FleetInvocation | ImportInvocation | EnforceInvocation | ReportInvocation | "help"> {
   const { values, positionals } = parseOptions(FLEET_SPEC, argv);
   if (values.help) return "help";
   const command = commandOf(positionals);
@@ -207,5 +234,6 @@ export async function fleetOptionsFromArgs(
   const inventoryPath = resolve(cwd, stringOption(values, "inventory") ?? "tenants.yaml");
   if (command === IMPORT_COMMAND) return importInvocation(values, cwd, inventoryPath);
   if (command === ENFORCE_COMMAND) return enforceInvocation(values, cwd, inventoryPath);
+  if (command === REPORT_COMMAND) return reportInvocation(values, cwd, loadInventory(inventoryPath));
   return fleetInvocation(command, values, cwd, loadInventory(inventoryPath));
 }

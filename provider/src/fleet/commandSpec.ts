@@ -19,7 +19,8 @@ export const FLEET_EXIT = {
   ok: { code: 0, meaning: "done: every shard ran (or was skipped as unchanged), and none of the findings below" },
   failed: {
     code: 1,
-    meaning: "failed: a shard or an import --check failed, or the backend or the service could not be reached",
+    meaning:
+      "failed: a shard or an import --check failed, a report's read of the service failed, or the backend or the service could not be reached",
   },
   usage: { code: 2, meaning: "bad usage: an unknown option, or an inventory or configuration that does not check" },
   changes: {
@@ -49,15 +50,18 @@ export const IMPORT_COMMAND = "import";
 /** The command that proposes policy moves from the service's evidence, and writes them into the inventory. */
 export const ENFORCE_COMMAND = "enforce";
 
+/** The command that shows the fleet as one page instead of running it. */
+export const REPORT_COMMAND = "report";
+
 /** The commands that run no shard. */
-const FILE_COMMANDS = [IMPORT_COMMAND, ENFORCE_COMMAND] as const;
+const FILE_COMMANDS = [IMPORT_COMMAND, ENFORCE_COMMAND, REPORT_COMMAND] as const;
 
 export const ON_DELETE_VALUES = TenantOnDelete.options;
 
 export const FLEET_SPEC: CommandSpec = {
   synopsis: `dmarc-fleet <${[...FLEET_COMMANDS, ...FILE_COMMANDS].join("|")}> [options]`,
   summary:
-    "Runs a tenants inventory as many small stacks (\"shards\") side by side, under one request budget; import writes the partner's existing organisations into the inventory; enforce proposes DMARC policy moves from the service's evidence.",
+    "Runs a tenants inventory as many small stacks (\"shards\") side by side, under one request budget; import writes the partner's existing organisations into the inventory; enforce proposes DMARC policy moves from the service's evidence; report shows the whole fleet on one page.",
   options: [
     {
       name: "inventory",
@@ -215,6 +219,21 @@ export const FLEET_SPEC: CommandSpec = {
       value: `<${ON_DELETE_VALUES.join("|")}>`,
       description: `each imported tenant's onDelete (default: ${DEFAULT_IMPORT_ON_DELETE}: removing it from the file leaves the service alone)`,
       commands: [IMPORT_COMMAND],
+    },
+    {
+      name: "html",
+      type: "string",
+      value: "<dir>",
+      description: `write the fleet's page, one self-contained file, to <dir>/index.html (relative to --cwd)`,
+      commands: [REPORT_COMMAND],
+    },
+    {
+      name: "until",
+      type: "string",
+      value: "<YYYY-MM-DD>",
+      description:
+        "last day of the 30 days of pass rates on the page (default: yesterday, the last day with whole reports)",
+      commands: [REPORT_COMMAND],
     },
     { name: "json", type: "boolean", description: "print the report as JSON on stdout" },
     { name: "help", type: "boolean", short: "h", description: "print this text" },

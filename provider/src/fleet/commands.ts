@@ -2,12 +2,14 @@ import { writeFileSync } from "node:fs";
 import { type ExitCode, UsageError } from "../cli/options";
 import { type ImportReport, importSummary } from "../discovery/report";
 import { InventoryError } from "../inventory/inventory";
-import type { EnforceInvocation, FleetInvocation, ImportInvocation } from "./arguments";
-import { ENFORCE_COMMAND, FLEET_EXIT, IMPORT_COMMAND } from "./commandSpec";
+import type { EnforceInvocation, FleetInvocation, ImportInvocation, ReportInvocation } from "./arguments";
+import { ENFORCE_COMMAND, FLEET_EXIT, IMPORT_COMMAND, REPORT_COMMAND } from "./commandSpec";
 import { type EnforceReport, movesCount, runEnforce } from "./enforce";
 import { enforceMarkdown, enforceText } from "./enforceText";
 import type { FleetReport } from "./fleetReport";
 import { ImportRefused, runImport } from "./import";
+import type { FleetPage } from "./page/model";
+import { buildFleetPage, writeFleetPage } from "./page/report";
 import { printReport, writeComment } from "./render";
 import { runFleet } from "./runner";
 
@@ -99,4 +101,34 @@ export async function enforceCommand(invocation: EnforceInvocation): Promise<num
   process.stdout.write(`${invocation.json ? JSON.stringify(report, null, 2) : enforceText(report)}\n`);
   if (invocation.markdown) writeFileSync(invocation.markdown, `${enforceMarkdown(report)}\n`);
   return enforceExitCode(report, invocation.detailedExitcode);
+}
+
+/** What `report` prints without --json: where the page went, its totals, what the reads cost. */
+function pageSummary(page: FleetPage, file: string | undefined): string {
+  const { totals, reads } = page;
+  const stages = Object.entries(totals.stages).map(([stage, count]) => `${stage} ${count}`);
+  return [
+    ...(file ? [`wrote ${file}`] : []),
+    `fleet ${page.fleet}: ${totals.tenants} tenants, ${totals.domains} domains, ${totals.verified} verified, ${totals.published} published; ${totals.drifted} drifted, ${totals.failedShards} failed shard(s), ${totals.needsAttention} need attention`,
+    `policy: ${stages.join(", ") || "no domains"}`,
+    `${reads.requests} request(s) to the service${reads.failures.length > 0 ? `; ${reads.failures.length} read(s) failed, their cells read unknown:` : ""}`,
+    ...reads.failures.map((failure) => `  ${failure}`),
+  ].join("\n");
+}
+
+/** `report`: the fleet's page written (and its data printed); a failed read fails the command, its page still written. */
+export async function reportCommand({ options, json, html, until }: ReportInvocation): Promise<number> {
+  let page: FleetPage;
+  try {
+    page = await buildFleetPage(options, until ? { until } : {});
+  } catch (error) {
+    process.stderr.write(`dmarc-fleet ${REPORT_COMMAND}: ${errorMessage(error)}\n`);
+    return failureCode(error);
+  }
+  const file = html ? writeFleetPage(html, page) : undefined;
+  if (json) {
+    process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
+    process.stderr.write(`${pageSummary(page, file)}\n`);
+  } else process.stdout.write(`${pageSummary(page, file)}\n`);
+  return page.reads.failures.length > 0 ? FLEET_EXIT.failed.code : FLEET_EXIT.ok.code;
 }

@@ -4,7 +4,7 @@ export type { Interruption } from "../checkpoint/interruption";
 export type { LeftOutOrganization } from "../discovery/entries";
 export type { ImportedTenant, ImportProgress, ImportReport, ManagedOrganization } from "../discovery/report";
 export { type RecoveryTarget, recoverShard, type ShardRecoveryResult, type StackRecovery } from "../recovery/shard";
-export type { EnforceInvocation, FleetInvocation, ImportInvocation } from "./arguments";
+export type { EnforceInvocation, FleetInvocation, ImportInvocation, ReportInvocation } from "./arguments";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
 export { main } from "./cli";
 export { FLEET_EXIT, FLEET_SPEC } from "./commandSpec";
@@ -39,9 +39,22 @@ export {
   runImport,
 } from "./import";
 export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
+export { fleetPage, type PageInputs } from "./page/fleetData";
+export { fleetPageHtml } from "./page/html";
+export type {
+  FleetPage,
+  PageDomain,
+  PageReads,
+  PageShard,
+  PageTenant,
+  PageTotals,
+  PassRateSeries,
+} from "./page/model";
+export { buildFleetPage, PAGE_FILE, type PageOptions, writeFleetPage } from "./page/report";
+export { type DomainFacts, PAGE_DAYS, pageDays, readServiceFacts, type ServiceFacts } from "./page/serviceReads";
 export { type Decision, decide, dmarcPassRate, type EvidenceRead, type Figures } from "./ramp";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";
-export type { FleetProject } from "./shard";
+export type { FleetProject, ShardState } from "./shard";
 export type { ShardOverview } from "./shardOverview";
 export type { PropertyChange } from "./stepLog";

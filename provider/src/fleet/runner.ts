@@ -10,6 +10,7 @@ import type { UnmanagedOrganizations } from "./findings";
 import { type FleetCommand, type FleetOptions, type ShardOperation, settingsOf } from "./fleetOptions";
 import { type FleetPlan, planFleet, shardJobs } from "./fleetPlan";
 import { type FleetReport, type FleetTiming, fleetReport } from "./fleetReport";
+import { keepLastReport } from "./lastRun";
 import { runPool } from "./pool";
 import { progressSink } from "./progress";
 import type { ShardResult } from "./result";
@@ -128,5 +129,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
 
   const { jobs, skipped } = await jobsToRun(command, options, plan, states);
   const results = await runJobs({ options, pulumi, plans: catalogue.value, steps }, jobs, skipped, concurrency);
-  return fleetReport(run, [...skipped, ...results], census.value);
+  const report = fleetReport(run, [...skipped, ...results], census.value);
+  keepLastReport(options.stateDir, report);
+  return report;
 }

@@ -112,7 +112,10 @@ export function clientOptionsFrom(settings: ProviderSettings): ClientOptions {
   return options as ClientOptions;
 }
 
-/** The client of these settings; clients of the same options share connections, tokens, pacing and list reads. */
-export function clientFrom(settings: ProviderSettings): DmarcClient {
-  return createClient(clientOptionsFrom(settings));
+/**
+ * The client of these settings; clients of the same options share connections, tokens, pacing and list reads.
+ * `log` receives the client's line per attempt, for a caller that counts its requests.
+ */
+export function clientFrom(settings: ProviderSettings, log?: (line: string) => void): DmarcClient {
+  return createClient({ ...clientOptionsFrom(settings), ...(log ? { log } : {}) });
 }

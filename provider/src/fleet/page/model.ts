@@ -1,0 +1,116 @@
+// The fleet page's data, as `report --json` prints it and the page embeds
+// it: one structure, so the page's totals and the JSON can never disagree.
+
+/** Raised when a field changes meaning or goes; added fields keep the version. */
+export const FLEET_PAGE_FORMAT_VERSION = 1;
+
+/** What could not be read is `unknown`: never shown as fine. */
+export const UNKNOWN = "unknown";
+export type Unknown = typeof UNKNOWN;
+
+/** The service's word on one of a domain's SPF, DKIM and DMARC records (the overview's). */
+export type RecordCheck = "valid" | "warning" | "no-record" | Unknown;
+
+/**
+ * A domain's DKIM and SPF pass rates (percent) and message counts, one entry
+ * per day of the page's `reads.days`, null for a day without reports: day by
+ * day columns keep 1,000 tenants' 30 days small. `unread` lists the days
+ * whose read failed.
+ */
+export interface PassRateSeries {
+  dkim: (number | null)[];
+  spf: (number | null)[];
+  messages: (number | null)[];
+  unread: string[];
+}
+
+/** Where a domain's record is published: by the fleet to a server or through a module, or by nobody the fleet knows. */
+export type Publishing =
+  | { by: "server"; server: string; zone?: string }
+  | { by: "module"; module: string }
+  | { by: "none" };
+
+export interface PageDomain {
+  name: string;
+  publishing: Publishing;
+  /** The fleet publishes its record, and the tenant's last up went through; unknown while that up failed. */
+  published: boolean | Unknown;
+  verified: boolean | Unknown;
+  /** The policy stage: the inventory's ramp's (`quarantine-25`), else the policy the service observes. */
+  stage: string;
+  /** Where the stage comes from: the inventory's policy ramp, or the service's observation. */
+  stageFrom: "inventory" | "observed";
+  /** Where the inventory's ramp ends (`reject`), when the domain has one. */
+  target?: string;
+  /** The policy the service observes in the domain's DNS (`none`, `quarantine`, `reject`, `missing`). */
+  observed: string;
+  /** The service holds no such domain in the tenant's organisation (or the tenant has none yet). */
+  onService: boolean | Unknown;
+  spf: RecordCheck;
+  dkim: RecordCheck;
+  dmarc: RecordCheck;
+  passRates: PassRateSeries;
+}
+
+/** Why a tenant needs someone to look: each in words. */
+export type AttentionReason = "drifted" | "shard failed" | "shard interrupted" | "record not seen";
+
+export interface PageTenant {
+  key: string;
+  name: string;
+  /** The shard that holds it, or that it is assigned to. */
+  shard?: string;
+  organizationId?: string;
+  plan: string;
+  subscription: string;
+  /** Not yet in any shard's state. */
+  deployed: boolean;
+  attention: AttentionReason[];
+  /** What drift found, one line per object: `differs Domain acme.example`. */
+  drift: string[];
+  domains: PageDomain[];
+}
+
+export interface PageShard {
+  name: string;
+  tenants: number;
+  /** Its last up failed (or was cut short) and no up has gone through since. */
+  failed: boolean;
+  /** Why, as the failed run said it. */
+  failure?: string;
+  interrupted?: string;
+  drift?: string;
+}
+
+export interface PageTotals {
+  tenants: number;
+  domains: number;
+  verified: number;
+  published: number;
+  drifted: number;
+  failedShards: number;
+  needsAttention: number;
+  /** Domains whose cells a failed read left unknown. */
+  unknown: number;
+  /** Domains per policy stage (`none`, `quarantine`, ..., `unknown`). */
+  stages: Record<string, number>;
+}
+
+/** The reads the page cost, and which failed. */
+export interface PageReads {
+  requests: number;
+  failures: string[];
+  days: string[];
+}
+
+export interface FleetPage {
+  formatVersion: typeof FLEET_PAGE_FORMAT_VERSION;
+  fleet: string;
+  generatedAt: string;
+  /** The kept reports the page read, with when each ran: `{ drift: "2026-11-25T19:00:00.000Z" }`. */
+  lastRuns: Record<string, string>;
+  totals: PageTotals;
+  shards: PageShard[];
+  tenants: PageTenant[];
+  reads: PageReads;
+}

@@ -1,0 +1,64 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { clientFrom } from "../../runtime/config";
+import { type FleetOptions, settingsOf } from "../fleetOptions";
+import { type KeptReport, lastReport } from "../lastRun";
+import { concurrencyOf, pulumiCommand, scanFleet } from "../scan";
+import { fleetPage, type PageInputs } from "./fleetData";
+import { fleetPageHtml } from "./html";
+import type { FleetPage } from "./model";
+import { pageDays, readServiceFacts } from "./serviceReads";
+
+// `dmarc-fleet report`: the fleet's page from a scan of its shards, the
+// last kept reports, and the service's reads, with the requests counted.
+
+/** The file the page is written to in `--html DIR`: what an artifact browser opens first. */
+export const PAGE_FILE = "index.html";
+
+/** One line per request the client sends: `POST /v1/domains/overview -> 200 attempt 1 12ms`. */
+const ATTEMPT_LINE = / -> .* attempt \d+ \d+ms$/;
+
+export interface PageOptions {
+  /** The last day of pass rates on the page, `YYYY-MM-DD`; default yesterday, the last day with whole reports. */
+  until?: string;
+  now?: Date;
+}
+
+function lastRunsOf({ stateDir, fleet }: FleetOptions): PageInputs["lastRuns"] {
+  const kept: [string, KeptReport | undefined][] = [
+    ["up", lastReport(stateDir, fleet, "up")],
+    ["drift", lastReport(stateDir, fleet, "drift")],
+    ["refresh", lastReport(stateDir, fleet, "refresh")],
+  ];
+  return Object.fromEntries(kept.filter(([, run]) => run !== undefined));
+}
+
+function lastDay(options: PageOptions, now: Date): Date {
+  return options.until ? new Date(`${options.until}T00:00:00.000Z`) : new Date(now.getTime() - 86_400_000);
+}
+
+/** The page's data: the shards scanned, the kept reports read, the service asked at its pace. */
+export async function buildFleetPage(options: FleetOptions, pageOptions: PageOptions = {}): Promise<FleetPage> {
+  const now = pageOptions.now ?? new Date();
+  const states = await scanFleet(options, await pulumiCommand(options), concurrencyOf(options), true);
+  let requests = 0;
+  const client = clientFrom(settingsOf(options), (line) => {
+    if (ATTEMPT_LINE.test(line)) requests++;
+  });
+  const deployed = new Map([...states.values()].flatMap((state) => Object.entries(state.holdings)));
+  const tenants = options.inventory.tenants.filter((tenant) => deployed.get(tenant.key)?.organizationId);
+  const organizations = [...new Set(tenants.map((tenant) => deployed.get(tenant.key)?.organizationId as string))];
+  const domains = [...new Set(tenants.flatMap((tenant) => tenant.domains.map((domain) => domain.name)))];
+  const days = pageDays(lastDay(pageOptions, now));
+  const facts = await readServiceFacts(client, organizations, domains, days);
+  const lastRuns = lastRunsOf(options);
+  return fleetPage({ fleet: options.fleet, inventory: options.inventory, states, lastRuns, facts, requests, now });
+}
+
+/** Writes the page into `dir`; answers the file's path. */
+export function writeFleetPage(dir: string, page: FleetPage): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, PAGE_FILE);
+  writeFileSync(file, fleetPageHtml(page));
+  return file;
+}

@@ -1,0 +1,233 @@
+// The fleet page's script, inlined into the page: it draws the totals and
+// one row per tenant from the embedded data (a screenful at once, the rest
+// in chunks right after), a tenant's domains only when the row is opened,
+// and filters rows in place. It reads nothing but the page itself.
+
+export const PAGE_SCRIPT = String.raw`
+"use strict";
+(function () {
+  var data = JSON.parse(document.getElementById("fleet-data").textContent);
+  var byKey = new Map(data.tenants.map(function (tenant) { return [tenant.key, tenant]; }));
+  var rows = [];
+
+  function el(tag, attributes, children) {
+    var node = document.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) {
+      if (name === "text") node.textContent = attributes[name];
+      else node.setAttribute(name, attributes[name]);
+    });
+    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+
+  function svg(tag, attributes) {
+    var node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    Object.keys(attributes).forEach(function (name) { node.setAttribute(name, String(attributes[name])); });
+    return node;
+  }
+
+  function word(value, words) {
+    var entry = words[String(value)] || ["unknown", "unknown"];
+    return el("span", { class: entry[1], text: entry[0] });
+  }
+
+  var YES_NO = { true: ["yes", "ok"], false: ["no", "warn"], unknown: ["unknown", "unknown"] };
+  var VERIFIED = { true: ["verified", "ok"], false: ["not verified", "warn"], unknown: ["unknown", "unknown"] };
+  var CHECK = { valid: ["valid", "ok"], warning: ["warning", "warn"], "no-record": ["no record", "bad"], unknown: ["unknown", "unknown"] };
+
+  function renderTotals() {
+    var totals = data.totals;
+    var items = [["tenants", "Tenants"], ["domains", "Domains"], ["verified", "Verified"], ["published", "Published"],
+      ["drifted", "Drifted tenants"], ["failedShards", "Failed shards"], ["needsAttention", "Need attention"], ["unknown", "Domains with unknowns"]];
+    var list = document.getElementById("totals");
+    items.forEach(function (item) {
+      list.appendChild(el("div", {}, [el("dt", { text: item[1] }), el("dd", { "data-total": item[0], text: String(totals[item[0]]) })]));
+    });
+    Object.keys(totals.stages).sort().forEach(function (stage) {
+      list.appendChild(el("div", {}, [el("dt", { text: "Policy " + stage }), el("dd", { "data-stage": stage, text: String(totals.stages[stage]) })]));
+    });
+  }
+
+  function renderMeta() {
+    var runs = Object.keys(data.lastRuns).map(function (command) { return command + " " + data.lastRuns[command]; });
+    document.getElementById("meta").textContent = "Fleet " + data.fleet + ", made " + data.generatedAt + " from " +
+      data.reads.requests + " service request(s); last runs: " + (runs.join(", ") || "none kept") + ".";
+    if (data.reads.failures.length === 0) return;
+    var box = document.getElementById("failures");
+    box.hidden = false;
+    box.appendChild(el("p", { text: data.reads.failures.length + " read(s) failed; the cells they fed read unknown:" }));
+    box.appendChild(el("ul", {}, data.reads.failures.slice(0, 20).map(function (text) { return el("li", { text: text }); })));
+  }
+
+  function options(select, values) {
+    values.forEach(function (value) { select.appendChild(el("option", { value: value, text: value })); });
+  }
+
+  function statusCell(tenant) {
+    if (tenant.attention.length > 0) return el("span", { class: "status bad", text: "needs attention: " + tenant.attention.join(", ") });
+    if (!tenant.deployed) return el("span", { class: "status warn", text: "not deployed" });
+    return el("span", { class: "status ok", text: "fine" });
+  }
+
+  function verifiedCount(tenant) {
+    var known = tenant.domains.filter(function (domain) { return domain.verified !== "unknown"; });
+    var verified = tenant.domains.filter(function (domain) { return domain.verified === true; }).length;
+    var text = verified + " of " + tenant.domains.length;
+    return known.length < tenant.domains.length ? text + " (" + (tenant.domains.length - known.length) + " unknown)" : text;
+  }
+
+  function tenantRow(tenant) {
+    var button = el("button", { type: "button", class: "expand", "aria-expanded": "false", "aria-controls": "domains-" + tenant.key },
+      [document.createTextNode(tenant.name + " "), el("span", { class: "key", text: tenant.key })]);
+    button.addEventListener("click", function () { toggle(row, !row.expanded); });
+    var link = el("a", { class: "link", href: "#tenant-" + tenant.key, "aria-label": "link to " + tenant.key, text: "#" });
+    var row = el("tr", { class: "tenant", id: "tenant-" + tenant.key, "data-key": tenant.key }, [
+      el("td", {}, [button, link]), el("td", { text: tenant.shard || "none yet" }), el("td", { text: tenant.plan }),
+      el("td", { text: String(tenant.domains.length) }), el("td", { text: verifiedCount(tenant) }), el("td", {}, [statusCell(tenant)]),
+    ]);
+    row.tenant = tenant;
+    row.button = button;
+    return row;
+  }
+
+  function reportedDays(series) {
+    return series.messages.map(function (messages, index) { return messages === null ? -1 : index; })
+      .filter(function (index) { return index >= 0; });
+  }
+
+  /** The lowest rate drawn: a multiple of 10 under the domain's lowest, so 97% and 99% do not look the same. */
+  function floorOf(series, reported) {
+    var rates = reported.map(function (index) { return Math.min(series.dkim[index], series.spf[index]); });
+    return Math.max(0, Math.min(90, Math.floor((Math.min.apply(null, rates.concat([100])) - 1) / 10) * 10));
+  }
+
+  function chartOf(series, reported) {
+    var width = 150, height = 36, step = width / Math.max(1, data.reads.days.length - 1), floor = floorOf(series, reported);
+    var at = function (index, rate) { return [(index * step).toFixed(1), (height - 3 - (rate - floor) * (height - 6) / (100 - floor)).toFixed(1)]; };
+    var chart = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "data-points": reported.length, "data-floor": floor });
+    ["dkim", "spf"].forEach(function (name) {
+      var points = reported.map(function (index) { return at(index, series[name][index]); });
+      if (points.length > 1) chart.appendChild(svg("polyline", { class: name, fill: "none", "stroke-width": 1.5, points: points.map(function (xy) { return xy.join(","); }).join(" ") }));
+      points.forEach(function (xy) { chart.appendChild(svg("circle", { class: name, cx: xy[0], cy: xy[1], r: 2 })); });
+    });
+    return chart;
+  }
+
+  function chartCell(series) {
+    var reported = reportedDays(series);
+    var last = reported[reported.length - 1];
+    var words = reported.length === 0 ? "no reports" : reported.length + " day(s) of reports, scale " + floorOf(series, reported) + "–100%; last " + data.reads.days[last] +
+      ": DKIM " + series.dkim[last] + "%, SPF " + series.spf[last] + "%, " + series.messages[last] + " messages";
+    if (series.unread.length > 0) words += "; " + series.unread.length + " day(s) unknown (read failed)";
+    var chart = chartOf(series, reported);
+    chart.setAttribute("aria-label", "pass rates, " + words);
+    return el("span", { class: "chart" }, [chart, el("span", { class: series.unread.length > 0 ? "note unknown" : "note", text: words })]);
+  }
+
+  function publishingText(domain) {
+    var where = domain.publishing;
+    if (where.by === "server") return "server " + where.server + (where.zone ? " (zone " + where.zone + ")" : "");
+    if (where.by === "module") return "module " + where.module;
+    return "not by the fleet";
+  }
+
+  function stageText(domain) {
+    if (domain.stageFrom === "observed") return domain.stage + (domain.stage !== "unknown" ? " (observed)" : "");
+    return domain.stage + " \u2192 target " + domain.target + "; observed " + domain.observed;
+  }
+
+  function domainRow(domain) {
+    return el("tr", { "data-domain": domain.name }, [
+      el("td", { text: domain.name }), el("td", {}, [word(domain.verified, VERIFIED)]),
+      el("td", {}, [word(domain.published, YES_NO), document.createTextNode(" \u2014 " + publishingText(domain))]),
+      el("td", { class: domain.stage === "unknown" ? "unknown" : "", text: stageText(domain) }),
+      el("td", {}, [word(domain.spf, CHECK)]), el("td", {}, [word(domain.dkim, CHECK)]), el("td", {}, [word(domain.dmarc, CHECK)]),
+      el("td", {}, [chartCell(domain.passRates)]),
+    ]);
+  }
+
+  function domainsTable(tenant) {
+    var heads = ["Domain", "Verification", "Record published", "Policy stage", "SPF", "DKIM", "DMARC", "Pass rates, last " + data.reads.days.length + " days (DKIM solid, SPF dashed)"];
+    var drift = tenant.drift.length === 0 ? null : el("ul", { class: "drift" }, tenant.drift.map(function (line) { return el("li", { class: "bad", text: "drift: " + line }); }));
+    var organization = el("p", { class: "note", text: "Organisation " + (tenant.organizationId || "not on the service yet") + ", plan " + tenant.plan + ", subscription " + tenant.subscription });
+    var table = el("table", {}, [el("thead", {}, [el("tr", {}, heads.map(function (head) { return el("th", { scope: "col", text: head }); }))]),
+      el("tbody", {}, tenant.domains.map(domainRow))]);
+    return el("td", { class: "domains", colspan: "6" }, [organization, drift, table]);
+  }
+
+  function toggle(row, open) {
+    row.expanded = open;
+    row.button.setAttribute("aria-expanded", String(open));
+    if (open && !row.details) row.details = el("tr", { class: "details", id: "domains-" + row.tenant.key }, [domainsTable(row.tenant)]);
+    if (open) row.parentNode.insertBefore(row.details, row.nextSibling);
+    else if (row.details && row.details.parentNode) row.details.parentNode.removeChild(row.details);
+  }
+
+  function matches(tenant, filter) {
+    if (filter.attention && tenant.attention.length === 0) return false;
+    if (filter.shard && tenant.shard !== filter.shard) return false;
+    if (filter.stage && !tenant.domains.some(function (domain) { return domain.stage === filter.stage; })) return false;
+    if (!filter.text) return true;
+    var haystack = [tenant.key, tenant.name, tenant.organizationId || ""].concat(tenant.domains.map(function (domain) { return domain.name; }));
+    return haystack.some(function (value) { return value.toLowerCase().indexOf(filter.text) !== -1; });
+  }
+
+  function applyFilters() {
+    var filter = { attention: document.getElementById("attention").checked, stage: document.getElementById("stage").value,
+      shard: document.getElementById("shard").value, text: document.getElementById("search").value.trim().toLowerCase() };
+    var shown = 0;
+    rows.forEach(function (row) {
+      var visible = matches(row.tenant, filter);
+      row.hidden = !visible;
+      if (row.details) row.details.hidden = !visible;
+      if (visible) shown++;
+    });
+    document.getElementById("shown").textContent = shown + " of " + data.tenants.length + " tenants shown" +
+      (rows.length < data.tenants.length ? " (drawing " + (data.tenants.length - rows.length) + " more)" : "");
+  }
+
+  function openFragment() {
+    var match = /^#tenant-(.+)$/.exec(location.hash);
+    var row = match && document.getElementById("tenant-" + decodeURIComponent(match[1]));
+    if (!row || !byKey.has(row.getAttribute("data-key"))) return;
+    if (row.hidden) { document.getElementById("filters").reset(); applyFilters(); }
+    toggle(row, true);
+    row.button.focus();
+    row.scrollIntoView({ block: "start" });
+  }
+
+  /** Rows drawn before the page counts as loaded: a screenful; the rest follow in chunks, so 1,000 tenants never stall it. */
+  var FIRST_ROWS = 60, CHUNK = 200;
+
+  function appendRows(from, count) {
+    var fragment = document.createDocumentFragment();
+    var end = Math.min(from + count, data.tenants.length);
+    for (var index = from; index < end; index++) {
+      var row = tenantRow(data.tenants[index]);
+      rows.push(row);
+      fragment.appendChild(row);
+    }
+    document.getElementById("tenant-rows").appendChild(fragment);
+    applyFilters();
+    if (end < data.tenants.length) setTimeout(function () { appendRows(end, CHUNK); }, 0);
+    else {
+      document.body.setAttribute("data-rows", "all");
+      performance.mark("fleet-rows-drawn");
+      openFragment();
+    }
+  }
+
+  function start() {
+    renderMeta();
+    renderTotals();
+    options(document.getElementById("stage"), Object.keys(data.totals.stages).sort());
+    options(document.getElementById("shard"), data.shards.map(function (shard) { return shard.name; }));
+    document.getElementById("filters").addEventListener("input", applyFilters);
+    document.getElementById("filters").addEventListener("submit", function (event) { event.preventDefault(); });
+    window.addEventListener("hashchange", openFragment);
+    appendRows(0, FIRST_ROWS);
+  }
+
+  start();
+})();
+`;
