@@ -38,7 +38,7 @@ describe("dmarc-fleet enforce's arguments", () => {
       return true;
     });
     expect(await main(["--help"])).toBe(FLEET_EXIT.ok.code);
-    expect(stdout).toContain("|import|enforce>");
+    expect(stdout).toContain("|import|enforce|report>");
     expect(stdout).toContain(`   ${FLEET_EXIT.moves.code}  policy moves proposed (enforce --detailed-exitcode)`);
   });
 });
