@@ -3,6 +3,7 @@ import type { Shard } from "./assignment";
 import { type FleetFindings, fleetFindings, type UnmanagedOrganizations } from "./findings";
 import type { FleetCommand, FleetOptions } from "./fleetOptions";
 import type { FleetPlan } from "./fleetPlan";
+import type { PaceUse } from "./pacer";
 import type { ShardResult } from "./result";
 import { type ShardState, shardDigest } from "./shard";
 import type { StepLog } from "./stepLog";
@@ -43,6 +44,8 @@ export interface FleetReport extends FleetFindings {
   results: ShardResult[];
   ok: boolean;
   timing: FleetTiming;
+  /** The fleet's pace and the share of it the run used, from its first request to its last; absent when unpaced. */
+  pace?: PaceUse;
 }
 
 export function overviewOf(options: FleetOptions, shard: Shard, state: ShardState | undefined): ShardOverview {

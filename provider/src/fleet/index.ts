@@ -30,6 +30,7 @@ export {
   runImport,
 } from "./import";
 export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
+export { FleetPacer, type PaceNow, type PaceUse, startFleetPacer } from "./pacer";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";
 export type { FleetProject } from "./shard";
