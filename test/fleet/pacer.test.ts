@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PacerUnreachable, RemoteTurns } from "pulumi-dmarc-partner/client";
+import { CLIENT_DEFAULTS, PacerUnreachable, RemoteTurns } from "pulumi-dmarc-partner/client";
 import { type FleetPacer, startFleetPacer } from "pulumi-dmarc-partner/fleet";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
@@ -24,17 +24,24 @@ const children: ChildProcess[] = [];
 let pacer: FleetPacer | undefined;
 
 /** A process that reads its settings as a provider does (here from the environment) and sends `calls` catalogue reads at once. */
-function provider(calls: number, env: Record<string, string>): { child: ChildProcess; output: () => string } {
+function provider(
+  calls: number,
+  env: Record<string, string>,
+  { waitForGo = false } = {},
+): { child: ChildProcess; output: () => string } {
   const script = `
     const { clientFrom, settingsFrom } = require(${JSON.stringify(CONFIG_MODULE)});
-    const client = clientFrom(settingsFrom(() => undefined));
-    Promise.all(Array.from({ length: ${calls} }, () => client.listPlans())).then(
+    const go = ${waitForGo} ? new Promise((resolve) => process.stdin.once("data", resolve)) : Promise.resolve();
+    go.then(() => {
+      const client = clientFrom(settingsFrom(() => undefined));
+      return Promise.all(Array.from({ length: ${calls} }, () => client.listPlans()));
+    }).then(
       () => process.stdout.write("done\\n"),
       (error) => { process.stderr.write(String(error) + "\\n"); process.exit(1); },
     );`;
   const child = spawn(process.execPath, ["-e", script], {
     env: { PATH: process.env.PATH ?? "", ...emulator.env, DMARC_REQUESTS_PER_MINUTE: String(PACE / 2), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [waitForGo ? "pipe" : "ignore", "pipe", "pipe"],
   });
   children.push(child);
   let output = "";
@@ -52,11 +59,16 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+async function until(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 60_000,
+  refresh: () => Promise<void> = async () => {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  for (await refresh(); !condition(); await refresh()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
@@ -150,4 +162,71 @@ describe("the fleet's pacer", () => {
     expect(((times.at(-1) ?? 0) - (times[0] ?? 0)) / (times.length - 1)).toBeGreaterThanOrEqual(own * 0.95);
     expect(busiest(times, own)).toBeLessThanOrEqual(2);
   }, 60_000);
+});
+
+// The margin: how close to the service's 60 a minute a pacer that spaces its
+// turns and counts its own window may go. Ten times faster than the service
+// (60 requests per 6 s), so the same jitter weighs ten times more here: a
+// pace that holds here holds against the service. Two processes one after
+// the other, the second's first request right after the first's last, as a
+// new provider process (or a new fleet run) starts while the service's
+// window still holds the previous one's minute.
+const SCALE = 10;
+const LIMIT = 60;
+const WINDOW_SECONDS = 60 / SCALE;
+
+interface MarginRun {
+  requests: number;
+  rateLimited: number;
+  /** The most requests the service's window held at once. */
+  busiest: number;
+}
+
+/** Two processes at `perMinute` (scaled), the second's first request as soon as the first's last has arrived. */
+async function margin(perMinute: number): Promise<MarginRun> {
+  const log = join(mkdtempSync(join(tmpdir(), "dmarc-margin-")), "requests.jsonl");
+  const limited = await startTestEmulator({
+    requestLogFile: log,
+    rateLimit: { requests: LIMIT, perSeconds: WINDOW_SECONDS, hints: "none" },
+  });
+  try {
+    const env = { ...limited.env, DMARC_REQUESTS_PER_MINUTE: String(perMinute * SCALE) };
+    const stats = () => limited.control<{ requests: number; rateLimited: number }>("GET", "/stats");
+    const firstCalls = 2 * perMinute;
+    const second = provider(perMinute, env, { waitForGo: true });
+    const first = provider(firstCalls, env);
+    let sent = 0;
+    // The first sends its token request and its reads; the second starts the moment the last has arrived.
+    await until(
+      () => sent >= firstCalls + 1,
+      "the first process's last request",
+      60_000,
+      async () => {
+        sent = (await stats()).requests;
+      },
+    );
+    second.child.stdin?.end("go\n");
+    expect(await exited(first.child), first.output()).toBe(0);
+    expect(await exited(second.child), second.output()).toBe(0);
+    const { requests, rateLimited } = await stats();
+    const times = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => Date.parse((JSON.parse(line) as { time: string }).time))
+      .sort((a, b) => a - b);
+    return { requests, rateLimited, busiest: busiest(times, WINDOW_SECONDS * 1000) };
+  } finally {
+    await limited.emulator.close();
+  }
+}
+
+describe("the pace's margin against the service's sliding window", () => {
+  it("holds at the default pace, a new process starting right after another's last request", async () => {
+    const perMinute = CLIENT_DEFAULTS.requestsPerMinute;
+    const run = await margin(perMinute);
+    console.log(`[margin] ${perMinute}/min of ${LIMIT} (x${SCALE}): ${JSON.stringify(run)}`);
+    expect(run.requests).toBe(3 * perMinute + 2);
+    expect(run.rateLimited).toBe(0);
+    expect(run.busiest).toBeLessThanOrEqual(LIMIT);
+  }, 120_000);
 });
