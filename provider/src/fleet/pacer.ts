@@ -1,8 +1,19 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type PacerAddress, SpacedTurns, TURN_PATH, type TurnAnswer, type TurnSource, WINDOW_MS } from "../client";
-import { PACER_ENV } from "../runtime/config";
+import {
+  type PacerAddress,
+  type Pacing,
+  pacingFor,
+  SpacedTurns,
+  TURN_PATH,
+  type TurnAnswer,
+  type TurnSource,
+  takeTurnsFrom,
+  WINDOW_MS,
+} from "../client";
+import { clientOptionsFrom, PACER_ENV } from "../runtime/config";
+import { type FleetOptions, settingsOf } from "./fleetOptions";
 
 // The fleet's one request budget, live: a pacer the runner holds for the run,
 // on a loopback port of its own, from which every shard's provider process
@@ -126,7 +137,40 @@ export class FleetPacer implements TurnSource {
   }
 }
 
-/** A pacer for the run, listening; close it when the run ends. */
+/**
+ * The fleet's pace for all shards and the runner together, in requests a
+ * minute: the one a client with the fleet's settings paces at
+ * (`dmarc:requestsPerMinute`, else the default for the address); undefined
+ * when unpaced.
+ */
+export function fleetPace(options: Pick<FleetOptions, "config">): Pacing | undefined {
+  const pacing = pacingFor(clientOptionsFrom(settingsOf(options)));
+  return pacing.requestsPerMinute > 0 ? pacing : undefined;
+}
+
+/**
+ * Holds a pacer at the fleet's pace while `work` runs, and every request of
+ * this process takes its turn from it; with `listen`, on a loopback port too,
+ * for the shards' providers. None when the fleet is unpaced.
+ */
+export async function withFleetPacer<T>(
+  options: Pick<FleetOptions, "config">,
+  listen: boolean,
+  work: (pacer: FleetPacer | undefined) => Promise<T>,
+): Promise<T> {
+  const pace = fleetPace(options);
+  if (pace === undefined) return work(undefined);
+  const pacer = listen ? await startFleetPacer(pace.requestsPerMinute) : new FleetPacer(pace.requestsPerMinute);
+  takeTurnsFrom(pacer, "the fleet's pacer");
+  try {
+    return await work(pacer);
+  } finally {
+    takeTurnsFrom(undefined);
+    await pacer.close();
+  }
+}
+
+/** A pacer listening on a loopback port; close it when the run ends. */
 export async function startFleetPacer(perMinute: number): Promise<FleetPacer> {
   const pacer = new FleetPacer(perMinute);
   await pacer.start();

@@ -1,16 +1,16 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan } from "../api";
-import { formatRate, type Pacing, pacingFor, takeTurnsFrom } from "../client";
+import { formatRate } from "../client";
 import { checkPlans } from "../inventory/declare";
-import { clientFrom, clientOptionsFrom } from "../runtime/config";
+import { clientFrom } from "../runtime/config";
 import { auditedDriftJobs } from "./auditedDrift";
 import { fallbackShare } from "./budget";
 import type { UnmanagedOrganizations } from "./findings";
 import { type FleetCommand, type FleetOptions, type ShardOperation, settingsOf } from "./fleetOptions";
 import { type FleetPlan, planFleet, shardJobs } from "./fleetPlan";
 import { type FleetReport, type FleetTiming, fleetReport } from "./fleetReport";
-import { type FleetPacer, startFleetPacer } from "./pacer";
+import { type FleetPacer, fleetPace, withFleetPacer } from "./pacer";
 import { runPool } from "./pool";
 import { type ProgressSink, progressSink } from "./progress";
 import type { ShardResult } from "./result";
@@ -22,16 +22,6 @@ import { unmanagedOrganizations } from "./unmanaged";
 
 /** The commands that look at the shards' drift marks: to run a marked shard, or to show its mark. */
 const MARK_READERS: readonly FleetCommand[] = ["preview", "up", "drift", "status", "shards"];
-
-/**
- * The fleet's rate for all shards together, in requests a minute: the one a
- * client with the fleet's settings paces at (`dmarc:requestsPerMinute`, else
- * the default for the address); undefined when unpaced.
- */
-function totalRate(options: FleetOptions): Pacing | undefined {
-  const pacing = pacingFor(clientOptionsFrom(settingsOf(options)));
-  return pacing.requestsPerMinute > 0 ? pacing : undefined;
-}
 
 /**
  * The partner's catalogue, read once for every shard, and checked: an
@@ -103,7 +93,7 @@ async function runJobs(
   mkdirSync(logDir, { recursive: true });
   const progress = progressSink(shared.options.progress ?? process.stderr, jobs.length + skipped.length);
   for (const result of skipped) progress.finished(result);
-  const rate = totalRate(shared.options);
+  const rate = fleetPace(shared.options);
   if (rate && jobs.length > 0) {
     progress.note(
       "requests",
@@ -117,23 +107,6 @@ async function runJobs(
   const results = await runPool(jobs, concurrency, (job) => runShardJob(context, job)).finally(stopLines);
   progress.close();
   return results;
-}
-
-/**
- * Holds the run's pacer while `work` runs: the runner's own requests and
- * every shard's take their turns from it. None when the fleet is unpaced.
- */
-async function withFleetPacer<T>(options: FleetOptions, work: (pacer: FleetPacer | undefined) => Promise<T>) {
-  const rate = totalRate(options);
-  if (rate === undefined) return work(undefined);
-  const pacer = await startFleetPacer(rate.requestsPerMinute);
-  takeTurnsFrom(pacer, "the fleet's pacer");
-  try {
-    return await work(pacer);
-  } finally {
-    takeTurnsFrom(undefined);
-    await pacer.close();
-  }
 }
 
 /**
@@ -160,7 +133,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   const run = { command, options, plan, states, steps, timing };
   if (command === "shards" || command === "status") return fleetReport(run, []);
 
-  return withFleetPacer(options, async (pacer) => {
+  return withFleetPacer(options, true, async (pacer) => {
     const catalogue = await timed(async () =>
       command === "preview" || command === "up" ? checkedCatalogue(options) : undefined,
     );
