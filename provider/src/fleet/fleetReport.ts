@@ -30,7 +30,7 @@ export interface FleetTiming {
   scanSeconds: number;
   /** Reading and checking the partner's catalogue (preview and up), 0 otherwise. */
   catalogueSeconds: number;
-  /** Listing the account's organisations (drift), 0 otherwise. */
+  /** Listing the account's organisations (drift, once the shards have run), 0 otherwise. */
   accountSeconds: number;
 }
 
