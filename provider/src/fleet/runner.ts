@@ -66,7 +66,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: nu
 /** How often the progress says the fleet's pace and how much of it is in use. */
 const PACE_LINE_INTERVAL_MS = 30_000;
 
-/** Says now and then, while the shards run, the pace and its use: `requests: 54/min of 54 in use, 12 waiting`. */
+/** Says now and then, while the shards run, the pace and its use: `requests: 57/min of 57 in use, 12 waiting`. */
 function paceLines(pacer: FleetPacer, progress: ProgressSink): () => void {
   const timer = setInterval(() => {
     const { perMinute, inUse, waiting } = pacer.now();
