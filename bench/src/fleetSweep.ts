@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
-import { DEFAULT_SHARD_SIZE, type FleetReport, runFleet } from "pulumi-dmarc-partner/fleet";
+import { DEFAULT_SHARD_SIZE, type FleetReport, type PaceUse, runFleet } from "pulumi-dmarc-partner/fleet";
 import { stringify } from "yaml";
 import type { BenchEmulator } from "./emulator";
 import { type FleetSpec, fleetSpec, resourceCount, tenantsOf } from "./fleet";
@@ -80,6 +80,11 @@ export interface FleetTimeBreakdown {
   otherCpuSeconds: number;
 }
 
+/** How much of the fleet's pace one operation used, from its first request to its last (the runner's own figure). */
+export interface PhasePace extends PaceUse {
+  phase: FleetPhase;
+}
+
 export interface FleetSweepRow {
   tenants: number;
   resources: number;
@@ -98,6 +103,8 @@ export interface FleetSweepRow {
   baselineUp: PhaseResult;
   /** Largest resident set of the runner process (it also runs the shards' programs), MiB. */
   runnerPeakMiB: number;
+  /** The share of the pace each operation used; empty when the fleet is unpaced. */
+  pace: PhasePace[];
 }
 
 /**
@@ -261,7 +268,41 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
     singleUp,
     baselineUp,
     runnerPeakMiB: up.peakMiB,
+    pace: paceOf({ up: upReport, preview: previewReport, drift: driftReport, destroy: destroyReport }),
   };
+}
+
+function paceOf(reports: Record<FleetPhase, FleetReport>): PhasePace[] {
+  return Object.entries(reports).flatMap(([phase, report]) =>
+    report.pace ? [{ phase: phase as FleetPhase, ...report.pace }] : [],
+  );
+}
+
+/** The "share of the pace" table of a paced fleet: one line per size and operation; empty when unpaced. */
+export function paceMarkdown(rows: readonly FleetSweepRow[]): string {
+  const lines = rows.flatMap((row) =>
+    row.pace.map(
+      (pace) =>
+        `| ${[
+          row.tenants,
+          pace.phase,
+          pace.perMinute,
+          pace.requests,
+          fixed(pace.seconds),
+          pace.share === undefined ? "-" : `${(100 * pace.share).toFixed(1)}%`,
+        ].join(" | ")} |`,
+    ),
+  );
+  if (lines.length === 0) return "";
+  return [
+    "",
+    "Share of the fleet's pace each operation used, from its first request to its last (the runner's pacer counts them):",
+    "",
+    "| tenants | operation | pace req/min | requests | first to last s | share of the pace |",
+    "| ------- | --------- | ------------ | -------- | --------------- | ----------------- |",
+    ...lines,
+    "",
+  ].join("\n");
 }
 
 const perTenant = (phase: PhaseResult | null, tenants: number) => (phase ? phase.wallSeconds / tenants : null);
@@ -306,7 +347,7 @@ export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: nu
       ].join(" | ")} |`,
     );
   }
-  return `${lines.join("\n")}\n\n${timeMarkdown(rows)}`;
+  return `${lines.join("\n")}\n\n${timeMarkdown(rows)}${paceMarkdown(rows)}`;
 }
 
 /** The "where the time goes" table: one line per size and operation. */

@@ -12,7 +12,7 @@ export const USAGE = `usage: npm run bench [-- options]
   --parallel <n>           Pulumi's --parallel, and the baseline's resource operations in flight
                            (default Pulumi's own: 4 x CPU cores)
   --pace <n>               the provider's requestsPerSecond pacing (default off: the client's default
-                           on loopback, where the emulator runs; 54 a minute against the service)
+                           on loopback, where the emulator runs; 57 a minute against the service)
   --max-concurrency <n>    the provider's maxConcurrency (default the client's, 16)
   --skip-checkpoints       PULUMI_SKIP_CHECKPOINTS=true: the file backend writes the state once, at the end
   --sweep                  time up (and destroy) for 10, 50, 100 and 200 tenants and draw time against N

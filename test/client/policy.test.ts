@@ -185,10 +185,10 @@ describe("configuration", () => {
     }
   });
 
-  it("paces at 90% of the published limit by default, unless the address is loopback", () => {
+  it("paces at 95% of the published limit by default, unless the address is loopback", () => {
     const paced = (baseUrl: string, extra: Record<string, number> = {}) =>
       pacingFor({ baseUrl, ...credentials, ...extra }).requestsPerMinute;
-    expect(paced("https://api.example.com")).toBe(54);
+    expect(paced("https://api.example.com")).toBe(57);
     expect(pacingFor({ baseUrl: "https://api.example.com", ...credentials }).source).toMatch(/published 60 a minute/);
     for (const loopback of ["http://127.0.0.1:4010", "http://127.8.9.10:1", "http://localhost:1", "http://[::1]:1"]) {
       expect(paced(loopback)).toBe(0);

@@ -1,6 +1,6 @@
 import { assignShards } from "pulumi-dmarc-partner/fleet";
 import { describe, expect, it } from "vitest";
-import { RequestBudget } from "../../provider/src/fleet/budget";
+import { fallbackShare } from "../../provider/src/fleet/budget";
 
 // Where tenants go: placed ones never move, new ones fill the lowest shard with room.
 
@@ -75,21 +75,15 @@ describe("assignShards", () => {
   });
 });
 
-describe("RequestBudget", () => {
-  it("splits the rate among shards starting together and hands a finished shard's part to the next", () => {
-    const budget = new RequestBudget(18);
-    const parts = [budget.take(4), budget.take(3), budget.take(2), budget.take(1)];
-    expect(parts).toEqual([4.5, 4.5, 4.5, 4.5]);
-    budget.release(parts[0]);
-    expect(budget.take(1)).toBe(4.5);
-  });
-
-  it("gives the tail's shards the whole rate between them", () => {
-    const budget = new RequestBudget(18);
-    expect([budget.take(2), budget.take(1)]).toEqual([9, 9]);
+describe("fallbackShare", () => {
+  it("divides the pace among the shards that run at once, rounded down, so shards that all lose the pacer stay within it", () => {
+    expect(fallbackShare(54, 2)).toBe(27);
+    expect(fallbackShare(57, 2)).toBe(28.5);
+    expect(fallbackShare(20, 3)).toBe(6.666);
+    expect(3 * (fallbackShare(20, 3) ?? 0)).toBeLessThanOrEqual(20);
   });
 
   it("sets no rate when there is no limit", () => {
-    expect(new RequestBudget(undefined).take(3)).toBeUndefined();
+    expect(fallbackShare(undefined, 3)).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import { sharedPacer } from "./pacing";
 import { rememberSecret } from "./redaction";
 import { Requester } from "./requester";
 import { closePools } from "./transport";
+import type { TurnSource } from "./turns";
 
 export { DmarcClient } from "./client";
 export {
@@ -32,6 +33,7 @@ export {
 } from "./options";
 export { formatRate } from "./pacing";
 export { redact } from "./redaction";
+export { type PacerAddress, PacerUnreachable, RemoteTurns, TURN_PATH, type TurnAnswer } from "./remoteTurns";
 export {
   ALL_REPORT_TYPES,
   DOMAINS_PER_REQUEST,
@@ -41,6 +43,7 @@ export {
   type VolumeQuery,
   type VolumeRow,
 } from "./reports";
+export { SpacedTurns, type TurnSource, WINDOW_MS } from "./turns";
 
 const clients = new Map<string, DmarcClient>();
 const tokenSources = new Map<string, TokenSource>();
@@ -116,6 +119,17 @@ function tokenSourceFor(key: string, options: ResolvedOptions): TokenSource {
  */
 export function requestsSent(): number {
   return sharedPacer.requestsStarted;
+}
+
+/**
+ * Every request of this process takes its turn from `turns` (a pacer that
+ * other processes share, named `source` in the lines that say why a run
+ * waits) instead of spacing them itself; undefined goes back to its own
+ * pacing. Should `turns` fail, the process says so once and paces itself at
+ * its configured rate, so a lost pacer never lets it send unpaced.
+ */
+export function takeTurnsFrom(turns: TurnSource | undefined, source?: string): void {
+  sharedPacer.takeTurnsFrom(turns, source);
 }
 
 /** Closes every pooled connection and forgets cached clients and tokens (end of a process, or between tests). */

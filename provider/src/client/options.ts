@@ -16,9 +16,10 @@ export const CLIENT_DEFAULTS = {
   maxRetryElapsedMs: 120_000,
   retryBaseDelayMs: 250,
   retryMaxDelayMs: 20_000,
-  // 90% of the published limit, for every address but loopback (the emulator, unpaced): a sliding
-  // window counts arrivals, so network jitter and a new process's first requests need the room.
-  requestsPerMinute: PUBLISHED_REQUESTS_PER_MINUTE * 0.9,
+  // 95% of the published limit, for every address but loopback (the emulator, unpaced): a sliding
+  // window counts arrivals, so a new process's first request right after another's last (one more)
+  // and network jitter (about two seconds' worth) need the room (docs/api-assumptions.md).
+  requestsPerMinute: PUBLISHED_REQUESTS_PER_MINUTE * 0.95,
   maxConcurrency: 16,
   // Tokens can live as little as 300 s; a minute leaves room for a slow renewal.
   tokenRenewMarginSeconds: 60,
@@ -88,7 +89,7 @@ export const ClientOptionsSchema = z
     /** Ceiling of one backoff delay (a longer wait the service asks for is still honoured). */
     retryMaxDelayMs: wholeNumber(0).default(CLIENT_DEFAULTS.retryMaxDelayMs),
     /**
-     * Requests a minute across every client in the process; 0 turns pacing off. Unset: 54 (90% of
+     * Requests a minute across every client in the process; 0 turns pacing off. Unset: 57 (95% of
      * the published 60) for the service, 0 for a loopback address (the emulator). Process-wide:
      * the latest createClient call applies to all clients.
      */
@@ -209,7 +210,7 @@ export interface Pacing {
 
 /**
  * The rate set (requestsPerMinute before requestsPerSecond), else the
- * default for the address: the published limit's 90% for the service,
+ * default for the address: the published limit's 95% for the service,
  * unpaced on loopback.
  */
 function pacingOf(options: ValidOptions, url: URL): Pacing {

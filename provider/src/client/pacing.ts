@@ -1,11 +1,13 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { noticeLine } from "./notice";
 import { CLIENT_DEFAULTS } from "./options";
+import { SpacedTurns, type TurnSource } from "./turns";
 
 // Keeps a large deployment under the service's rate limit instead of bouncing
 // off 429 answers: requests are spaced evenly at the configured rate, and no
 // more than a set number are in flight. One pacer serves the whole process,
-// because the service counts the partner's requests, not one client's.
+// because the service counts the partner's requests, not one client's; it
+// takes its turns from a pacer shared with other processes when it is given
+// one (takeTurnsFrom), and spaces them itself otherwise.
 
 export interface PacingSettings {
   /** 0 sends as fast as the cap on requests in flight allows. */
@@ -20,19 +22,26 @@ export interface PacingSettings {
 /** Requests held this long by the pacing get a line saying so, and another at most this often. */
 export const PACING_NOTICE_INTERVAL_MS = 30_000;
 
+/** Turns from a pacer other processes share, and its name in the lines that say why a run waits. */
+interface SharedTurns {
+  turns: TurnSource;
+  source: string;
+}
+
 export class Pacer {
   private settings: PacingSettings;
   private active = 0;
   private readonly waiting: Array<() => void> = [];
-  private nextStartAt = 0;
-  /** Callers holding a slot and waiting for their start time. */
+  private readonly local: SpacedTurns;
+  private shared: SharedTurns | undefined;
+  /** Callers holding a slot and waiting for their turn. */
   private spacing = 0;
-  /** Since when callers have waited for their start time without a line saying so. */
-  private unsaidSince = 0;
+  private noticeTimer: NodeJS.Timeout | undefined;
   private started = 0;
 
   constructor(settings: PacingSettings) {
     this.settings = { ...settings };
+    this.local = new SpacedTurns(settings.requestsPerMinute);
   }
 
   /** Requests this process has started: every attempt, redirect and token request, as the service counts them. */
@@ -42,10 +51,21 @@ export class Pacer {
 
   configure(changes: Partial<PacingSettings>): void {
     this.settings = { ...this.settings, ...changes };
+    this.local.setRate(this.settings.requestsPerMinute);
     this.wakeWaiters();
   }
 
-  /** Waits for a free slot and the next start time; the caller must call the returned release once. */
+  /**
+   * Every request of the process takes its turn from `turns` (named `source`
+   * in the lines that say why a run waits) instead of its own spacing;
+   * undefined goes back to its own. Should `turns` fail, the process says
+   * so once and paces itself at its configured rate.
+   */
+  takeTurnsFrom(turns: TurnSource | undefined, source = "a shared pacer"): void {
+    this.shared = turns === undefined ? undefined : { turns, source };
+  }
+
+  /** Waits for a free slot and the next turn; the caller must call the returned release once. */
   async acquire(): Promise<() => void> {
     if (this.active < this.settings.maxConcurrency && this.waiting.length === 0) this.active += 1;
     // A woken waiter finds its slot already counted by wakeWaiters, so first come is first served.
@@ -57,7 +77,12 @@ export class Pacer {
       this.active -= 1;
       this.wakeWaiters();
     };
-    await this.waitForStartTime();
+    try {
+      await this.takeTurn();
+    } catch (error) {
+      release();
+      throw error;
+    }
     this.started += 1;
     return release;
   }
@@ -69,52 +94,58 @@ export class Pacer {
     }
   }
 
-  /**
-   * Spaces the moments requests really start, not the moments they were
-   * scheduled for: on a busy machine timers fire late, and callers that each
-   * booked a start time would then all start at once, a burst the service
-   * counts against its window. Whoever wakes first takes the next start; the
-   * others wait for the one after.
-   */
-  private async waitForStartTime(): Promise<void> {
-    if (this.spacing === 0) this.unsaidSince = performance.now();
+  private async takeTurn(): Promise<void> {
+    if (this.spacing === 0) {
+      this.noticeTimer = setInterval(() => this.sayWhoWaits(), PACING_NOTICE_INTERVAL_MS).unref();
+    }
     this.spacing += 1;
     try {
-      for (;;) {
-        const rate = this.settings.requestsPerMinute;
-        if (rate <= 0) return;
-        const now = performance.now();
-        if (now >= this.nextStartAt) {
-          this.nextStartAt = now + 60_000 / rate;
-          return;
-        }
-        this.sayWhoWaits(now, rate);
-        // In steps no longer than the notice interval, so a long wait is announced while it lasts.
-        await sleep(Math.min(this.nextStartAt - now, PACING_NOTICE_INTERVAL_MS));
-      }
+      await this.turnFromSharedOrOwn();
     } finally {
       this.spacing -= 1;
+      if (this.spacing === 0) clearInterval(this.noticeTimer);
     }
   }
 
-  /** A run held back by its own pacing says so now and then, so a slow run is not taken for a stuck one. */
-  private sayWhoWaits(now: number, rate: number): void {
-    if (now - this.unsaidSince < PACING_NOTICE_INTERVAL_MS) return;
-    this.unsaidSince = now;
-    const queued = this.spacing + this.waiting.length;
+  private async turnFromSharedOrOwn(): Promise<void> {
+    const shared = this.shared;
+    if (shared === undefined) return this.local.take();
+    try {
+      return await shared.turns.take();
+    } catch (error) {
+      // Only the first failure says so; the requests that waited with it go on at the process's own pace too.
+      if (this.shared === shared) {
+        this.shared = undefined;
+        this.settings.notice(
+          noticeLine(
+            `${shared.source} cannot be reached (${error instanceof Error ? error.message : String(error)}): ` +
+              `pacing at ${formatRate(this.settings.requestsPerMinute)} requests a minute (${this.settings.source}) instead`,
+          ),
+        );
+      }
+      return this.local.take();
+    }
+  }
+
+  /** A run held back by its pacing says so now and then, so a slow run is not taken for a stuck one. */
+  private sayWhoWaits(): void {
+    const { turns, source } = this.shared ?? { turns: this.local, source: this.settings.source };
+    const rate = turns.perMinute;
+    if (rate <= 0) return;
+    const queued = this.shared ? turns.waiting : this.spacing + this.waiting.length;
     const seconds = Math.ceil((queued * 60) / rate);
     this.settings.notice(
       noticeLine(
-        `pacing at ${formatRate(rate)} requests a minute (${this.settings.source}): ` +
+        `pacing at ${formatRate(rate)} requests a minute (${source}): ` +
           `${queued === 1 ? "1 request waiting its turn" : `${queued} requests waiting their turn`}, about ${seconds} s of sending ahead`,
       ),
     );
   }
 }
 
-/** A rate as people read it: whole numbers bare, others to two decimals. */
+/** A rate as people read it: whole numbers bare, others to at most two decimals (28.5, 17.33). */
 export function formatRate(perMinute: number): string {
-  return Number.isInteger(perMinute) ? String(perMinute) : perMinute.toFixed(2);
+  return Number.isInteger(perMinute) ? String(perMinute) : String(Number(perMinute.toFixed(2)));
 }
 
 export const sharedPacer = new Pacer({

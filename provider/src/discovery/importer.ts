@@ -38,7 +38,7 @@ export interface ImportOptions extends ImportScope {
 
 /**
  * Organisations read and checked at a time, and written at a time at the
- * service's pace (54 requests a minute, four an organisation: a batch is
+ * service's pace (57 requests a minute, four an organisation: a batch is
  * about 45 s of work, the most an interrupted import reads again).
  */
 export const IMPORT_BATCH = 10;

@@ -1,6 +1,7 @@
 import { type FleetFindings, fleetFindings, type UnmanagedOrganizations } from "./findings";
 import type { FleetCommand, FleetOptions } from "./fleetOptions";
 import type { FleetPlan } from "./fleetPlan";
+import type { PaceUse } from "./pacer";
 import type { ShardResult } from "./result";
 import type { ShardState } from "./shard";
 import type { ShardOverview } from "./shardOverview";
@@ -15,7 +16,7 @@ export interface FleetTiming {
   scanSeconds: number;
   /** Reading and checking the partner's catalogue (preview and up), 0 otherwise. */
   catalogueSeconds: number;
-  /** Listing the account's organisations (drift), 0 otherwise. */
+  /** Listing the account's organisations (drift, once the shards have run), 0 otherwise. */
   accountSeconds: number;
 }
 
@@ -29,6 +30,8 @@ export interface FleetReport extends FleetFindings {
   results: ShardResult[];
   ok: boolean;
   timing: FleetTiming;
+  /** The fleet's pace and the share of it the run used, from its first request to its last; absent when unpaced. */
+  pace?: PaceUse;
 }
 
 /** What a run knows once it has planned: the report is made from it and the shards' results. */

@@ -8,6 +8,7 @@ import { type Inventory, loadInventory } from "../inventory/inventory";
 import { readTextIfAny } from "../runtime/readText";
 import type { TenantOnDelete } from "../tenant/tenant";
 import { type FleetOptions, settingsOf } from "./fleetOptions";
+import { withFleetPacer } from "./pacer";
 import { duration } from "./progress";
 import { fleetHoldings } from "./scan";
 
@@ -127,17 +128,20 @@ export async function runImport(options: ImportCommandOptions): Promise<ImportRe
   if (!existing) refuseOffboarding(options, holdings.keys);
   let report: ImportReport;
   try {
-    report = await importAccount({
-      settings: settingsOf(options),
-      inventoryName: basename(inventoryPath),
-      deployed: holdings,
-      write: (text) => writeWhole(inventoryPath, text),
-      progress: progressPrinter(options.progress ?? process.stderr),
-      ...(existing ? { existing } : {}),
-      ...(options.organizations ? { only: options.organizations } : {}),
-      ...(options.onDelete ? { onDelete: options.onDelete } : {}),
-      ...(options.check ? { check: true } : {}),
-    });
+    // Its requests take their turns at the fleet's pace, as a fleet run's own do.
+    report = await withFleetPacer(options, false, () =>
+      importAccount({
+        settings: settingsOf(options),
+        inventoryName: basename(inventoryPath),
+        deployed: holdings,
+        write: (text) => writeWhole(inventoryPath, text),
+        progress: progressPrinter(options.progress ?? process.stderr),
+        ...(existing ? { existing } : {}),
+        ...(options.organizations ? { only: options.organizations } : {}),
+        ...(options.onDelete ? { onDelete: options.onDelete } : {}),
+        ...(options.check ? { check: true } : {}),
+      }),
+    );
   } catch (error) {
     throw error instanceof ImportIncomplete ? continuation(error, options) : error;
   }

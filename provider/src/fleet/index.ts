@@ -39,6 +39,7 @@ export {
   runImport,
 } from "./import";
 export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
+export { FleetPacer, type PaceNow, type PaceUse, startFleetPacer } from "./pacer";
 export { fleetPage, type PageInputs } from "./page/fleetData";
 export { fleetPageHtml } from "./page/html";
 export type {

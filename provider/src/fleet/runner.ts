@@ -1,18 +1,19 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Plan } from "../api";
-import { formatRate, type Pacing, pacingFor } from "../client";
+import { formatRate } from "../client";
 import { checkPlans } from "../inventory/declare";
-import { clientFrom, clientOptionsFrom } from "../runtime/config";
+import { clientFrom } from "../runtime/config";
 import { auditedDriftJobs } from "./auditedDrift";
-import { RequestBudget } from "./budget";
+import { fallbackShare } from "./budget";
 import type { UnmanagedOrganizations } from "./findings";
 import { type FleetCommand, type FleetOptions, type ShardOperation, settingsOf } from "./fleetOptions";
 import { type FleetPlan, planFleet, shardJobs } from "./fleetPlan";
 import { type FleetReport, type FleetTiming, fleetReport } from "./fleetReport";
 import { keepLastReport } from "./lastRun";
+import { type FleetPacer, fleetPace, withFleetPacer } from "./pacer";
 import { runPool } from "./pool";
-import { progressSink } from "./progress";
+import { type ProgressSink, progressSink } from "./progress";
 import type { ShardResult } from "./result";
 import { concurrencyOf, organizationIdsOf, pulumiCommand, scanFleet } from "./scan";
 import type { ShardState } from "./shard";
@@ -21,20 +22,9 @@ import { StepLog } from "./stepLog";
 import { unmanagedOrganizations } from "./unmanaged";
 
 /**
- * The fleet's rate for all shards together, in requests a minute: the one a
- * client with the fleet's settings paces at (`dmarc:requestsPerMinute`, else
- * the default for the address); undefined when unpaced.
- */
-function totalRate(options: FleetOptions): Pacing | undefined {
-  const pacing = pacingFor(clientOptionsFrom(settingsOf(options)));
-  return pacing.requestsPerMinute > 0 ? pacing : undefined;
-}
-
-/**
  * The partner's catalogue, read once for every shard, and checked: an
  * inventory naming plans it cannot price is refused before any shard runs.
- * Handed to the shards' programs, so they send no request outside their
- * share of the fleet's request budget.
+ * Handed to the shards' programs, so they send no request of their own.
  */
 async function checkedCatalogue(options: FleetOptions): Promise<Plan[] | undefined> {
   if (options.inventory.tenants.length === 0) return undefined;
@@ -71,27 +61,48 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: nu
   return { value, seconds: (performance.now() - start) / 1000 };
 }
 
-/** Runs the jobs side by side under one request budget, with progress from the skipped shards on. */
+/** How often the progress says the fleet's pace and how much of it is in use. */
+const PACE_LINE_INTERVAL_MS = 30_000;
+
+/** Says now and then, while the shards run, the pace and its use: `requests: 57/min of 57 in use, 12 waiting`. */
+function paceLines(pacer: FleetPacer, progress: ProgressSink): () => void {
+  const timer = setInterval(() => {
+    const { perMinute, inUse, waiting } = pacer.now();
+    if (inUse > 0 || waiting > 0) {
+      progress.note("requests", `${inUse}/min of ${formatRate(perMinute)} in use, ${waiting} waiting`);
+    }
+  }, PACE_LINE_INTERVAL_MS).unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Runs the jobs side by side, every shard's provider taking its turns from
+ * the run's pacer (through its workspace's environment), with progress from
+ * the skipped shards on.
+ */
 async function runJobs(
   shared: Pick<ShardJobContext, "options" | "pulumi" | "plans" | "steps">,
   jobs: readonly ShardJob[],
   skipped: readonly ShardResult[],
   concurrency: number,
+  pacer: FleetPacer | undefined,
 ): Promise<ShardResult[]> {
   const logDir = join(shared.options.stateDir, "logs");
   mkdirSync(logDir, { recursive: true });
   const progress = progressSink(shared.options.progress ?? process.stderr, jobs.length + skipped.length);
   for (const result of skipped) progress.finished(result);
-  const rate = totalRate(shared.options);
+  const rate = fleetPace(shared.options);
   if (rate && jobs.length > 0) {
     progress.note(
       "requests",
-      `${formatRate(rate.requestsPerMinute)} a minute for all shards together (${rate.source})`,
+      `${formatRate(rate.requestsPerMinute)} a minute for all shards together (${rate.source}), one pacer for the run`,
     );
   }
-  const budget = new RequestBudget(rate?.requestsPerMinute);
-  const context: ShardJobContext = { ...shared, budget, progress, logDir };
-  const results = await runPool(jobs, concurrency, (job, slot) => runShardJob(context, job, slot));
+  const options = pacer ? { ...shared.options, env: { ...shared.options.env, ...pacer.env } } : shared.options;
+  const fallbackRate = fallbackShare(rate?.requestsPerMinute, concurrency);
+  const context: ShardJobContext = { ...shared, options, fallbackRate, progress, logDir };
+  const stopLines = pacer ? paceLines(pacer, progress) : () => {};
+  const results = await runPool(jobs, concurrency, (job) => runShardJob(context, job)).finally(stopLines);
   progress.close();
   return results;
 }
@@ -101,7 +112,8 @@ async function runJobs(
  * the backend, plus the new shards the inventory's new tenants need. Before
  * any shard runs, every offboarding is approved or refused; a refused
  * tenant is left out of its shard's run, whose other changes go ahead.
- * Shards run side by side (`concurrency`), share one request budget, and a
+ * Shards run side by side (`concurrency`), take every request's turn from
+ * one pacer the runner holds for the run (./pacer.ts), and a
  * failed shard does not stop the others: the report lists every shard's
  * result, and the findings per tenant. This function only schedules; each
  * shard's run is {@link runShardJob}.
@@ -120,16 +132,22 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   const run = { command, options, plan, states, steps, timing };
   if (command === "shards" || command === "status") return fleetReport(run, []);
 
-  const catalogue = await timed(async () =>
-    command === "preview" || command === "up" ? checkedCatalogue(options) : undefined,
-  );
-  timing.catalogueSeconds = catalogue.seconds;
-  const census = await timed(async () => (command === "drift" ? accountCensus(options, states) : undefined));
-  timing.accountSeconds = census.seconds;
+  return withFleetPacer(options, true, async (pacer) => {
+    const catalogue = await timed(async () =>
+      command === "preview" || command === "up" ? checkedCatalogue(options) : undefined,
+    );
+    timing.catalogueSeconds = catalogue.seconds;
 
-  const { jobs, skipped } = await jobsToRun(command, options, plan, states);
-  const results = await runJobs({ options, pulumi, plans: catalogue.value, steps }, jobs, skipped, concurrency);
-  const report = fleetReport(run, [...skipped, ...results], census.value);
-  keepLastReport(options.stateDir, report);
-  return report;
+    const { jobs, skipped } = await jobsToRun(command, options, plan, states);
+    const shared = { options, pulumi, plans: catalogue.value, steps };
+    const results = await runJobs(shared, jobs, skipped, concurrency, pacer);
+    // After the shards, which need nothing of it: its reads follow theirs instead of leaving the pace
+    // unused while the shards' engines start.
+    const census = await timed(async () => (command === "drift" ? accountCensus(options, states) : undefined));
+    timing.accountSeconds = census.seconds;
+    const report = fleetReport(run, [...skipped, ...results], census.value);
+    const paced = pacer ? { ...report, pace: pacer.use() } : report;
+    keepLastReport(options.stateDir, paced);
+    return paced;
+  });
 }

@@ -7,11 +7,9 @@ import { formatRate, NOTICE_PREFIX } from "../client";
 import { CONFIG_NAMESPACE } from "../runtime/config";
 import type { Shard } from "./assignment";
 import { previewRefreshOf } from "./automation";
-import type { RequestBudget } from "./budget";
 import { marking, type OperationMarks, ShardClock } from "./clock";
 import { driftMarkValue, writeDriftMark } from "./driftMark";
 import type { FleetOptions, ShardOperation } from "./fleetOptions";
-import type { PoolSlot } from "./pool";
 import type { ProgressSink } from "./progress";
 import { type ShardOutcome, type ShardResult, shardResult } from "./result";
 import { applyConfig, type ShardState, shardDigest, shardProgram, shardStack, workspaceOptions } from "./shard";
@@ -23,7 +21,8 @@ export interface ShardJobContext {
   options: FleetOptions;
   /** The one CLI every workspace of the run uses, so none of them runs `pulumi version` again. */
   pulumi: PulumiCommand;
-  budget: RequestBudget;
+  /** A shard's own rate should its provider lose the fleet's pacer; undefined when the fleet is unpaced. */
+  fallbackRate: number | undefined;
   progress: ProgressSink;
   logDir: string;
   /** The catalogue the shards' programs price their tenants from (preview and up). */
@@ -117,15 +116,15 @@ async function openStack(running: Running): Promise<Stack> {
 }
 
 /**
- * The fleet's configuration, with this shard's part of the request budget as
- * its rate: written as `requestsPerMinute`, which wins over a
- * `requestsPerSecond` from the configuration or an earlier run; 0 when the
+ * The fleet's configuration, with the rate the shard's provider keeps to
+ * should it lose the fleet's pacer (whose address its environment holds,
+ * never its configuration): written as `requestsPerMinute`, which wins over
+ * a `requestsPerSecond` from the configuration or an earlier run; 0 when the
  * fleet is unpaced, so a shard never falls back to the default on its own.
  */
 async function writeConfig(running: Running, stack: Stack, rate: number | undefined): Promise<void> {
   const { config } = running.context.options;
-  // Rounded down, so the parts never add up to more than the budget.
-  const perMinute = rate === undefined ? "0" : String(Math.floor(rate * 1000) / 1000);
+  const perMinute = rate === undefined ? "0" : String(rate);
   await applyConfig(stack, { ...config, [`${CONFIG_NAMESPACE}:requestsPerMinute`]: { value: perMinute } });
   running.clock.lap("configSeconds");
 }
@@ -304,12 +303,12 @@ async function steps(running: Running, rate: number | undefined): Promise<ShardO
 
 /**
  * Runs one shard: settles an interruption the scan found, opens its stack,
- * writes the configuration with the shard's part of the request budget,
+ * writes the configuration with the shard's fallback rate,
  * runs the operation, sets or clears its drift mark, writes its `up` mark
  * (for `up`), and removes an emptied stack. Never throws: a failure is the shard's result, with its first error
  * line and its log.
  */
-export async function runShardJob(context: ShardJobContext, job: ShardJob, slot: PoolSlot): Promise<ShardResult> {
+export async function runShardJob(context: ShardJobContext, job: ShardJob): Promise<ShardResult> {
   const { shard, operation } = job;
   const startedAt = performance.now();
   const logFile = join(context.logDir, `${shard.name}.${operation}.log`);
@@ -321,9 +320,14 @@ export async function runShardJob(context: ShardJobContext, job: ShardJob, slot:
     log: createWriteStream(logFile),
     digest: shardDigest(context.options.inventory, shard.tenants),
   };
-  const rate = context.budget.take(slot.startingWith);
+  const rate = context.fallbackRate;
   context.progress.started(shard.name, operation);
-  if (rate !== undefined) context.progress.note(shard.name, `paced at ${formatRate(rate)} requests a minute`);
+  if (rate !== undefined) {
+    context.progress.note(
+      shard.name,
+      `paced at ${formatRate(rate)} requests a minute on its own, should it lose the fleet's pacer`,
+    );
+  }
   let outcome: ShardOutcome;
   try {
     outcome = await steps(running, rate);
@@ -333,7 +337,6 @@ export async function runShardJob(context: ShardJobContext, job: ShardJob, slot:
     outcome = { status: "failed", error: firstErrorLine(error) };
     await markUpFailed(running);
   } finally {
-    context.budget.release(rate);
     await new Promise<void>((resolve) => running.log.end(resolve));
   }
   const result = shardResult({ shard: shard.name, operation, tenants: shard.tenants.length, log: logFile }, outcome, {

@@ -1,4 +1,13 @@
-import { type ClientOptions, ClientOptionsSchema, createClient, type DmarcClient, describeIssues } from "../client";
+import { isLoopbackHost } from "../api";
+import {
+  type ClientOptions,
+  ClientOptionsSchema,
+  createClient,
+  type DmarcClient,
+  describeIssues,
+  RemoteTurns,
+  takeTurnsFrom,
+} from "../client";
 import { DmarcConfigError } from "../client/errors";
 
 // The one way from a stack's configuration to a client: the provider host,
@@ -113,9 +122,35 @@ export function clientOptionsFrom(settings: ProviderSettings): ClientOptions {
 }
 
 /**
- * The client of these settings; clients of the same options share connections, tokens, pacing and list reads.
+ * Where a process finds the pacer it shares with others (a fleet runner's,
+ * for its shards' providers): in the environment only, never the stack's
+ * configuration, which is saved; the token lets nothing else take turns.
+ */
+export const PACER_ENV = { url: "DMARC_PACER_URL", token: "DMARC_PACER_TOKEN" } as const;
+
+let joinedPacer: string | undefined;
+
+/** A process given a pacer on this machine takes every request's turn from it, from its first client on. */
+function joinPacerOf(env: NodeJS.ProcessEnv): void {
+  const url = env[PACER_ENV.url];
+  const token = env[PACER_ENV.token];
+  if (!url || !token || joinedPacer === url) return;
+  if (!URL.canParse(url) || !isLoopbackHost(new URL(url).hostname)) return;
+  joinedPacer = url;
+  takeTurnsFrom(new RemoteTurns({ url, token }), `the pacer every shard of the fleet shares`);
+}
+
+/**
+ * The client of these settings; clients of the same options share
+ * connections, tokens, pacing and list reads, and a process started with a
+ * shared pacer ({@link PACER_ENV}) paces by it, its own rate the fallback.
  * `log` receives the client's line per attempt, for a caller that counts its requests.
  */
-export function clientFrom(settings: ProviderSettings, log?: (line: string) => void): DmarcClient {
-  return createClient({ ...clientOptionsFrom(settings), ...(log ? { log } : {}) });
+export function clientFrom(
+  settings: ProviderSettings,
+  { log, env = process.env }: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
+): DmarcClient {
+  const client = createClient({ ...clientOptionsFrom(settings), ...(log ? { log } : {}) });
+  joinPacerOf(env);
+  return client;
 }

@@ -42,8 +42,10 @@ export async function buildFleetPage(options: FleetOptions, pageOptions: PageOpt
   const now = pageOptions.now ?? new Date();
   const states = await scanFleet(options, await pulumiCommand(options), concurrencyOf(options), true);
   let requests = 0;
-  const client = clientFrom(settingsOf(options), (line) => {
-    if (ATTEMPT_LINE.test(line)) requests++;
+  const client = clientFrom(settingsOf(options), {
+    log: (line) => {
+      if (ATTEMPT_LINE.test(line)) requests++;
+    },
   });
   const deployed = new Map([...states.values()].flatMap((state) => Object.entries(state.holdings)));
   const tenants = options.inventory.tenants.filter((tenant) => deployed.get(tenant.key)?.organizationId);
