@@ -1,8 +1,7 @@
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { installedOrWhyNot } from "./debianPackages";
 
 // A real headless browser for the fleet page's test and bench: Debian's
 // chromium (installed with apt-get when missing, as the DNS servers are),
@@ -10,27 +9,12 @@ import puppeteer, { type Browser, type Page } from "puppeteer-core";
 // records every request the page makes and every console error, so a
 // caller can check that a self-contained page asks for nothing but itself.
 
-const run = promisify(execFile);
 export const CHROMIUM = "/usr/bin/chromium";
 const PACKAGES = ["chromium"];
 
 /** Why chromium cannot run here, or undefined when it can: a missing browser is installed with apt-get first. */
-export async function chromiumUnavailable(): Promise<string | undefined> {
-  if (existsSync(CHROMIUM)) return undefined;
-  const install = () =>
-    run("apt-get", ["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=300", ...PACKAGES], {
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      timeout: 900_000,
-    });
-  try {
-    await install().catch(async () => {
-      await run("apt-get", ["update"], { timeout: 600_000 });
-      await install();
-    });
-  } catch (error) {
-    return `apt-get could not install ${PACKAGES.join(", ")}: ${(error as Error).message.split("\n")[0]}`;
-  }
-  return existsSync(CHROMIUM) ? undefined : `${CHROMIUM} missing after apt-get install`;
+export function chromiumUnavailable(): Promise<string | undefined> {
+  return installedOrWhyNot(PACKAGES, () => (existsSync(CHROMIUM) ? [] : [CHROMIUM]));
 }
 
 /** Headless chromium; as root it runs without its sandbox, which needs a user of its own. */

@@ -1,10 +1,9 @@
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import {
   authoritativeRecords,
   type DnsTarget,
@@ -22,6 +21,7 @@ import {
   txtValue,
   zoneOf,
 } from "pulumi-dmarc-partner/dns";
+import { installedOrWhyNot } from "./debianPackages";
 
 // Real authoritative servers for the RFC 2136 tests and the bench's
 // publishing run: BIND 9 and Knot DNS from Debian's packages (installed with
@@ -37,7 +37,6 @@ import {
 // would). An administrator key may update anything: the tests change records
 // with it "outside Pulumi".
 
-const run = promisify(execFile);
 const BINARIES = { bind: "/usr/sbin/named", knot: "/usr/sbin/knotd" } as const;
 const PACKAGES = ["bind9", "bind9-utils", "knot"];
 const START_TIMEOUT_MS = 60_000;
@@ -267,23 +266,8 @@ const CONFIGS: Record<DnsServerKind, typeof bindConfig> = { bind: bindConfig, kn
  * Why the servers cannot run here, or undefined when they can: missing
  * binaries are installed with apt-get first (as root, or where the packages are).
  */
-export async function dnsServersUnavailable(): Promise<string | undefined> {
-  const missing = () => Object.values(BINARIES).filter((binary) => !existsSync(binary));
-  if (missing().length === 0) return undefined;
-  const install = () =>
-    run("apt-get", ["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=300", ...PACKAGES], {
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      timeout: 900_000,
-    });
-  try {
-    await install().catch(async () => {
-      await run("apt-get", ["update"], { timeout: 600_000 });
-      await install();
-    });
-  } catch (error) {
-    return `apt-get could not install ${PACKAGES.join(", ")}: ${(error as Error).message.split("\n")[0]}`;
-  }
-  return missing().length === 0 ? undefined : `${missing().join(", ")} missing after apt-get install`;
+export function dnsServersUnavailable(): Promise<string | undefined> {
+  return installedOrWhyNot(PACKAGES, () => Object.values(BINARIES).filter((binary) => !existsSync(binary)));
 }
 
 async function waitUntil(what: string, ready: () => Promise<boolean>, exited: () => string | undefined): Promise<void> {

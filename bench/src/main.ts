@@ -412,32 +412,22 @@ async function runFleetSweep(context: Context, sizes: number[], plans: readonly 
   process.stdout.write(`\n${markdown}`);
 }
 
-async function runImportBench(context: Context, plans: readonly Plan[]): Promise<void> {
-  const markdown = await importBench(
-    {
-      ...fleetSetupOf(context),
-      seed: async (spec) => {
-        await runBaseline(context, spec, ["up"]);
-      },
+/** The fleet setup of a bench that starts from organisations made through the client (import, enforce). */
+function seededSetupOf(context: Context) {
+  return {
+    ...fleetSetupOf(context),
+    seed: async (spec: FleetSpec) => {
+      await runBaseline(context, spec, ["up"]);
     },
-    context.options.tenants,
-    plans,
-  );
-  process.stdout.write(`\n${markdown}`);
+  };
+}
+
+async function runImportBench(context: Context, plans: readonly Plan[]): Promise<void> {
+  process.stdout.write(`\n${await importBench(seededSetupOf(context), context.options.tenants, plans)}`);
 }
 
 async function runEnforceBench(context: Context, plans: readonly Plan[]): Promise<void> {
-  const markdown = await enforceBench(
-    {
-      ...fleetSetupOf(context),
-      seed: async (spec) => {
-        await runBaseline(context, spec, ["up"]);
-      },
-    },
-    context.options.tenants,
-    plans,
-  );
-  process.stdout.write(`\n${markdown}`);
+  process.stdout.write(`\n${await enforceBench(seededSetupOf(context), context.options.tenants, plans)}`);
 }
 
 async function runPublishBench(context: Context, sizes: number[], plans: readonly Plan[]): Promise<void> {
