@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent, OpType, StepEventMetadata } from "@pulumi/pulumi/automation";
 import { holdsSecret, resourceName } from "../checkpoint/deployment";
+import { definitionOf } from "../registry";
 import { PROVIDER_KEY } from "../runtime/providerModule";
 import { shortType, tenantKeyOf } from "./tenantHoldings";
 
@@ -63,9 +64,23 @@ function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The properties whose values differ between two property maps, the provider's module left out. */
-function changedProperties(old: Record<string, unknown>, next: Record<string, unknown>): PropertyChange[] {
-  const names = [...new Set([...Object.keys(old), ...Object.keys(next)])].filter((name) => name !== PROVIDER_KEY);
+/**
+ * The properties a step of this type is compared by: all but the provider's
+ * module and the type's hints (inputs only the provider reads, such as how
+ * many domains a tenant declares together), which a read never gives back.
+ */
+function comparedBy(type: string): (name: string) => boolean {
+  const hints = new Set<string>(definitionOf(shortType(type))?.hints ?? []);
+  return (name) => name !== PROVIDER_KEY && !hints.has(name);
+}
+
+/** The compared properties whose values differ between two property maps. */
+function changedProperties(
+  old: Record<string, unknown>,
+  next: Record<string, unknown>,
+  compared: (name: string) => boolean,
+): PropertyChange[] {
+  const names = [...new Set([...Object.keys(old), ...Object.keys(next)])].filter(compared);
   return names
     .filter((name) => !sameValue(old[name], next[name]))
     .sort()
@@ -87,18 +102,21 @@ function declaredProperties(inputs: Record<string, unknown>): PropertyChange[] {
 function refreshedKind(step: StepEventMetadata): StepKind | undefined {
   if (step.op !== "refresh") return REFRESH_PREVIEW_KINDS[step.op];
   if (!step.new) return "missing";
-  return changedProperties(step.old?.inputs ?? {}, step.new.inputs ?? {}).length > 0 ? "differs" : undefined;
+  return changedProperties(step.old?.inputs ?? {}, step.new.inputs ?? {}, comparedBy(step.type)).length > 0
+    ? "differs"
+    : undefined;
 }
 
 function propertiesOf(kind: StepKind, step: StepEventMetadata): PropertyChange[] {
   const oldInputs = step.old?.inputs ?? {};
   const newInputs = step.new?.inputs ?? {};
   if (kind === "create") return declaredProperties(newInputs);
-  if (kind === "update" || kind === "replace") return changedProperties(oldInputs, newInputs);
+  const compared = comparedBy(step.type);
+  if (kind === "update" || kind === "replace") return changedProperties(oldInputs, newInputs, compared);
   if (kind !== "differs") return [];
   // A read answers outputs and the inputs they imply; outputs only the service sets show when inputs agree.
-  const inputs = changedProperties(oldInputs, newInputs);
-  return inputs.length > 0 ? inputs : changedProperties(step.old?.outputs ?? {}, step.new?.outputs ?? {});
+  const inputs = changedProperties(oldInputs, newInputs, compared);
+  return inputs.length > 0 ? inputs : changedProperties(step.old?.outputs ?? {}, step.new?.outputs ?? {}, compared);
 }
 
 /**
