@@ -32,6 +32,12 @@ export interface FleetReport extends FleetFindings {
   timing: FleetTiming;
   /** The fleet's pace and the share of it the run used, from its first request to its last; absent when unpaced. */
   pace?: PaceUse;
+  /**
+   * The run's requests (the runner's and every shard's, as the pacer counted
+   * them) over the tenants of the shards that ran: an onboarding's cost per
+   * customer. Absent when unpaced or when no shard ran.
+   */
+  requestsPerTenant?: number;
 }
 
 /** What a run knows once it has planned: the report is made from it and the shards' results. */

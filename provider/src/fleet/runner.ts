@@ -107,6 +107,13 @@ async function runJobs(
   return results;
 }
 
+/** What the run's pacer counted: the pace's use, and the requests per tenant of the shards that ran. */
+function paceOf(pacer: FleetPacer, results: readonly ShardResult[]): Pick<FleetReport, "pace" | "requestsPerTenant"> {
+  const pace = pacer.use();
+  const tenants = results.reduce((sum, result) => sum + result.tenants, 0);
+  return { pace, ...(tenants > 0 ? { requestsPerTenant: Math.round((pace.requests / tenants) * 100) / 100 } : {}) };
+}
+
 /**
  * Runs one command over the fleet: every shard stack of `options.fleet` in
  * the backend, plus the new shards the inventory's new tenants need. Before
@@ -146,7 +153,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
     const census = await timed(async () => (command === "drift" ? accountCensus(options, states) : undefined));
     timing.accountSeconds = census.seconds;
     const report = fleetReport(run, [...skipped, ...results], census.value);
-    const paced = pacer ? { ...report, pace: pacer.use() } : report;
+    const paced = pacer ? { ...report, ...paceOf(pacer, results) } : report;
     keepLastReport(options.stateDir, paced);
     return paced;
   });
