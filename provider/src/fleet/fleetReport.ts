@@ -33,9 +33,9 @@ export interface FleetReport extends FleetFindings {
   /** The fleet's pace and the share of it the run used, from its first request to its last; absent when unpaced. */
   pace?: PaceUse;
   /**
-   * The run's requests (the runner's and every shard's, as the pacer counted
-   * them) over the tenants of the shards that ran: an onboarding's cost per
-   * customer. Absent when unpaced or when no shard ran.
+   * The requests the fleet's pacer gave turns to (the runner's and every
+   * shard's) over the tenants of the shards that ran: an onboarding's cost
+   * per customer. Absent when unpaced or when no shard ran.
    */
   requestsPerTenant?: number;
 }
