@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLIENT_DEFAULTS, PacerUnreachable, RemoteTurns } from "pulumi-dmarc-partner/client";
@@ -7,6 +7,7 @@ import { type FleetPacer, startFleetPacer } from "pulumi-dmarc-partner/fleet";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { freePort } from "../support/loopback";
+import { busiestWindow, loggedArrivals } from "../support/requestLog";
 
 // The fleet's one live budget: processes that each stand for a shard's
 // provider (the provider's own way from settings and environment to a
@@ -72,28 +73,6 @@ async function until(
   }
 }
 
-/** Arrival times (ms) of the API requests the emulator logged from `from` on. */
-function arrivalsSince(from: number): number[] {
-  return readFileSync(requestLog, "utf8")
-    .trim()
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => Date.parse((JSON.parse(line) as { time: string }).time))
-    .filter((time) => time >= from)
-    .sort((a, b) => a - b);
-}
-
-/** The most arrivals within any `windowMs`. */
-function busiest(times: readonly number[], windowMs: number): number {
-  let most = 0;
-  let first = 0;
-  for (let last = 0; last < times.length; last++) {
-    while ((times[last] ?? 0) - (times[first] ?? 0) >= windowMs) first++;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
-
 beforeAll(async () => {
   emulator = await startTestEmulator({ requestLogFile: requestLog });
 });
@@ -127,10 +106,10 @@ describe("the fleet's pacer", () => {
 
     const use = pacer.use();
     expect(use.requests).toBeGreaterThan(givenBeforeKill);
-    const times = arrivalsSince(from);
+    const times = loggedArrivals(requestLog, from);
     // Even spacing at the shared pace, whoever sent: never more than a tenth of a minute's turns in any tenth of a minute.
-    expect(busiest(times, 6_000)).toBeLessThanOrEqual(PACE / 10 + 1);
-    expect(busiest(times, 1_000)).toBeLessThanOrEqual(Math.ceil(1_000 / SPACING_MS) + 1);
+    expect(busiestWindow(times, 6_000)).toBeLessThanOrEqual(PACE / 10 + 1);
+    expect(busiestWindow(times, 1_000)).toBeLessThanOrEqual(Math.ceil(1_000 / SPACING_MS) + 1);
     // While turns waited, the pacer gave them at its pace (late timers on a busy machine only lengthen gaps).
     expect(use.share).toBeGreaterThan(0.7);
     expect(use.share).toBeLessThanOrEqual(1.02);
@@ -154,13 +133,13 @@ describe("the fleet's pacer", () => {
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain(`pacing at ${PACE / 2} requests a minute (requestsPerMinute) instead`);
     expect(notices[0]).not.toContain("s3cr3t-pacer-token");
-    const times = arrivalsSince(from);
+    const times = loggedArrivals(requestLog, from);
     expect(times).toHaveLength(9);
     // Its own rate, half the pace: the token and eight reads a double interval apart on average (a new
     // connection's setup may bring one request closer to the next), never three within one interval.
     const own = 2 * SPACING_MS;
     expect(((times.at(-1) ?? 0) - (times[0] ?? 0)) / (times.length - 1)).toBeGreaterThanOrEqual(own * 0.95);
-    expect(busiest(times, own)).toBeLessThanOrEqual(2);
+    expect(busiestWindow(times, own)).toBeLessThanOrEqual(2);
   }, 60_000);
 });
 
@@ -209,12 +188,7 @@ async function margin(perMinute: number): Promise<MarginRun> {
     expect(await exited(first.child), first.output()).toBe(0);
     expect(await exited(second.child), second.output()).toBe(0);
     const { requests, rateLimited } = await stats();
-    const times = readFileSync(log, "utf8")
-      .trim()
-      .split("\n")
-      .map((line) => Date.parse((JSON.parse(line) as { time: string }).time))
-      .sort((a, b) => a - b);
-    return { requests, rateLimited, busiest: busiest(times, WINDOW_SECONDS * 1000) };
+    return { requests, rateLimited, busiest: busiestWindow(loggedArrivals(log), WINDOW_SECONDS * 1000) };
   } finally {
     await limited.emulator.close();
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
@@ -7,6 +7,7 @@ import { runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
+import { busiestWindow, loggedArrivals } from "../support/requestLog";
 import {
   fleetOptions,
   fleetStackNames,
@@ -60,26 +61,6 @@ function options(inventoryTenants = tenants) {
   return { ...base, config };
 }
 
-/** Arrival times (ms since the epoch) of every API request the emulator logged, refused ones included. */
-function arrivals(): number[] {
-  return readFileSync(requestLog, "utf8")
-    .trim()
-    .split("\n")
-    .map((line) => Date.parse((JSON.parse(line) as { time: string }).time))
-    .sort((a, b) => a - b);
-}
-
-/** The most requests that arrived within any one window: each request and those after it, less than a window later. */
-function busiestWindow(times: readonly number[]): number {
-  let most = 0;
-  let first = 0;
-  for (let last = 0; last < times.length; last++) {
-    while ((times[last] ?? 0) - (times[first] ?? 0) >= WINDOW_MS) first++;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
-
 beforeAll(async () => {
   await useEngine();
   emulator = await startTestEmulator({
@@ -111,8 +92,8 @@ describe("a fleet against the published rate limit, without retry hints", () => 
     const organizations = await organizationsByName(serviceClient(emulator));
     for (const entry of tenants) expect(organizations.has(String(entry.name))).toBe(true);
 
-    const times = arrivals();
-    const busiest = busiestWindow(times);
+    const times = loggedArrivals(requestLog);
+    const busiest = busiestWindow(times, WINDOW_MS);
     const stats = await emulator.control<{ requests: number; rateLimited: number; byRoute: Record<string, number> }>(
       "GET",
       "/stats",

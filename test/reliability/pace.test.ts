@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fleetOptions, inventoryOf, tenant, uniqueFleetName } from "../fleet/support";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
+import { busiestWindow } from "../support/requestLog";
 import { eventually, FULL, kill, processesUnder, report } from "./harness";
 
 // The fleet's one live budget at the service's published limit (60 a
@@ -40,18 +41,6 @@ function arrivals(): Arrival[] {
   });
 }
 
-/** The most requests within any window of the service's. */
-function busiestWindow(times: readonly number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  let first = 0;
-  for (let last = 0; last < sorted.length; last++) {
-    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= WINDOW_MS) first++;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
-
 interface PaceFigures {
   requests: number;
   seconds: number;
@@ -65,7 +54,7 @@ function figuresOf(times: readonly number[], rateLimited: number): PaceFigures {
   const sorted = [...times].sort((a, b) => a - b);
   const seconds = ((sorted.at(-1) ?? 0) - (sorted[0] ?? 0)) / 1000;
   const share = (sorted.length - 1) / ((seconds / 60) * PACE);
-  return { requests: sorted.length, seconds, share, busiest: busiestWindow(sorted), rateLimited };
+  return { requests: sorted.length, seconds, share, busiest: busiestWindow(sorted, WINDOW_MS), rateLimited };
 }
 
 async function rateLimitedSoFar(): Promise<number> {
@@ -171,7 +160,7 @@ describe.skipIf(!FULL)("a fleet at the published limit, three shards two at a ti
     );
     report("pace", "up with a shard killed, after the kill", { ...figures });
     expect(figures.rateLimited).toBe(0);
-    expect(busiestWindow(times)).toBeLessThanOrEqual(PUBLISHED_REQUESTS_PER_MINUTE);
+    expect(busiestWindow(times, WINDOW_MS)).toBeLessThanOrEqual(PUBLISHED_REQUESTS_PER_MINUTE);
     // The shards left go on at the pace the killed one's turns no longer take.
     expect(figures.share).toBeGreaterThanOrEqual(LEAST_SHARE);
 

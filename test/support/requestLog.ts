@@ -1,0 +1,28 @@
+import { readFileSync } from "node:fs";
+
+// What the emulator's request log says of a rate: when each request
+// arrived, and the most that arrived within any window, as the service's
+// sliding window counts them.
+
+/** Arrival times (ms since the epoch) of the API requests logged from `from` on, refused ones included, in order. */
+export function loggedArrivals(requestLogFile: string, from = 0): number[] {
+  return readFileSync(requestLogFile, "utf8")
+    .trim()
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => Date.parse((JSON.parse(line) as { time: string }).time))
+    .filter((time) => time >= from)
+    .sort((a, b) => a - b);
+}
+
+/** The most requests that arrived within any `windowMs`: each request and those after it, less than a window later. */
+export function busiestWindow(times: readonly number[], windowMs = 60_000): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < sorted.length; last++) {
+    while ((sorted[last] ?? 0) - (sorted[first] ?? 0) >= windowMs) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
