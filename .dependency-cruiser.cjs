@@ -37,7 +37,7 @@ const ENTRY_POINTS = [
   "^provider/src/index\\.ts$",
   "^provider/src/[^/]+/index\\.ts$",
   "^provider/src/providers/",
-  "^provider/src/fleet/cli\\.ts$",
+  "^provider/src/fleet/cli/main\\.ts$",
   "^provider/src/recovery/cli\\.ts$",
   "^emulator/src/(index|main|cli)\\.ts$",
   "\\.d\\.ts$",

@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { shellWord, shortened, shownPath } from "../../provider/src/cli/shown";
-import { firstErrorLine } from "../../provider/src/fleet/shardJob";
+import { firstErrorLine } from "../../provider/src/fleet/shard/shardJob";
 
 // Messages name files the shortest way and are never cut where their advice is.
 

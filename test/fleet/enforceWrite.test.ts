@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { writtenMoves } from "../../provider/src/fleet/enforceWrite";
+import { writtenMoves } from "../../provider/src/fleet/enforce/write";
 
 // `enforce --write` alone: the moves land in each domain's policy, and every
 // other line of the partner's file (comments, order, flow style) stays.

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { progressSink, summaryTable } from "../../provider/src/fleet/progress";
-import { firstErrorLine } from "../../provider/src/fleet/shardJob";
+import { firstErrorLine } from "../../provider/src/fleet/shard/shardJob";
 
 // What a CI log and a terminal show of a fleet run.
 

@@ -7,7 +7,7 @@ import {
   dmarcPassRate,
   evidenceWindow,
   needsEvidence,
-} from "../../provider/src/fleet/ramp";
+} from "../../provider/src/fleet/enforce/ramp";
 
 // The ramp's decision alone: for each stage, day and evidence, the one move
 // (or hold, with its numbers) the fleet proposes.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { assignShards } from "../../provider/src/fleet/assignment";
-import { type ShardState, shardDigest } from "../../provider/src/fleet/shard";
-import { overviewOf } from "../../provider/src/fleet/shardOverview";
-import { lastUpIn, UP_MARK, upDoneValue, upFailedValue } from "../../provider/src/fleet/upMark";
+import { assignShards } from "../../provider/src/fleet/plan/assignment";
+import { overviewOf } from "../../provider/src/fleet/plan/shardOverview";
+import { type ShardState, shardDigest } from "../../provider/src/fleet/shard/shard";
+import { lastUpIn, UP_MARK, upDoneValue, upFailedValue } from "../../provider/src/fleet/shard/upMark";
 import { inventoryOf, tenant } from "./support";
 
 // A shard's `up` mark, the `dmarc-fleet:up` tag the runner writes once an

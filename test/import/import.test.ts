@@ -5,7 +5,7 @@ import { type Inventory, loadInventory } from "pulumi-dmarc-partner";
 import type { DmarcClient } from "pulumi-dmarc-partner/client";
 import { exitCodeOf, type ImportCommandOptions, runFleet, runImport } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FleetInvocation } from "../../provider/src/fleet/arguments";
+import type { FleetInvocation } from "../../provider/src/fleet/cli/arguments";
 import { inventoryTenantPlan } from "../../provider/src/inventory/declare";
 import { fleetOptions, inventoryOf, serviceClient, uniqueFleetName } from "../fleet/support";
 import { stats } from "../reliability/harness";

@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
 import type { StackRecovery } from "../recovery/shard";
 import { type ProviderSettings, settingsFrom } from "../runtime/config";
-import type { FleetProject } from "./shard";
+import type { FleetProject } from "./shard/shard";
 
 export type FleetCommand = "preview" | "up" | "refresh" | "drift" | "destroy" | "status" | "shards";
 export const FLEET_COMMANDS: readonly FleetCommand[] = [

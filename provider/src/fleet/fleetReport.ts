@@ -1,11 +1,11 @@
-import { type FleetFindings, fleetFindings, type UnmanagedOrganizations } from "./findings";
+import { type FleetFindings, fleetFindings, type UnmanagedOrganizations } from "./findings/findings";
 import type { FleetCommand, FleetOptions } from "./fleetOptions";
-import type { FleetPlan } from "./fleetPlan";
 import type { PaceUse } from "./pacer";
+import type { FleetPlan } from "./plan/fleetPlan";
+import type { ShardOverview } from "./plan/shardOverview";
 import type { ShardResult } from "./result";
-import type { ShardState } from "./shard";
-import type { ShardOverview } from "./shardOverview";
-import type { StepLog } from "./stepLog";
+import type { ShardState } from "./shard/shard";
+import type { StepLog } from "./shard/stepLog";
 
 // A fleet run's report: the shards' overview, every shard's result, the
 // runner's own timing and the findings per tenant.

@@ -4,11 +4,17 @@ export type { Interruption } from "../checkpoint/interruption";
 export type { LeftOutOrganization } from "../discovery/entries";
 export type { ImportedTenant, ImportProgress, ImportReport, ManagedOrganization } from "../discovery/report";
 export { type RecoveryTarget, recoverShard, type ShardRecoveryResult, type StackRecovery } from "../recovery/shard";
-export type { EnforceInvocation, FleetInvocation, ImportInvocation, ReportInvocation } from "./arguments";
-export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./assignment";
-export { main } from "./cli";
-export { FLEET_EXIT, FLEET_SPEC } from "./commandSpec";
-export { enforceExitCode, exitCodeOf } from "./commands";
+export type { EnforceInvocation, FleetInvocation, ImportInvocation, ReportInvocation } from "./cli/arguments";
+export { FLEET_EXIT, FLEET_SPEC } from "./cli/commandSpec";
+export { enforceExitCode, exitCodeOf } from "./cli/commands";
+export {
+  IMPORT_PROGRESS_INTERVAL_MS,
+  type ImportCommandOptions,
+  ImportRefused,
+  importProgressLine,
+  runImport,
+} from "./cli/import";
+export { main } from "./cli/main";
 export {
   type DecisionCounts,
   type DomainDecision,
@@ -16,8 +22,9 @@ export {
   type EnforceReport,
   runEnforce,
   type TenantDecisions,
-} from "./enforce";
-export { enforceMarkdown, enforceText } from "./enforceText";
+} from "./enforce/enforce";
+export { type Decision, decide, dmarcPassRate, type EvidenceRead, type Figures } from "./enforce/ramp";
+export { enforceMarkdown, enforceText } from "./enforce/text";
 export {
   FINDINGS_FORMAT_VERSION,
   type FindingsTotals,
@@ -26,19 +33,11 @@ export {
   type TenantFindings,
   type TenantOffboarding,
   type UnmanagedOrganizations,
-} from "./findings";
-export { COMMENT_LIMIT, type CommentOptions, type CommentSubject, findingsMarkdown } from "./findingsMarkdown";
-export { findingsText } from "./findingsText";
+} from "./findings/findings";
+export { COMMENT_LIMIT, type CommentOptions, type CommentSubject, findingsMarkdown } from "./findings/markdown";
+export { findingsText } from "./findings/text";
 export { FLEET_COMMANDS, type FleetCommand, type FleetOptions } from "./fleetOptions";
 export type { FleetReport, FleetTiming } from "./fleetReport";
-export {
-  IMPORT_PROGRESS_INTERVAL_MS,
-  type ImportCommandOptions,
-  ImportRefused,
-  importProgressLine,
-  runImport,
-} from "./import";
-export { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
 export { FleetPacer, type PaceNow, type PaceUse, startFleetPacer } from "./pacer";
 export { fleetPage, type PageInputs } from "./page/fleetData";
 export { fleetPageHtml } from "./page/html";
@@ -53,9 +52,10 @@ export type {
 } from "./page/model";
 export { buildFleetPage, PAGE_FILE, type PageOptions, writeFleetPage } from "./page/report";
 export { type DomainFacts, PAGE_DAYS, pageDays, readServiceFacts, type ServiceFacts } from "./page/serviceReads";
-export { type Decision, decide, dmarcPassRate, type EvidenceRead, type Figures } from "./ramp";
+export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./plan/assignment";
+export { DEFAULT_MAX_OFFBOARD } from "./plan/offboardingGate";
+export type { ShardOverview } from "./plan/shardOverview";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";
-export type { FleetProject, ShardState } from "./shard";
-export type { ShardOverview } from "./shardOverview";
-export type { PropertyChange } from "./stepLog";
+export type { FleetProject, ShardState } from "./shard/shard";
+export type { PropertyChange } from "./shard/stepLog";

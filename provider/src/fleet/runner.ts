@@ -4,22 +4,22 @@ import type { Plan } from "../api";
 import { formatRate } from "../client";
 import { checkPlans } from "../inventory/declare";
 import { clientFrom } from "../runtime/config";
-import { auditedDriftJobs } from "./auditedDrift";
 import { fallbackShare } from "./budget";
-import type { UnmanagedOrganizations } from "./findings";
+import type { UnmanagedOrganizations } from "./findings/findings";
+import { unmanagedOrganizations } from "./findings/unmanaged";
 import { type FleetCommand, type FleetOptions, type ShardOperation, settingsOf } from "./fleetOptions";
-import { type FleetPlan, planFleet, shardJobs } from "./fleetPlan";
 import { type FleetReport, type FleetTiming, fleetReport } from "./fleetReport";
 import { keepLastReport } from "./lastRun";
 import { type FleetPacer, fleetPace, withFleetPacer } from "./pacer";
+import { auditedDriftJobs } from "./plan/auditedDrift";
+import { type FleetPlan, planFleet, shardJobs } from "./plan/fleetPlan";
+import { concurrencyOf, organizationIdsOf, pulumiCommand, scanFleet } from "./plan/scan";
 import { runPool } from "./pool";
 import { type ProgressSink, progressSink } from "./progress";
 import type { ShardResult } from "./result";
-import { concurrencyOf, organizationIdsOf, pulumiCommand, scanFleet } from "./scan";
-import type { ShardState } from "./shard";
-import { runShardJob, type ShardJob, type ShardJobContext } from "./shardJob";
-import { StepLog } from "./stepLog";
-import { unmanagedOrganizations } from "./unmanaged";
+import type { ShardState } from "./shard/shard";
+import { runShardJob, type ShardJob, type ShardJobContext } from "./shard/shardJob";
+import { StepLog } from "./shard/stepLog";
 
 /**
  * The partner's catalogue, read once for every shard, and checked: an

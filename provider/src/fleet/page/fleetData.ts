@@ -1,9 +1,9 @@
 import { interruptionSummary } from "../../checkpoint/interruption";
 import { type DnsPublishing, domainPolicyOf, type Inventory, type InventoryTenant } from "../../inventory/inventory";
 import { stageName } from "../../inventory/policy";
-import type { TenantFindings } from "../findings";
+import type { TenantFindings } from "../findings/findings";
 import type { FleetReport } from "../fleetReport";
-import type { ShardState } from "../shard";
+import type { ShardState } from "../shard/shard";
 import {
   type AttentionReason,
   FLEET_PAGE_FORMAT_VERSION,

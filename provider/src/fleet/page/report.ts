@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { clientFrom } from "../../runtime/config";
 import { type FleetOptions, settingsOf } from "../fleetOptions";
 import { type KeptReport, lastReport } from "../lastRun";
-import { concurrencyOf, pulumiCommand, scanFleet } from "../scan";
+import { concurrencyOf, pulumiCommand, scanFleet } from "../plan/scan";
 import { fleetPage, type PageInputs } from "./fleetData";
 import { fleetPageHtml } from "./html";
 import type { FleetPage } from "./model";

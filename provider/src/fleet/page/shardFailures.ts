@@ -1,5 +1,5 @@
 import type { FleetReport } from "../fleetReport";
-import type { ShardState } from "../shard";
+import type { ShardState } from "../shard/shard";
 
 // Which shards' last up failed, and why: the shard's `dmarc-fleet:up` tag
 // says whether (every runner on every machine writes it), the last `up`

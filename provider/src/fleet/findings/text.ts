@@ -7,7 +7,7 @@ import {
   propertyText,
   tenantSummary,
   totalsText,
-} from "./findingsPhrases";
+} from "./phrases";
 
 // The findings on a terminal or in a CI log: offboardings first, then every
 // tenant with something to report, its objects one a line, then the totals.

@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent, OpType, StepEventMetadata } from "@pulumi/pulumi/automation";
-import { holdsSecret, resourceName } from "../checkpoint/deployment";
-import { definitionOf } from "../registry";
-import { PROVIDER_KEY } from "../runtime/providerModule";
+import { holdsSecret, resourceName } from "../../checkpoint/deployment";
+import { definitionOf } from "../../registry";
+import { PROVIDER_KEY } from "../../runtime/providerModule";
 import { shortType, tenantKeyOf } from "./tenantHoldings";
 
 // The engine's steps of every shard of a run, as its events give them:

@@ -1,3 +1,4 @@
+import type { ShardResult } from "../result";
 import type { FleetFindings, ObjectChange, TenantFindings } from "./findings";
 import {
   approvalText,
@@ -7,8 +8,7 @@ import {
   propertyText,
   tenantSummary,
   totalsText,
-} from "./findingsPhrases";
-import type { ShardResult } from "./result";
+} from "./phrases";
 
 // The findings as the body of a pull-request comment: alerts for what must
 // not be missed, a summary table, then one collapsible section per tenant,

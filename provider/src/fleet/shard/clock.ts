@@ -1,6 +1,6 @@
 import type { EngineEvent, OpMap } from "@pulumi/pulumi/automation";
-import { isProviderType } from "../checkpoint/deployment";
-import type { ShardTiming } from "./result";
+import { isProviderType } from "../../checkpoint/deployment";
+import type { ShardTiming } from "../result";
 
 /**
  * What the engine's events said of one operation: when it reached its first

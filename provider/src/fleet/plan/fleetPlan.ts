@@ -1,10 +1,10 @@
+import type { FleetCommand, FleetOptions, ShardOperation } from "../fleetOptions";
+import { type ShardResult, shardResult } from "../result";
+import { excludeUnsupported } from "../shard/automation";
+import type { ShardState } from "../shard/shard";
+import type { ShardJob } from "../shard/shardJob";
 import { assignShards, DEFAULT_SHARD_SIZE, type Shard } from "./assignment";
-import { excludeUnsupported } from "./automation";
-import type { FleetCommand, FleetOptions, ShardOperation } from "./fleetOptions";
 import { DEFAULT_MAX_OFFBOARD, gateOffboarding, type LeavingTenant, type OffboardingDecision } from "./offboardingGate";
-import { type ShardResult, shardResult } from "./result";
-import type { ShardState } from "./shard";
-import type { ShardJob } from "./shardJob";
 import { overviewOf, type ShardOverview } from "./shardOverview";
 
 // What one run does to which shard, decided before any shard runs: the

@@ -1,4 +1,4 @@
-import { UsageError, usageText } from "../cli/options";
+import { UsageError, usageText } from "../../cli/options";
 import {
   type EnforceInvocation,
   type FleetInvocation,

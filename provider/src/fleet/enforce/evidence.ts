@@ -1,4 +1,4 @@
-import type { DmarcClient } from "../client";
+import type { DmarcClient } from "../../client";
 import type { EvidenceRead } from "./ramp";
 
 // The ramp's evidence, read in as few requests as the service allows: the

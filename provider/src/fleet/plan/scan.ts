@@ -1,13 +1,13 @@
 import { availableParallelism } from "node:os";
 import { LocalWorkspace, PulumiCommand, type StackSummary } from "@pulumi/pulumi/automation";
-import { fileBackendFolder, projectStackNames } from "../checkpoint/fileBackend";
-import { brokenCheckpoints } from "../checkpoint/repair";
+import { fileBackendFolder, projectStackNames } from "../../checkpoint/fileBackend";
+import { brokenCheckpoints } from "../../checkpoint/repair";
+import type { FleetOptions } from "../fleetOptions";
+import { runPool } from "../pool";
+import { checkedAtIn, driftFoundIn } from "../shard/driftMark";
+import { type ShardState, shardStateOf, workspaceOptions } from "../shard/shard";
+import { lastUpIn } from "../shard/upMark";
 import { shardNumber } from "./assignment";
-import { checkedAtIn, driftFoundIn } from "./driftMark";
-import type { FleetOptions } from "./fleetOptions";
-import { runPool } from "./pool";
-import { type ShardState, shardStateOf, workspaceOptions } from "./shard";
-import { lastUpIn } from "./upMark";
 
 // What the backend holds of a fleet: each shard stack's state, read with
 // one CLI and no engine operation. The runner starts from it; the import

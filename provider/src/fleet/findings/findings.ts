@@ -1,8 +1,8 @@
-import type { InventoryTombstone } from "../inventory/inventory";
-import type { TenantOnDelete } from "../tenant/tenant";
-import { type Approval, deleteEffect, OFFBOARDING_EFFECTS, type OffboardingDecision } from "./offboardingGate";
-import type { PropertyChange, ResourceStep, StepKind } from "./stepLog";
-import { isTenantType } from "./tenantHoldings";
+import type { InventoryTombstone } from "../../inventory/inventory";
+import type { TenantOnDelete } from "../../tenant/tenant";
+import { type Approval, deleteEffect, OFFBOARDING_EFFECTS, type OffboardingDecision } from "../plan/offboardingGate";
+import type { PropertyChange, ResourceStep, StepKind } from "../shard/stepLog";
+import { isTenantType } from "../shard/tenantHoldings";
 
 // What a fleet command learns per tenant (the planned or applied steps, the
 // offboardings and their approval, drift) as one structure; the terminal

@@ -8,13 +8,13 @@ import {
   stringOption,
   UsageError,
   wholeNumber,
-} from "../cli/options";
-import { type Inventory, loadInventory } from "../inventory/inventory";
-import { recoverShard } from "../recovery/shard";
-import { TenantOnDelete } from "../tenant/schema";
+} from "../../cli/options";
+import { type Inventory, loadInventory } from "../../inventory/inventory";
+import { recoverShard } from "../../recovery/shard";
+import { TenantOnDelete } from "../../tenant/schema";
+import type { EnforceOptions } from "../enforce/enforce";
+import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, settingsOf } from "../fleetOptions";
 import { ENFORCE_COMMAND, FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES, REPORT_COMMAND } from "./commandSpec";
-import type { EnforceOptions } from "./enforce";
-import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, settingsOf } from "./fleetOptions";
 import type { ImportCommandOptions } from "./import";
 
 // `dmarc-fleet`'s command line read into what a command runs with: the

@@ -1,4 +1,4 @@
-import type { DmarcClient } from "../client";
+import type { DmarcClient } from "../../client";
 import type { UnmanagedOrganizations } from "./findings";
 
 /**

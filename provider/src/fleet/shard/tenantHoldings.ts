@@ -1,6 +1,6 @@
-import { resourceName, type StateResource } from "../checkpoint/deployment";
-import { dmarcTypeName } from "../runtime/typeToken";
-import { EXAMPLE_TENANT_TYPE, TENANT_TYPE, type TenantOnDelete } from "../tenant/tenant";
+import { resourceName, type StateResource } from "../../checkpoint/deployment";
+import { dmarcTypeName } from "../../runtime/typeToken";
+import { EXAMPLE_TENANT_TYPE, TENANT_TYPE, type TenantOnDelete } from "../../tenant/tenant";
 
 // What a shard's state holds of each tenant: the objects a run would delete
 // when the tenant leaves, what its `onDelete` was when last deployed, and

@@ -1,8 +1,8 @@
-import type { AuditLogCategory } from "../api";
-import type { DmarcClient } from "../client";
-import { type ShardResult, shardResult } from "./result";
+import type { AuditLogCategory } from "../../api";
+import type { DmarcClient } from "../../client";
+import { type ShardResult, shardResult } from "../result";
+import type { ShardJob } from "../shard/shardJob";
 import { organizationIdsOf } from "./scan";
-import type { ShardJob } from "./shardJob";
 
 // `drift --audit-log`: a shard is refreshed only when the service's audit log
 // shows a change to one of its organisations since the shard was last found

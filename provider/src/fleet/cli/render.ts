@@ -1,9 +1,9 @@
 import { writeFileSync } from "node:fs";
-import { findingsMarkdown } from "./findingsMarkdown";
-import { findingsText } from "./findingsText";
-import type { FleetCommand } from "./fleetOptions";
-import type { FleetReport } from "./fleetReport";
-import { summaryTable } from "./progress";
+import { findingsMarkdown } from "../findings/markdown";
+import { findingsText } from "../findings/text";
+import type { FleetCommand } from "../fleetOptions";
+import type { FleetReport } from "../fleetReport";
+import { summaryTable } from "../progress";
 
 // A fleet command's report as `dmarc-fleet` prints it: the overview of the
 // shards, the summary and findings per tenant, JSON, the pull-request comment.

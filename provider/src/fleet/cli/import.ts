@@ -1,16 +1,16 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Writable } from "node:stream";
-import { shownPath } from "../cli/shown";
-import { ImportIncomplete, importAccount } from "../discovery/importer";
-import type { ImportProgress, ImportReport } from "../discovery/report";
-import { type Inventory, loadInventory } from "../inventory/inventory";
-import { readTextIfAny } from "../runtime/readText";
-import type { TenantOnDelete } from "../tenant/tenant";
-import { type FleetOptions, settingsOf } from "./fleetOptions";
-import { withFleetPacer } from "./pacer";
-import { duration } from "./progress";
-import { fleetHoldings } from "./scan";
+import { shownPath } from "../../cli/shown";
+import { ImportIncomplete, importAccount } from "../../discovery/importer";
+import type { ImportProgress, ImportReport } from "../../discovery/report";
+import { type Inventory, loadInventory } from "../../inventory/inventory";
+import { readTextIfAny } from "../../runtime/readText";
+import type { TenantOnDelete } from "../../tenant/tenant";
+import { type FleetOptions, settingsOf } from "../fleetOptions";
+import { withFleetPacer } from "../pacer";
+import { fleetHoldings } from "../plan/scan";
+import { duration } from "../progress";
 
 // `dmarc-fleet import`: the partner's account written as inventory entries
 // for this fleet. It reads the service and the fleet's shard stacks, changes

@@ -1,8 +1,8 @@
-import { interruptionSummary } from "../checkpoint/interruption";
+import { interruptionSummary } from "../../checkpoint/interruption";
+import type { FleetOptions } from "../fleetOptions";
+import { type ShardState, shardDigest } from "../shard/shard";
+import type { LastUp } from "../shard/upMark";
 import type { Shard } from "./assignment";
-import type { FleetOptions } from "./fleetOptions";
-import { type ShardState, shardDigest } from "./shard";
-import type { LastUp } from "./upMark";
 
 // What `shards` and `status` say of one shard, read off its state before
 // anything runs: the plan and the report both carry it.

@@ -1,6 +1,6 @@
-import type { InventoryTombstone } from "../inventory/inventory";
-import type { TenantOnDelete } from "../tenant/tenant";
-import type { HeldObject, TenantHolding } from "./tenantHoldings";
+import type { InventoryTombstone } from "../../inventory/inventory";
+import type { TenantOnDelete } from "../../tenant/tenant";
+import type { HeldObject, TenantHolding } from "../shard/tenantHoldings";
 
 // A tenant deployed in a shard but missing from the inventory is a question,
 // not an order: the run offboards it only when the inventory tombstones it

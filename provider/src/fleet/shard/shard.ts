@@ -11,20 +11,20 @@ import {
   StackAlreadyExistsError,
   StackNotFoundError,
 } from "@pulumi/pulumi/automation";
-import type { Plan } from "../api";
-import { type Deployment, resourceName, resourcesOf } from "../checkpoint/deployment";
-import { type Interruption, interruptionOf } from "../checkpoint/interruption";
-import { type DeclareOptions, declareTenants, inventoryTenantPlan } from "../inventory/declare";
+import type { Plan } from "../../api";
+import { type Deployment, resourceName, resourcesOf } from "../../checkpoint/deployment";
+import { type Interruption, interruptionOf } from "../../checkpoint/interruption";
+import { type DeclareOptions, declareTenants, inventoryTenantPlan } from "../../inventory/declare";
 import {
   type DnsPublishing,
   domainPolicyOf,
   type Inventory,
   InventoryError,
   type InventoryTenant,
-} from "../inventory/inventory";
-import { stageName } from "../inventory/policy";
-import { publisherDigest } from "../inventory/publisher";
-import { readTextIfAny } from "../runtime/readText";
+} from "../../inventory/inventory";
+import { stageName } from "../../inventory/policy";
+import { publisherDigest } from "../../inventory/publisher";
+import { readTextIfAny } from "../../runtime/readText";
 import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
 import type { LastUp } from "./upMark";
 
@@ -50,7 +50,9 @@ export interface FleetProject {
 }
 
 function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+  const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "package.json"), "utf8")) as {
+    version: string;
+  };
   return manifest.version;
 }
 

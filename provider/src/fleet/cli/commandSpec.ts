@@ -1,14 +1,14 @@
-import type { CommandSpec } from "../cli/options";
-import { DEFAULT_IMPORT_ON_DELETE } from "../discovery/importer";
-import { TenantOnDelete } from "../tenant/schema";
-import { DEFAULT_SHARD_SIZE } from "./assignment";
-import { DEFAULT_AUDIT_LOG_MARGIN_SECONDS } from "./auditedDrift";
-import { COMMENT_LIMIT } from "./findingsMarkdown";
-import { FLEET_COMMANDS } from "./fleetOptions";
-import { DEFAULT_MAX_OFFBOARD } from "./offboardingGate";
+import type { CommandSpec } from "../../cli/options";
+import { DEFAULT_IMPORT_ON_DELETE } from "../../discovery/importer";
+import { TenantOnDelete } from "../../tenant/schema";
+import { COMMENT_LIMIT } from "../findings/markdown";
+import { FLEET_COMMANDS } from "../fleetOptions";
+import { DEFAULT_SHARD_SIZE } from "../plan/assignment";
+import { DEFAULT_AUDIT_LOG_MARGIN_SECONDS } from "../plan/auditedDrift";
+import { DEFAULT_MAX_OFFBOARD } from "../plan/offboardingGate";
 
 // `dmarc-fleet`'s command line as one table: its commands, options, usage
-// text and exit codes. Reading it is arguments.ts's job, running it cli.ts's.
+// text and exit codes. Reading it is arguments.ts's job, running it main.ts's.
 
 /**
  * `dmarc-fleet`'s exit codes; every code a run can end with is here, and the

@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
-import { requestsSent } from "../client";
-import { domainPolicyOf, type Inventory, parseInventory } from "../inventory/inventory";
-import { clientFrom, type ProviderSettings } from "../runtime/config";
-import { writtenMoves } from "./enforceWrite";
+import { requestsSent } from "../../client";
+import { domainPolicyOf, type Inventory, parseInventory } from "../../inventory/inventory";
+import { clientFrom, type ProviderSettings } from "../../runtime/config";
 import { type EvidenceAsk, readEvidence } from "./evidence";
 import { type Decision, decide, type EvidenceRead, evidenceWindow, MOVES, needsEvidence } from "./ramp";
+import { writtenMoves } from "./write";
 
 // `dmarc-fleet enforce`: the policy moves the evidence supports, proposed
 // per domain and, with `--write`, written into the inventory. It publishes

@@ -1,7 +1,7 @@
-import { shortened } from "../cli/shown";
-import { policyText, withoutPolicyTags } from "../inventory/policy";
+import { shortened } from "../../cli/shown";
+import { policyText, withoutPolicyTags } from "../../inventory/policy";
+import type { PropertyChange, StepKind } from "../shard/stepLog";
 import type { FindingsTotals, ObjectChange, TenantFindings } from "./findings";
-import type { PropertyChange, StepKind } from "./stepLog";
 
 // The words the terminal summary and the pull-request comment share, so the
 // two views of the findings say the same thing the same way.

@@ -1,17 +1,17 @@
 import { writeFileSync } from "node:fs";
-import { type ExitCode, UsageError } from "../cli/options";
-import { type ImportReport, importSummary } from "../discovery/report";
-import { InventoryError } from "../inventory/inventory";
+import { type ExitCode, UsageError } from "../../cli/options";
+import { type ImportReport, importSummary } from "../../discovery/report";
+import { InventoryError } from "../../inventory/inventory";
+import { type EnforceReport, movesCount, runEnforce } from "../enforce/enforce";
+import { enforceMarkdown, enforceText } from "../enforce/text";
+import type { FleetReport } from "../fleetReport";
+import type { FleetPage } from "../page/model";
+import { buildFleetPage, writeFleetPage } from "../page/report";
+import { runFleet } from "../runner";
 import type { EnforceInvocation, FleetInvocation, ImportInvocation, ReportInvocation } from "./arguments";
 import { ENFORCE_COMMAND, FLEET_EXIT, IMPORT_COMMAND, REPORT_COMMAND } from "./commandSpec";
-import { type EnforceReport, movesCount, runEnforce } from "./enforce";
-import { enforceMarkdown, enforceText } from "./enforceText";
-import type { FleetReport } from "./fleetReport";
 import { ImportRefused, runImport } from "./import";
-import type { FleetPage } from "./page/model";
-import { buildFleetPage, writeFleetPage } from "./page/report";
 import { printReport, writeComment } from "./render";
-import { runFleet } from "./runner";
 
 // Each of `dmarc-fleet`'s commands once its arguments are read: runs it,
 // prints its report, and answers its exit code.
