@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  formatRate,
   type PacerAddress,
   type Pacing,
   pacingFor,
@@ -14,6 +15,8 @@ import {
 } from "../client";
 import { clientOptionsFrom, PACER_ENV } from "../runtime/config";
 import { type FleetOptions, settingsOf } from "./fleetOptions";
+import type { ProgressSink } from "./progress";
+import type { ShardResult } from "./result";
 
 // The fleet's one request budget, live: a pacer the runner holds for the run,
 // on a loopback port of its own, from which every shard's provider process
@@ -175,4 +178,28 @@ export async function startFleetPacer(perMinute: number): Promise<FleetPacer> {
   const pacer = new FleetPacer(perMinute);
   await pacer.start();
   return pacer;
+}
+
+/** How often the progress says the fleet's pace and how much of it is in use. */
+const PACE_LINE_INTERVAL_MS = 30_000;
+
+/** Says now and then, while the shards run, the pace and its use: `requests: 57/min of 57 in use, 12 waiting`. */
+export function paceLines(pacer: FleetPacer, progress: ProgressSink): () => void {
+  const timer = setInterval(() => {
+    const { perMinute, inUse, waiting } = pacer.now();
+    if (inUse > 0 || waiting > 0) {
+      progress.note("requests", `${inUse}/min of ${formatRate(perMinute)} in use, ${waiting} waiting`);
+    }
+  }, PACE_LINE_INTERVAL_MS).unref();
+  return () => clearInterval(timer);
+}
+
+/** What the run's pacer counted: the pace's use, and the requests per tenant of the shards that ran. */
+export function paceOf(
+  pacer: FleetPacer,
+  results: readonly ShardResult[],
+): { pace: PaceUse; requestsPerTenant?: number } {
+  const pace = pacer.use();
+  const tenants = results.reduce((sum, result) => sum + result.tenants, 0);
+  return { pace, ...(tenants > 0 ? { requestsPerTenant: Math.round((pace.requests / tenants) * 100) / 100 } : {}) };
 }

@@ -1,78 +1,25 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Plan } from "../api";
 import { formatRate } from "../client";
-import { checkPlans } from "../inventory/declare";
-import { clientFrom } from "../runtime/config";
 import { fallbackShare } from "./budget";
-import type { UnmanagedOrganizations } from "./findings/findings";
-import { unmanagedOrganizations } from "./findings/unmanaged";
-import { type FleetCommand, type FleetOptions, type ShardOperation, settingsOf } from "./fleetOptions";
+import { accountCensus } from "./findings/unmanaged";
+import type { FleetCommand, FleetOptions } from "./fleetOptions";
 import { type FleetReport, type FleetTiming, fleetReport } from "./fleetReport";
 import { keepLastReport } from "./lastRun";
-import { type FleetPacer, fleetPace, withFleetPacer } from "./pacer";
-import { auditedDriftJobs } from "./plan/auditedDrift";
-import { type FleetPlan, planFleet, shardJobs } from "./plan/fleetPlan";
-import { concurrencyOf, organizationIdsOf, pulumiCommand, scanFleet } from "./plan/scan";
+import { type FleetPacer, fleetPace, paceLines, paceOf, withFleetPacer } from "./pacer";
+import { checkedCatalogue } from "./plan/catalogue";
+import { jobsToRun, planFleet } from "./plan/fleetPlan";
+import { concurrencyOf, pulumiCommand, scanFleet } from "./plan/scan";
 import { runPool } from "./pool";
-import { type ProgressSink, progressSink } from "./progress";
+import { progressSink } from "./progress";
 import type { ShardResult } from "./result";
-import type { ShardState } from "./shard/shard";
 import { runShardJob, type ShardJob, type ShardJobContext } from "./shard/shardJob";
 import { StepLog } from "./shard/stepLog";
-
-/**
- * The partner's catalogue, read once for every shard, and checked: an
- * inventory naming plans it cannot price is refused before any shard runs.
- * Handed to the shards' programs, so they send no request of their own.
- */
-async function checkedCatalogue(options: FleetOptions): Promise<Plan[] | undefined> {
-  if (options.inventory.tenants.length === 0) return undefined;
-  const plans = await clientFrom(settingsOf(options)).listPlans();
-  checkPlans(options.inventory, plans);
-  return plans;
-}
-
-/** The account's organisations that no shard's state holds (drift). */
-async function accountCensus(
-  options: FleetOptions,
-  states: ReadonlyMap<number, ShardState>,
-): Promise<UnmanagedOrganizations> {
-  const managed = new Set([...states.values()].flatMap(organizationIdsOf));
-  return unmanagedOrganizations(clientFrom(settingsOf(options)), managed);
-}
-
-/** The shard jobs of the run; with `drift --audit-log`, only those the audit log asks for. */
-async function jobsToRun(
-  command: ShardOperation,
-  options: FleetOptions,
-  plan: FleetPlan,
-  states: ReadonlyMap<number, ShardState>,
-): Promise<{ jobs: ShardJob[]; skipped: ShardResult[] }> {
-  const planned = shardJobs(command, options, plan, states);
-  if (command !== "drift" || !options.auditLog) return planned;
-  const audited = await auditedDriftJobs(clientFrom(settingsOf(options)), planned.jobs, options.auditLogMarginSeconds);
-  return { jobs: audited.jobs, skipped: [...planned.skipped, ...audited.skipped] };
-}
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number }> {
   const start = performance.now();
   const value = await work();
   return { value, seconds: (performance.now() - start) / 1000 };
-}
-
-/** How often the progress says the fleet's pace and how much of it is in use. */
-const PACE_LINE_INTERVAL_MS = 30_000;
-
-/** Says now and then, while the shards run, the pace and its use: `requests: 57/min of 57 in use, 12 waiting`. */
-function paceLines(pacer: FleetPacer, progress: ProgressSink): () => void {
-  const timer = setInterval(() => {
-    const { perMinute, inUse, waiting } = pacer.now();
-    if (inUse > 0 || waiting > 0) {
-      progress.note("requests", `${inUse}/min of ${formatRate(perMinute)} in use, ${waiting} waiting`);
-    }
-  }, PACE_LINE_INTERVAL_MS).unref();
-  return () => clearInterval(timer);
 }
 
 /**
@@ -105,13 +52,6 @@ async function runJobs(
   const results = await runPool(jobs, concurrency, (job) => runShardJob(context, job)).finally(stopLines);
   progress.close();
   return results;
-}
-
-/** What the run's pacer counted: the pace's use, and the requests per tenant of the shards that ran. */
-function paceOf(pacer: FleetPacer, results: readonly ShardResult[]): Pick<FleetReport, "pace" | "requestsPerTenant"> {
-  const pace = pacer.use();
-  const tenants = results.reduce((sum, result) => sum + result.tenants, 0);
-  return { pace, ...(tenants > 0 ? { requestsPerTenant: Math.round((pace.requests / tenants) * 100) / 100 } : {}) };
 }
 
 /**

@@ -1,4 +1,8 @@
 import type { DmarcClient } from "../../client";
+import { clientFrom } from "../../runtime/config";
+import { type FleetOptions, settingsOf } from "../fleetOptions";
+import { organizationIdsOf } from "../plan/scan";
+import type { ShardState } from "../shard/shard";
 import type { UnmanagedOrganizations } from "./findings";
 
 /**
@@ -6,7 +10,7 @@ import type { UnmanagedOrganizations } from "./findings";
  * ids the shards' states hold: those no shard manages are organisations
  * made outside the fleet, or kept by an offboarding with `onDelete: keep`.
  */
-export async function unmanagedOrganizations(
+async function unmanagedOrganizations(
   client: DmarcClient,
   managedIds: ReadonlySet<string>,
 ): Promise<UnmanagedOrganizations> {
@@ -16,4 +20,13 @@ export async function unmanagedOrganizations(
     .map((organization) => ({ id: organization.id, name: organization.name }))
     .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   return { managed: organizations.length - unmanaged.length, total: organizations.length, organizations: unmanaged };
+}
+
+/** The account's organisations that no shard's state holds (drift). */
+export async function accountCensus(
+  options: FleetOptions,
+  states: ReadonlyMap<number, ShardState>,
+): Promise<UnmanagedOrganizations> {
+  const managed = new Set([...states.values()].flatMap(organizationIdsOf));
+  return unmanagedOrganizations(clientFrom(settingsOf(options)), managed);
 }

@@ -1,9 +1,11 @@
-import type { FleetCommand, FleetOptions, ShardOperation } from "../fleetOptions";
+import { clientFrom } from "../../runtime/config";
+import { type FleetCommand, type FleetOptions, type ShardOperation, settingsOf } from "../fleetOptions";
 import { type ShardResult, shardResult } from "../result";
 import { excludeUnsupported } from "../shard/automation";
 import type { ShardState } from "../shard/shard";
 import type { ShardJob } from "../shard/shardJob";
 import { assignShards, DEFAULT_SHARD_SIZE, type Shard } from "./assignment";
+import { auditedDriftJobs } from "./auditedDrift";
 import { DEFAULT_MAX_OFFBOARD, gateOffboarding, type LeavingTenant, type OffboardingDecision } from "./offboardingGate";
 import { overviewOf, type ShardOverview } from "./shardOverview";
 
@@ -101,4 +103,17 @@ export function shardJobs(
     }
   }
   return { jobs, skipped };
+}
+
+/** The shard jobs of the run; with `drift --audit-log`, only those the audit log asks for. */
+export async function jobsToRun(
+  command: ShardOperation,
+  options: FleetOptions,
+  plan: FleetPlan,
+  states: ReadonlyMap<number, ShardState>,
+): Promise<{ jobs: ShardJob[]; skipped: ShardResult[] }> {
+  const planned = shardJobs(command, options, plan, states);
+  if (command !== "drift" || !options.auditLog) return planned;
+  const audited = await auditedDriftJobs(clientFrom(settingsOf(options)), planned.jobs, options.auditLogMarginSeconds);
+  return { jobs: audited.jobs, skipped: [...planned.skipped, ...audited.skipped] };
 }
