@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CLIENT_DEFAULTS, createClient, DmarcConfigError, pacingFor } from "../../provider/src/client";
-import { Pacer } from "../../provider/src/client/pacing";
+import { Pacer } from "../../provider/src/client/pace/pacing";
 import { REDACTED, redact, rememberSecret } from "../../provider/src/client/redaction";
 import {
   backoffDelayMs,

@@ -5,11 +5,11 @@ import { TokenResponse } from "../api";
 import { DmarcClient } from "./client";
 import { ClientCredentialsToken, credentialIdentity, StaticToken, type TokenSource } from "./credentials";
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from "./options";
-import { sharedPacer } from "./pacing";
+import { sharedPacer } from "./pace/pacing";
+import type { TurnSource } from "./pace/turns";
 import { rememberSecret } from "./redaction";
 import { Requester } from "./requester";
 import { closePools } from "./transport";
-import type { TurnSource } from "./turns";
 
 export { DmarcClient } from "./client";
 export {
@@ -31,9 +31,10 @@ export {
   PUBLISHED_REQUESTS_PER_MINUTE,
   pacingFor,
 } from "./options";
-export { formatRate } from "./pacing";
+export { formatRate } from "./pace/pacing";
+export { type PacerAddress, PacerUnreachable, RemoteTurns, TURN_PATH, type TurnAnswer } from "./pace/remoteTurns";
+export { SpacedTurns, type TurnSource, WINDOW_MS } from "./pace/turns";
 export { redact } from "./redaction";
-export { type PacerAddress, PacerUnreachable, RemoteTurns, TURN_PATH, type TurnAnswer } from "./remoteTurns";
 export {
   ALL_REPORT_TYPES,
   DOMAINS_PER_REQUEST,
@@ -43,7 +44,6 @@ export {
   type VolumeQuery,
   type VolumeRow,
 } from "./reports";
-export { SpacedTurns, type TurnSource, WINDOW_MS } from "./turns";
 
 const clients = new Map<string, DmarcClient>();
 const tokenSources = new Map<string, TokenSource>();

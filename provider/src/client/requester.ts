@@ -12,7 +12,7 @@ import {
 } from "./errors";
 import { noticeLine, seconds } from "./notice";
 import type { ResolvedOptions } from "./options";
-import type { Pacer } from "./pacing";
+import type { Pacer } from "./pace/pacing";
 import { redact } from "./redaction";
 import {
   boundedDelayMs,

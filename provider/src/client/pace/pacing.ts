@@ -1,5 +1,5 @@
-import { noticeLine } from "./notice";
-import { CLIENT_DEFAULTS } from "./options";
+import { noticeLine } from "../notice";
+import { CLIENT_DEFAULTS } from "../options";
 import { SpacedTurns, type TurnSource } from "./turns";
 
 // Keeps a large deployment under the service's rate limit instead of bouncing
