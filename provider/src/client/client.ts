@@ -36,7 +36,8 @@ import {
   Webhook,
   WebhookWithSecret,
 } from "../api";
-import { type ListScope, ReadBatcher } from "./coalescing";
+import { type ListScope, ReadBatcher } from "./batching/coalescing";
+import { type GatheredCall, Gatherer } from "./batching/gathering";
 import {
   type DmarcApiError,
   isNotFound,
@@ -44,7 +45,6 @@ import {
   OutcomeUnknownError,
   refusesOrganization,
 } from "./errors";
-import { type GatheredCall, Gatherer } from "./gathering";
 import { collectPages, PAGE_SIZE, type Page } from "./pagination";
 import { rememberSecret } from "./redaction";
 import {
@@ -61,7 +61,7 @@ import type { Requester } from "./requester";
 // Reads answer undefined for a missing object and deletes answer false, so
 // the resources can tell "gone" from "failed" without inspecting errors.
 // The `read*` methods answer from list calls shared by every reader of this
-// client (./coalescing.ts), never older than this client's last write to that
+// client (./batching/coalescing.ts), never older than this client's last write to that
 // list; every state-changing call names the lists it makes stale. `get*` and
 // `list*` send their own request each time.
 
@@ -321,7 +321,7 @@ export class DmarcClient {
 
   /**
    * Creates of one organisation's domains go out as one
-   * `POST /v1/domains/batch` (./gathering.ts); one alone is a plain create.
+   * `POST /v1/domains/batch` (./batching/gathering.ts); one alone is a plain create.
    * `together`: how many domains of the organisation the caller declares
    * together, this one included; the create then waits until each is heard
    * of (a create, or {@link domainDeclared}) rather than for a window.

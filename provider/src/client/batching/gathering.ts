@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { DmarcApiError } from "./errors";
+import { DmarcApiError } from "../errors";
 
 // Creates sent together. At 60 requests a minute every request is a second of
 // a partner's pipeline, and a tenant declares its domains together: they go

@@ -1,4 +1,4 @@
-import { isNotFound } from "./errors";
+import { isNotFound } from "../errors";
 
 // Reads answered from list calls. During `pulumi refresh` the engine asks for
 // every resource at once; most of them are items of a few lists (an
