@@ -45,8 +45,6 @@ import {
   OutcomeUnknownError,
   refusesOrganization,
 } from "./errors";
-import { collectPages, PAGE_SIZE, type Page } from "./pagination";
-import { rememberSecret } from "./redaction";
 import {
   type PassRate,
   type ReportQuery,
@@ -54,7 +52,9 @@ import {
   ReportReads,
   type VolumeQuery,
   type VolumeRow,
-} from "./reports";
+} from "./families/reports";
+import { collectPages, PAGE_SIZE, type Page } from "./pagination";
+import { rememberSecret } from "./redaction";
 import type { Requester } from "./requester";
 
 // One typed method per route (paths: ../shared/api/README.md, section 5).
@@ -606,7 +606,7 @@ export class DmarcClient {
     return page.totalCount ?? page.data.length;
   }
 
-  // Aggregate reports and the domain overview (./reports.ts)
+  // Aggregate reports and the domain overview (./families/reports.ts)
 
   /** Pass rates of the domains over whole days, across organisations, up to 100 domains a request. */
   authPassRates(query: ReportQuery): Promise<PassRate[]> {

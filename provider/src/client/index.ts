@@ -21,6 +21,15 @@ export {
   OrganizationGoneError,
   OutcomeUnknownError,
 } from "./errors";
+export {
+  ALL_REPORT_TYPES,
+  DOMAINS_PER_REQUEST,
+  type PassRate,
+  type ReportQuery,
+  type ReportRange,
+  type VolumeQuery,
+  type VolumeRow,
+} from "./families/reports";
 export { NOTICE_PREFIX } from "./notice";
 export {
   CLIENT_DEFAULTS,
@@ -35,15 +44,6 @@ export { formatRate } from "./pace/pacing";
 export { type PacerAddress, PacerUnreachable, RemoteTurns, TURN_PATH, type TurnAnswer } from "./pace/remoteTurns";
 export { SpacedTurns, type TurnSource, WINDOW_MS } from "./pace/turns";
 export { redact } from "./redaction";
-export {
-  ALL_REPORT_TYPES,
-  DOMAINS_PER_REQUEST,
-  type PassRate,
-  type ReportQuery,
-  type ReportRange,
-  type VolumeQuery,
-  type VolumeRow,
-} from "./reports";
 
 const clients = new Map<string, DmarcClient>();
 const tokenSources = new Map<string, TokenSource>();

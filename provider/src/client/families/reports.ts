@@ -12,10 +12,10 @@ import {
   type VolumeHistoryRequest,
   type VolumeHistoryRow,
   type VolumePeriod,
-} from "../api";
-import { DmarcConfigError } from "./errors";
-import { collectPages, PAGE_SIZE, type Page } from "./pagination";
-import type { Requester } from "./requester";
+} from "../../api";
+import { DmarcConfigError } from "../errors";
+import { collectPages, PAGE_SIZE, type Page } from "../pagination";
+import type { Requester } from "../requester";
 
 // The evidence a policy ramp reads: pass rates, volumes and the overview.
 // The pass-rate and volume routes name domains and no organisation, so a
