@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   type AssignSubscriptionRequest,
   type AuditLogCategory,
@@ -16,11 +15,9 @@ import {
   DomainList,
   type DomainOverview,
   type InviteUserRequest,
-  listOf,
   MagicLink,
   type MagicLinkRequest,
-  Organization,
-  OrganizationList,
+  type Organization,
   type Plan,
   PlanList,
   type RevokeOrganizationAccessRequest,
@@ -38,13 +35,10 @@ import {
 } from "../api";
 import { type ListScope, ReadBatcher } from "./batching/coalescing";
 import { type GatheredCall, Gatherer } from "./batching/gathering";
-import {
-  type DmarcApiError,
-  isNotFound,
-  OrganizationGoneError,
-  OutcomeUnknownError,
-  refusesOrganization,
-} from "./errors";
+import { isNotFound, OutcomeUnknownError } from "./errors";
+import { deleted, listArrayOrPages, listPages, segment, unlessNotFound, withQuery } from "./families/common";
+import { domainsAndGroupsOf, domainsOf, groupsOf, subscriptionsOf, webhooksOf } from "./families/listScopes";
+import { OrganizationCalls } from "./families/organizations";
 import {
   type PassRate,
   type ReportQuery,
@@ -53,7 +47,6 @@ import {
   type VolumeQuery,
   type VolumeRow,
 } from "./families/reports";
-import { collectPages, PAGE_SIZE, type Page } from "./pagination";
 import { rememberSecret } from "./redaction";
 import type { Requester } from "./requester";
 
@@ -65,46 +58,11 @@ import type { Requester } from "./requester";
 // list; every state-changing call names the lists it makes stale. `get*` and
 // `list*` send their own request each time.
 
-const segment = encodeURIComponent;
-
-function withQuery(path: string, query: Record<string, string | number>): string {
-  const search = new URLSearchParams(
-    Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
-  );
-  return `${path}?${search}`;
-}
-
-async function unlessNotFound<T>(pending: Promise<T>): Promise<T | undefined> {
-  try {
-    return await pending;
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
-async function deleted(pending: Promise<void>): Promise<boolean> {
-  try {
-    await pending;
-    return true;
-  } catch (error) {
-    if (isNotFound(error)) return false;
-    throw error;
-  }
-}
-
-const PARTNER: ListScope = { family: "organizations", owner: "" };
-const groupsOf = (organizationId: string): ListScope => ({ family: "domainGroups", owner: organizationId });
-const domainsOf = (organizationId: string): ListScope => ({ family: "domains", owner: organizationId });
-const webhooksOf = (ownerId: string): ListScope => ({ family: "webhooks", owner: ownerId });
-const subscriptionsOf = (organizationId: string): ListScope => ({ family: "subscriptions", owner: organizationId });
-/** A domain's group lists its domains, and a domain names its group. */
-const domainsAndGroupsOf = (organizationId: string) => [domainsOf(organizationId), groupsOf(organizationId)];
-
 /** Build one with {@link createClient}, which shares connections, tokens, pacing and list reads. */
 export class DmarcClient {
   private readonly reads = new ReadBatcher();
   private readonly gatherer: Gatherer;
+  private readonly organizations: OrganizationCalls;
   private readonly reports: ReportReads;
 
   /** @param batchWindowMs how long a domain create waits for others of its organisation; 0 sends each alone. */
@@ -113,6 +71,7 @@ export class DmarcClient {
     batchWindowMs = 0,
   ) {
     this.gatherer = new Gatherer(batchWindowMs);
+    this.organizations = new OrganizationCalls(requester, this.reads);
     this.reports = new ReportReads(requester);
   }
 
@@ -134,86 +93,30 @@ export class DmarcClient {
     return this.requester.maxAttempts;
   }
 
-  // Organisations
+  // Organisations (./families/organizations.ts)
 
   createOrganization(body: CreateOrganizationRequest): Promise<Organization> {
-    return this.reads.write([PARTNER], () =>
-      this.requester.call({
-        operation: "create organization",
-        method: "POST",
-        path: "/v1/organizations",
-        json: body,
-        schema: Organization,
-        repeatable: false,
-      }),
-    );
+    return this.organizations.createOrganization(body);
   }
 
-  /**
-   * From the first page of the partner's organisations, shared by every
-   * organisation read of this client; one not on it is read by its own GET.
-   * A partner with up to a page of customers pays one request for all of
-   * them, and a large partner's small stack never pays for the whole list.
-   */
   readOrganization(id: string): Promise<Organization | undefined> {
-    const keyOf = (org: Organization) => org.id;
-    const firstPage = {
-      fetch: async () =>
-        (
-          await this.requester.call({
-            operation: "list organizations",
-            method: "GET",
-            path: withQuery("/v1/organizations", { page: 1, limit: PAGE_SIZE }),
-            schema: OrganizationList,
-            repeatable: true,
-          })
-        ).data,
-      keyOf,
-    };
-    return this.reads.find(PARTNER, id, firstPage, () => this.getOrganization(id));
+    return this.organizations.readOrganization(id);
   }
 
   getOrganization(id: string): Promise<Organization | undefined> {
-    return unlessNotFound(
-      this.requester.call({
-        operation: "read organization",
-        method: "GET",
-        path: `/v1/organizations/${segment(id)}`,
-        schema: Organization,
-        repeatable: true,
-      }),
-    );
+    return this.organizations.getOrganization(id);
   }
 
   listOrganizations(): Promise<Organization[]> {
-    return this.listPages("list organizations", "/v1/organizations", {}, "limit", OrganizationList, (org) => org.id);
+    return this.organizations.listOrganizations();
   }
 
   updateOrganization(id: string, body: UpdateOrganizationRequest): Promise<Organization> {
-    return this.reads.write([PARTNER], () =>
-      this.requester.call({
-        operation: "update organization",
-        method: "PATCH",
-        path: `/v1/organizations/${segment(id)}`,
-        json: body,
-        schema: Organization,
-        repeatable: true,
-      }),
-    );
+    return this.organizations.updateOrganization(id, body);
   }
 
   deleteOrganization(id: string): Promise<boolean> {
-    const everythingOf = [PARTNER, ...domainsAndGroupsOf(id), webhooksOf(id), subscriptionsOf(id)];
-    return this.reads.write(everythingOf, () =>
-      deleted(
-        this.requester.call({
-          operation: "delete organization",
-          method: "DELETE",
-          path: `/v1/organizations/${segment(id)}`,
-          repeatable: true,
-        }),
-      ),
-    );
+    return this.organizations.deleteOrganization(id);
   }
 
   // Domain groups
@@ -255,7 +158,7 @@ export class DmarcClient {
   }
 
   getDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
-    return this.scopedRead(
+    return this.organizations.scopedRead(
       organizationId,
       this.requester.call({
         operation: "read domain group",
@@ -281,9 +184,17 @@ export class DmarcClient {
     const query = { organizationId };
     return {
       fetch: () =>
-        this.scoped(
+        this.organizations.scoped(
           organizationId,
-          this.listPages("list domain groups", "/v1/domain-groups", query, "pageSize", DomainGroupList, keyOf),
+          listPages(
+            this.requester,
+            "list domain groups",
+            "/v1/domain-groups",
+            query,
+            "pageSize",
+            DomainGroupList,
+            keyOf,
+          ),
         ),
       keyOf,
     };
@@ -305,7 +216,7 @@ export class DmarcClient {
 
   deleteDomainGroup(organizationId: string, id: string): Promise<boolean> {
     return this.reads.write(domainsAndGroupsOf(organizationId), () =>
-      this.scopedDelete(
+      this.organizations.scopedDelete(
         organizationId,
         this.requester.call({
           operation: "delete domain group",
@@ -377,7 +288,7 @@ export class DmarcClient {
   }
 
   getDomain(organizationId: string, domain: string): Promise<Domain | undefined> {
-    return this.scopedRead(
+    return this.organizations.scopedRead(
       organizationId,
       this.requester.call({
         operation: "read domain",
@@ -403,9 +314,9 @@ export class DmarcClient {
     const query = { organizationId };
     return {
       fetch: () =>
-        this.scoped(
+        this.organizations.scoped(
           organizationId,
-          this.listPages("list domains", "/v1/domains", query, "pageSize", DomainList, keyOf),
+          listPages(this.requester, "list domains", "/v1/domains", query, "pageSize", DomainList, keyOf),
         ),
       keyOf,
     };
@@ -427,7 +338,7 @@ export class DmarcClient {
 
   deleteDomain(organizationId: string, domain: string): Promise<boolean> {
     return this.reads.write(domainsAndGroupsOf(organizationId), () =>
-      this.scopedDelete(
+      this.organizations.scopedDelete(
         organizationId,
         this.requester.call({
           operation: "delete domain",
@@ -504,7 +415,8 @@ export class DmarcClient {
     return {
       fetch: async () => {
         // The description answers 404 for an owner without webhooks, the guides an empty list.
-        const list = await this.listArrayOrPages(
+        const list = await listArrayOrPages(
+          this.requester,
           "list webhooks",
           `/v1/webhooks/owner/${segment(ownerId)}`,
           Webhook,
@@ -566,7 +478,8 @@ export class DmarcClient {
   }
 
   listDeliveries(id: string): Promise<Delivery[]> {
-    return this.listArrayOrPages(
+    return listArrayOrPages(
+      this.requester,
       "list webhook deliveries",
       `/v1/webhooks/${segment(id)}/deliveries`,
       Delivery,
@@ -593,7 +506,7 @@ export class DmarcClient {
       startDate: since.toISOString(),
       pageSize: 1,
     };
-    const page = await this.scoped(
+    const page = await this.organizations.scoped(
       organizationId,
       this.requester.call({
         operation: "read the audit log",
@@ -620,7 +533,7 @@ export class DmarcClient {
 
   /** Every domain of the organisation as the service observes it: policy, records, volume, compliance. */
   domainsOverview(organizationId: string, range: ReportRange): Promise<DomainOverview[]> {
-    return this.scoped(organizationId, this.reports.domainsOverview(organizationId, range));
+    return this.organizations.scoped(organizationId, this.reports.domainsOverview(organizationId, range));
   }
 
   // Plans and subscriptions
@@ -692,7 +605,7 @@ export class DmarcClient {
 
   /** Cancelled and expired ones included. */
   async listSubscriptions(organizationId: string): Promise<Subscription[]> {
-    const list = await this.scoped(
+    const list = await this.organizations.scoped(
       organizationId,
       this.requester.call({
         operation: "list subscriptions",
@@ -720,7 +633,7 @@ export class DmarcClient {
   }
 
   getUser(organizationId: string, userId: string): Promise<User | undefined> {
-    return this.scopedRead(
+    return this.organizations.scopedRead(
       organizationId,
       this.requester.call({
         operation: "read user",
@@ -754,74 +667,5 @@ export class DmarcClient {
     });
     rememberSecret(link.url);
     return link;
-  }
-
-  /**
-   * A call scoped by an organisation id. The description answers 403 or 422
-   * on several routes for an organisation that is not (or no longer) the
-   * partner's; the organisation's own read tells "gone" (404) from
-   * "forbidden", and a gone organisation's call fails as not found.
-   */
-  private async scoped<T>(organizationId: string, pending: Promise<T>): Promise<T> {
-    try {
-      return await pending;
-    } catch (error) {
-      if (!refusesOrganization(error) || (await this.getOrganization(organizationId)) !== undefined) throw error;
-      throw new OrganizationGoneError(organizationId, error as DmarcApiError);
-    }
-  }
-
-  /** {@link scoped}, answering undefined for a missing object or organisation. */
-  private scopedRead<T>(organizationId: string, pending: Promise<T>): Promise<T | undefined> {
-    return unlessNotFound(this.scoped(organizationId, pending));
-  }
-
-  /** {@link scoped}, answering false for a missing object or organisation. */
-  private scopedDelete(organizationId: string, pending: Promise<void>): Promise<boolean> {
-    return deleted(this.scoped(organizationId, pending));
-  }
-
-  // Some list routes answer a plain array, others the paginated envelope.
-  private async listArrayOrPages<T>(
-    operation: string,
-    path: string,
-    item: z.ZodType<T>,
-    keyOf: (item: T) => string,
-  ): Promise<T[]> {
-    const envelope = listOf(item);
-    const first = await this.requester.call({
-      operation,
-      method: "GET",
-      path,
-      schema: z.union([z.array(item), envelope]),
-      repeatable: true,
-    });
-    if (Array.isArray(first)) return first;
-    return this.listPages(operation, path, {}, "limit", envelope, keyOf, first);
-  }
-
-  /** Every item of a paged list route; `sizeParameter` is how the route names its page size. */
-  private listPages<T>(
-    operation: string,
-    path: string,
-    query: Record<string, string>,
-    sizeParameter: "limit" | "pageSize",
-    schema: z.ZodType<Page<T>>,
-    keyOf: (item: T) => string,
-    firstPage?: Page<T>,
-  ): Promise<T[]> {
-    return collectPages(
-      { operation, method: "GET", path },
-      (page) =>
-        this.requester.call({
-          operation,
-          method: "GET",
-          path: withQuery(path, { ...query, page, [sizeParameter]: PAGE_SIZE }),
-          schema,
-          repeatable: true,
-        }),
-      keyOf,
-      firstPage,
-    );
   }
 }
