@@ -4,15 +4,13 @@ import {
   AuditLogPage,
   type CreateDomainGroupRequest,
   type CreateDomainRequest,
-  CreatedDomains,
   CreatedWebhook,
   type CreateOrganizationRequest,
   type CreateWebhookRequest,
   Delivery,
-  Domain,
+  type Domain,
   DomainGroup,
   DomainGroupList,
-  DomainList,
   type DomainOverview,
   type InviteUserRequest,
   MagicLink,
@@ -21,7 +19,7 @@ import {
   type Plan,
   PlanList,
   type RevokeOrganizationAccessRequest,
-  SetupRecord,
+  type SetupRecord,
   type SetupRecordType,
   Subscription,
   SubscriptionList,
@@ -34,10 +32,10 @@ import {
   WebhookWithSecret,
 } from "../api";
 import { type ListScope, ReadBatcher } from "./batching/coalescing";
-import { type GatheredCall, Gatherer } from "./batching/gathering";
-import { isNotFound, OutcomeUnknownError } from "./errors";
+import { isNotFound } from "./errors";
 import { deleted, listArrayOrPages, listPages, segment, unlessNotFound, withQuery } from "./families/common";
-import { domainsAndGroupsOf, domainsOf, groupsOf, subscriptionsOf, webhooksOf } from "./families/listScopes";
+import { DomainCalls } from "./families/domains";
+import { domainsAndGroupsOf, groupsOf, subscriptionsOf, webhooksOf } from "./families/listScopes";
 import { OrganizationCalls } from "./families/organizations";
 import {
   type PassRate,
@@ -61,8 +59,8 @@ import type { Requester } from "./requester";
 /** Build one with {@link createClient}, which shares connections, tokens, pacing and list reads. */
 export class DmarcClient {
   private readonly reads = new ReadBatcher();
-  private readonly gatherer: Gatherer;
   private readonly organizations: OrganizationCalls;
+  private readonly domains: DomainCalls;
   private readonly reports: ReportReads;
 
   /** @param batchWindowMs how long a domain create waits for others of its organisation; 0 sends each alone. */
@@ -70,8 +68,8 @@ export class DmarcClient {
     private readonly requester: Requester,
     batchWindowMs = 0,
   ) {
-    this.gatherer = new Gatherer(batchWindowMs);
     this.organizations = new OrganizationCalls(requester, this.reads);
+    this.domains = new DomainCalls(requester, this.reads, this.organizations, batchWindowMs);
     this.reports = new ReportReads(requester);
   }
 
@@ -142,7 +140,7 @@ export class DmarcClient {
    * shared by every read of this client.
    */
   async readDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
-    const members = await this.readDomains(organizationId).then(
+    const members = await this.domains.readDomains(organizationId).then(
       (domains) => domains.filter((domain) => domain.domainGroupId === id),
       (error: unknown): Domain[] => {
         // Without the domain list (the organisation is gone), the group's own reads decide.
@@ -228,136 +226,42 @@ export class DmarcClient {
     );
   }
 
-  // Domains
+  // Domains (./families/domains.ts)
 
-  /**
-   * Creates of one organisation's domains go out as one
-   * `POST /v1/domains/batch` (./batching/gathering.ts); one alone is a plain create.
-   * `together`: how many domains of the organisation the caller declares
-   * together, this one included; the create then waits until each is heard
-   * of (a create, or {@link domainDeclared}) rather than for a window.
-   */
   createDomain(body: CreateDomainRequest, together?: number): Promise<Domain> {
-    return this.reads.write(domainsAndGroupsOf(body.organizationId), () =>
-      this.gatherer.submit(body.organizationId, body, this.domainCreates, together),
-    );
+    return this.domains.createDomain(body, together);
   }
 
-  /** A domain of the organisation is declared; `creates`: its create is coming (otherwise it exists, or is adopted). */
   domainDeclared(organizationId: string, domain: string, creates: boolean): void {
-    this.gatherer.hear(organizationId, domain, creates);
+    this.domains.domainDeclared(organizationId, domain, creates);
   }
 
-  private readonly domainCreates: GatheredCall<CreateDomainRequest, Domain> = {
-    single: (body) =>
-      this.requester.call({
-        operation: "create domain",
-        method: "POST",
-        path: "/v1/domains",
-        json: body,
-        schema: Domain,
-        repeatable: false,
-      }),
-    batch: (bodies) =>
-      this.requester.call({
-        operation: "create domains",
-        method: "POST",
-        path: "/v1/domains/batch",
-        json: {
-          organizationId: bodies[0]?.organizationId ?? "",
-          domains: bodies.map(({ domain, type, groupId }) => ({ domainName: domain, type, groupId })),
-        },
-        schema: CreatedDomains,
-        repeatable: false,
-      }),
-    keyOfItem: (body) => body.domain,
-    keyOfResult: (domain) => domain.domain,
-    missing: (body) =>
-      new OutcomeUnknownError(
-        { operation: "create domain", method: "POST", path: "/v1/domains/batch" },
-        `the batch's answer does not list ${body.domain}`,
-        undefined,
-      ),
-  };
-
-  /** From the organisation's list of domains, shared by every domain read of this client. */
   readDomain(organizationId: string, domain: string): Promise<Domain | undefined> {
-    return this.reads.find(domainsOf(organizationId), domain, this.domainList(organizationId), () =>
-      this.getDomain(organizationId, domain),
-    );
+    return this.domains.readDomain(organizationId, domain);
   }
 
   getDomain(organizationId: string, domain: string): Promise<Domain | undefined> {
-    return this.organizations.scopedRead(
-      organizationId,
-      this.requester.call({
-        operation: "read domain",
-        method: "GET",
-        path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
-        schema: Domain,
-        repeatable: true,
-      }),
-    );
+    return this.domains.getDomain(organizationId, domain);
   }
 
   listDomains(organizationId: string): Promise<Domain[]> {
-    return this.domainList(organizationId).fetch();
+    return this.domains.listDomains(organizationId);
   }
 
-  /** {@link listDomains}, shared by every domain and group read of the organisation on this client. */
   readDomains(organizationId: string): Promise<Domain[]> {
-    return this.reads.list(domainsOf(organizationId), this.domainList(organizationId));
-  }
-
-  private domainList(organizationId: string) {
-    const keyOf = (item: Domain) => item.domain;
-    const query = { organizationId };
-    return {
-      fetch: () =>
-        this.organizations.scoped(
-          organizationId,
-          listPages(this.requester, "list domains", "/v1/domains", query, "pageSize", DomainList, keyOf),
-        ),
-      keyOf,
-    };
+    return this.domains.readDomains(organizationId);
   }
 
   updateDomain(organizationId: string, domain: string, body: UpdateDomainRequest): Promise<Domain> {
-    return this.reads.write(domainsAndGroupsOf(organizationId), () =>
-      this.requester.call({
-        operation: "update domain",
-        method: "PATCH",
-        // The description gives this route no organizationId query: the domain name alone identifies it.
-        path: `/v1/domains/${segment(domain)}`,
-        json: body,
-        schema: Domain,
-        repeatable: true,
-      }),
-    );
+    return this.domains.updateDomain(organizationId, domain, body);
   }
 
   deleteDomain(organizationId: string, domain: string): Promise<boolean> {
-    return this.reads.write(domainsAndGroupsOf(organizationId), () =>
-      this.organizations.scopedDelete(
-        organizationId,
-        this.requester.call({
-          operation: "delete domain",
-          method: "DELETE",
-          path: withQuery(`/v1/domains/${segment(domain)}`, { organizationId }),
-          repeatable: true,
-        }),
-      ),
-    );
+    return this.domains.deleteDomain(organizationId, domain);
   }
 
   getSetupRecord(organizationId: string, domain: string, type: SetupRecordType): Promise<SetupRecord> {
-    return this.requester.call({
-      operation: "read DNS setup record",
-      method: "GET",
-      path: withQuery(`/v1/domains/${segment(domain)}/setup`, { type, organizationId }),
-      schema: SetupRecord,
-      repeatable: true,
-    });
+    return this.domains.getSetupRecord(organizationId, domain, type);
   }
 
   // Webhooks
