@@ -9,8 +9,7 @@ import {
   type CreateWebhookRequest,
   Delivery,
   type Domain,
-  DomainGroup,
-  DomainGroupList,
+  type DomainGroup,
   type DomainOverview,
   type InviteUserRequest,
   MagicLink,
@@ -33,9 +32,10 @@ import {
 } from "../api";
 import { type ListScope, ReadBatcher } from "./batching/coalescing";
 import { isNotFound } from "./errors";
-import { deleted, listArrayOrPages, listPages, segment, unlessNotFound, withQuery } from "./families/common";
+import { deleted, listArrayOrPages, segment, unlessNotFound, withQuery } from "./families/common";
+import { DomainGroupCalls } from "./families/domainGroups";
 import { DomainCalls } from "./families/domains";
-import { domainsAndGroupsOf, groupsOf, subscriptionsOf, webhooksOf } from "./families/listScopes";
+import { subscriptionsOf, webhooksOf } from "./families/listScopes";
 import { OrganizationCalls } from "./families/organizations";
 import {
   type PassRate,
@@ -61,6 +61,7 @@ export class DmarcClient {
   private readonly reads = new ReadBatcher();
   private readonly organizations: OrganizationCalls;
   private readonly domains: DomainCalls;
+  private readonly domainGroups: DomainGroupCalls;
   private readonly reports: ReportReads;
 
   /** @param batchWindowMs how long a domain create waits for others of its organisation; 0 sends each alone. */
@@ -70,6 +71,7 @@ export class DmarcClient {
   ) {
     this.organizations = new OrganizationCalls(requester, this.reads);
     this.domains = new DomainCalls(requester, this.reads, this.organizations, batchWindowMs);
+    this.domainGroups = new DomainGroupCalls(requester, this.reads, this.organizations, this.domains);
     this.reports = new ReportReads(requester);
   }
 
@@ -117,113 +119,34 @@ export class DmarcClient {
     return this.organizations.deleteOrganization(id);
   }
 
-  // Domain groups
+  // Domain groups (./families/domainGroups.ts)
 
   createDomainGroup(body: CreateDomainGroupRequest): Promise<DomainGroup> {
-    return this.reads.write([groupsOf(body.organizationId)], () =>
-      this.requester.call({
-        operation: "create domain group",
-        method: "POST",
-        path: "/v1/domain-groups",
-        json: body,
-        schema: DomainGroup,
-        repeatable: false,
-      }),
-    );
+    return this.domainGroups.createDomainGroup(body);
   }
 
-  /**
-   * A group with domains is described by them: each domain of the
-   * organisation's list names its group's id and name, so the list that
-   * answers the domains' reads answers their groups' too. A group no domain
-   * names is read from the organisation's list of groups. Both lists are
-   * shared by every read of this client.
-   */
-  async readDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
-    const members = await this.domains.readDomains(organizationId).then(
-      (domains) => domains.filter((domain) => domain.domainGroupId === id),
-      (error: unknown): Domain[] => {
-        // Without the domain list (the organisation is gone), the group's own reads decide.
-        if (isNotFound(error)) return [];
-        throw error;
-      },
-    );
-    const name = members[0]?.domainGroup;
-    if (name) return { id, name, domains: members.map((domain) => domain.domain) };
-    return this.reads.find(groupsOf(organizationId), id, this.groupList(organizationId), () =>
-      this.getDomainGroup(organizationId, id),
-    );
+  readDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
+    return this.domainGroups.readDomainGroup(organizationId, id);
   }
 
   getDomainGroup(organizationId: string, id: string): Promise<DomainGroup | undefined> {
-    return this.organizations.scopedRead(
-      organizationId,
-      this.requester.call({
-        operation: "read domain group",
-        method: "GET",
-        path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
-        schema: DomainGroup,
-        repeatable: true,
-      }),
-    );
+    return this.domainGroups.getDomainGroup(organizationId, id);
   }
 
   listDomainGroups(organizationId: string): Promise<DomainGroup[]> {
-    return this.groupList(organizationId).fetch();
+    return this.domainGroups.listDomainGroups(organizationId);
   }
 
-  /** {@link listDomainGroups}, shared by every group read of the organisation on this client. */
   readDomainGroups(organizationId: string): Promise<DomainGroup[]> {
-    return this.reads.list(groupsOf(organizationId), this.groupList(organizationId));
-  }
-
-  private groupList(organizationId: string) {
-    const keyOf = (group: DomainGroup) => group.id;
-    const query = { organizationId };
-    return {
-      fetch: () =>
-        this.organizations.scoped(
-          organizationId,
-          listPages(
-            this.requester,
-            "list domain groups",
-            "/v1/domain-groups",
-            query,
-            "pageSize",
-            DomainGroupList,
-            keyOf,
-          ),
-        ),
-      keyOf,
-    };
+    return this.domainGroups.readDomainGroups(organizationId);
   }
 
   updateDomainGroup(organizationId: string, id: string, body: UpdateDomainGroupRequest): Promise<DomainGroup> {
-    return this.reads.write(domainsAndGroupsOf(organizationId), () =>
-      this.requester.call({
-        operation: "update domain group",
-        method: "PUT",
-        // The description gives this route no organizationId query.
-        path: `/v1/domain-groups/${segment(id)}`,
-        json: body,
-        schema: DomainGroup,
-        repeatable: true,
-      }),
-    );
+    return this.domainGroups.updateDomainGroup(organizationId, id, body);
   }
 
   deleteDomainGroup(organizationId: string, id: string): Promise<boolean> {
-    return this.reads.write(domainsAndGroupsOf(organizationId), () =>
-      this.organizations.scopedDelete(
-        organizationId,
-        this.requester.call({
-          operation: "delete domain group",
-          method: "DELETE",
-          path: withQuery(`/v1/domain-groups/${segment(id)}`, { organizationId }),
-          repeatable: true,
-        }),
-      ),
-    );
+    return this.domainGroups.deleteDomainGroup(organizationId, id);
   }
 
   // Domains (./families/domains.ts)
