@@ -4,10 +4,9 @@ import {
   AuditLogPage,
   type CreateDomainGroupRequest,
   type CreateDomainRequest,
-  CreatedWebhook,
   type CreateOrganizationRequest,
   type CreateWebhookRequest,
-  Delivery,
+  type Delivery,
   type Domain,
   type DomainGroup,
   type DomainOverview,
@@ -27,15 +26,14 @@ import {
   type UpdateOrganizationRequest,
   type UpdateWebhookRequest,
   User,
-  Webhook,
-  WebhookWithSecret,
+  type Webhook,
+  type WebhookWithSecret,
 } from "../api";
 import { type ListScope, ReadBatcher } from "./batching/coalescing";
-import { isNotFound } from "./errors";
-import { deleted, listArrayOrPages, segment, unlessNotFound, withQuery } from "./families/common";
+import { segment, withQuery } from "./families/common";
 import { DomainGroupCalls } from "./families/domainGroups";
 import { DomainCalls } from "./families/domains";
-import { subscriptionsOf, webhooksOf } from "./families/listScopes";
+import { subscriptionsOf } from "./families/listScopes";
 import { OrganizationCalls } from "./families/organizations";
 import {
   type PassRate,
@@ -45,6 +43,7 @@ import {
   type VolumeQuery,
   type VolumeRow,
 } from "./families/reports";
+import { WebhookCalls } from "./families/webhooks";
 import { rememberSecret } from "./redaction";
 import type { Requester } from "./requester";
 
@@ -62,6 +61,7 @@ export class DmarcClient {
   private readonly organizations: OrganizationCalls;
   private readonly domains: DomainCalls;
   private readonly domainGroups: DomainGroupCalls;
+  private readonly webhooks: WebhookCalls;
   private readonly reports: ReportReads;
 
   /** @param batchWindowMs how long a domain create waits for others of its organisation; 0 sends each alone. */
@@ -72,6 +72,7 @@ export class DmarcClient {
     this.organizations = new OrganizationCalls(requester, this.reads);
     this.domains = new DomainCalls(requester, this.reads, this.organizations, batchWindowMs);
     this.domainGroups = new DomainGroupCalls(requester, this.reads, this.organizations, this.domains);
+    this.webhooks = new WebhookCalls(requester, this.reads);
     this.reports = new ReportReads(requester);
   }
 
@@ -187,132 +188,42 @@ export class DmarcClient {
     return this.domains.getSetupRecord(organizationId, domain, type);
   }
 
-  // Webhooks
+  // Webhooks (./families/webhooks.ts)
 
-  /**
-   * The guides' create answer carries the secret, the description's does not:
-   * without one, a new secret is asked for at once, the only way to learn it.
-   */
-  async createWebhook(body: CreateWebhookRequest): Promise<WebhookWithSecret> {
-    const created = await this.reads.write([webhooksOf(body.ownerId)], () =>
-      this.requester.call({
-        operation: "create webhook",
-        method: "POST",
-        path: "/v1/webhooks",
-        json: body,
-        schema: CreatedWebhook,
-        repeatable: false,
-      }),
-    );
-    const { secret } = created;
-    if (secret === undefined) return this.learnWebhook(await this.regenerateWebhookSecret(created.objectId));
-    rememberSecret(secret);
-    return this.learnWebhook({ ...created, secret });
+  createWebhook(body: CreateWebhookRequest): Promise<WebhookWithSecret> {
+    return this.webhooks.createWebhook(body);
   }
 
-  /** From the owner's list of webhooks, shared by every webhook read of that owner on this client. */
   readWebhook(id: string, ownerId: string): Promise<Webhook | undefined> {
-    return this.reads.find(webhooksOf(ownerId), id, this.webhookList(ownerId), () => this.getWebhook(id));
+    return this.webhooks.readWebhook(id, ownerId);
   }
 
-  async getWebhook(id: string): Promise<Webhook | undefined> {
-    const found = await unlessNotFound(
-      this.requester.call({
-        operation: "read webhook",
-        method: "GET",
-        path: `/v1/webhooks/${segment(id)}`,
-        schema: Webhook,
-        repeatable: true,
-      }),
-    );
-    return found && this.learnWebhook(found);
+  getWebhook(id: string): Promise<Webhook | undefined> {
+    return this.webhooks.getWebhook(id);
   }
 
   listWebhooks(ownerId: string): Promise<Webhook[]> {
-    return this.webhookList(ownerId).fetch();
+    return this.webhooks.listWebhooks(ownerId);
   }
 
-  /** {@link listWebhooks}, shared by every webhook read of the owner on this client. */
   readWebhooks(ownerId: string): Promise<Webhook[]> {
-    return this.reads.list(webhooksOf(ownerId), this.webhookList(ownerId));
-  }
-
-  private webhookList(ownerId: string) {
-    const keyOf = (webhook: Webhook) => webhook.objectId;
-    return {
-      fetch: async () => {
-        // The description answers 404 for an owner without webhooks, the guides an empty list.
-        const list = await listArrayOrPages(
-          this.requester,
-          "list webhooks",
-          `/v1/webhooks/owner/${segment(ownerId)}`,
-          Webhook,
-          keyOf,
-        ).catch((error: unknown) => {
-          if (isNotFound(error)) return [];
-          throw error;
-        });
-        return list.map((webhook) => this.learnWebhook(webhook));
-      },
-      keyOf,
-    };
-  }
-
-  private learnWebhook<T extends Webhook>(webhook: T): T {
-    this.reads.learnOwner("webhooks", webhook.objectId, webhook.ownerId);
-    return webhook;
+    return this.webhooks.readWebhooks(ownerId);
   }
 
   updateWebhook(id: string, body: UpdateWebhookRequest): Promise<Webhook> {
-    return this.reads.write([this.reads.scopeOf("webhooks", id)], () =>
-      this.requester.call({
-        operation: "update webhook",
-        method: "PUT",
-        path: `/v1/webhooks/${segment(id)}`,
-        json: body,
-        schema: Webhook,
-        repeatable: true,
-      }),
-    );
+    return this.webhooks.updateWebhook(id, body);
   }
 
   deleteWebhook(id: string): Promise<boolean> {
-    return this.reads.write([this.reads.scopeOf("webhooks", id)], () =>
-      deleted(
-        this.requester.call({
-          operation: "delete webhook",
-          method: "DELETE",
-          path: `/v1/webhooks/${segment(id)}`,
-          repeatable: true,
-        }),
-      ),
-    );
+    return this.webhooks.deleteWebhook(id);
   }
 
-  async regenerateWebhookSecret(id: string): Promise<WebhookWithSecret> {
-    const webhook = await this.reads.write([this.reads.scopeOf("webhooks", id)], () =>
-      this.requester.call({
-        operation: "regenerate webhook secret",
-        method: "POST",
-        path: `/v1/webhooks/${segment(id)}/regenerate-secret`,
-        schema: WebhookWithSecret,
-        // Sending it again only regenerates again, and the answer that arrives carries the secret in force.
-        repeatable: true,
-      }),
-    );
-    rememberSecret(webhook.secret);
-    return webhook;
+  regenerateWebhookSecret(id: string): Promise<WebhookWithSecret> {
+    return this.webhooks.regenerateWebhookSecret(id);
   }
 
   listDeliveries(id: string): Promise<Delivery[]> {
-    return listArrayOrPages(
-      this.requester,
-      "list webhook deliveries",
-      `/v1/webhooks/${segment(id)}/deliveries`,
-      Delivery,
-      // Deliveries carry no id of their own.
-      (delivery) => JSON.stringify([delivery.eventName, delivery.createdAt, delivery.payload]),
-    );
+    return this.webhooks.listDeliveries(id);
   }
 
   // Audit log
