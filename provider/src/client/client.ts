@@ -15,12 +15,10 @@ import {
   type MagicLinkRequest,
   type Organization,
   type Plan,
-  PlanList,
   type RevokeOrganizationAccessRequest,
   type SetupRecord,
   type SetupRecordType,
-  Subscription,
-  SubscriptionList,
+  type Subscription,
   type UpdateDomainGroupRequest,
   type UpdateDomainRequest,
   type UpdateOrganizationRequest,
@@ -29,11 +27,10 @@ import {
   type Webhook,
   type WebhookWithSecret,
 } from "../api";
-import { type ListScope, ReadBatcher } from "./batching/coalescing";
+import { ReadBatcher } from "./batching/coalescing";
 import { segment, withQuery } from "./families/common";
 import { DomainGroupCalls } from "./families/domainGroups";
 import { DomainCalls } from "./families/domains";
-import { subscriptionsOf } from "./families/listScopes";
 import { OrganizationCalls } from "./families/organizations";
 import {
   type PassRate,
@@ -43,6 +40,7 @@ import {
   type VolumeQuery,
   type VolumeRow,
 } from "./families/reports";
+import { SubscriptionCalls } from "./families/subscriptions";
 import { WebhookCalls } from "./families/webhooks";
 import { rememberSecret } from "./redaction";
 import type { Requester } from "./requester";
@@ -62,6 +60,7 @@ export class DmarcClient {
   private readonly domains: DomainCalls;
   private readonly domainGroups: DomainGroupCalls;
   private readonly webhooks: WebhookCalls;
+  private readonly subscriptions: SubscriptionCalls;
   private readonly reports: ReportReads;
 
   /** @param batchWindowMs how long a domain create waits for others of its organisation; 0 sends each alone. */
@@ -73,6 +72,7 @@ export class DmarcClient {
     this.domains = new DomainCalls(requester, this.reads, this.organizations, batchWindowMs);
     this.domainGroups = new DomainGroupCalls(requester, this.reads, this.organizations, this.domains);
     this.webhooks = new WebhookCalls(requester, this.reads);
+    this.subscriptions = new SubscriptionCalls(requester, this.reads, this.organizations);
     this.reports = new ReportReads(requester);
   }
 
@@ -274,87 +274,34 @@ export class DmarcClient {
     return this.organizations.scoped(organizationId, this.reports.domainsOverview(organizationId, range));
   }
 
-  // Plans and subscriptions
+  // Plans and subscriptions (./families/subscriptions.ts)
 
   listPlans(): Promise<Plan[]> {
-    return this.requester.call({
-      operation: "list plans",
-      method: "GET",
-      path: "/v1/partners/plans",
-      schema: PlanList,
-      repeatable: true,
-    });
+    return this.subscriptions.listPlans();
   }
 
   assignSubscription(body: AssignSubscriptionRequest): Promise<Subscription> {
-    return this.subscriptionWrite(subscriptionsOf(body.organizationId), {
-      operation: "assign subscription",
-      path: "/v1/partners/subscriptions/assign",
-      json: body,
-    });
+    return this.subscriptions.assignSubscription(body);
   }
 
-  /** The answer may carry a new subscription id: the service replaces the subscription. */
   changeSubscriptionPrice(id: string, priceId: string): Promise<Subscription> {
-    return this.subscriptionWrite(this.reads.scopeOf("subscriptions", id), {
-      operation: "change subscription price",
-      path: `/v1/partners/subscriptions/${segment(id)}`,
-      json: { priceId },
-    });
+    return this.subscriptions.changeSubscriptionPrice(id, priceId);
   }
 
   renewSubscription(id: string): Promise<Subscription> {
-    return this.subscriptionWrite(this.reads.scopeOf("subscriptions", id), {
-      operation: "renew subscription",
-      path: `/v1/partners/subscriptions/${segment(id)}/renew`,
-    });
+    return this.subscriptions.renewSubscription(id);
   }
 
-  /**
-   * A second cancel is refused (422) after a first one that took effect
-   * unseen, so an unanswered cancel is reported as such and read back, not re-sent.
-   */
   cancelSubscription(id: string): Promise<Subscription> {
-    return this.subscriptionWrite(this.reads.scopeOf("subscriptions", id), {
-      operation: "cancel subscription",
-      path: `/v1/partners/subscriptions/${segment(id)}/cancel`,
-    });
+    return this.subscriptions.cancelSubscription(id);
   }
 
-  /** Every subscription call changes state and is not repeatable; the answer names the subscription now in force. */
-  private async subscriptionWrite(
-    scope: ListScope,
-    call: { operation: string; path: string; json?: unknown },
-  ): Promise<Subscription> {
-    const subscription = await this.reads.write([scope], () =>
-      this.requester.call({ ...call, method: "POST", schema: Subscription, repeatable: false }),
-    );
-    if (scope.owner !== undefined) this.reads.learnOwner("subscriptions", subscription.id, scope.owner);
-    return subscription;
-  }
-
-  /** {@link listSubscriptions}, shared by every subscription read of the organisation on this client. */
   readSubscriptions(organizationId: string): Promise<Subscription[]> {
-    return this.reads.list(subscriptionsOf(organizationId), {
-      fetch: () => this.listSubscriptions(organizationId),
-      keyOf: (subscription) => subscription.id,
-    });
+    return this.subscriptions.readSubscriptions(organizationId);
   }
 
-  /** Cancelled and expired ones included. */
-  async listSubscriptions(organizationId: string): Promise<Subscription[]> {
-    const list = await this.organizations.scoped(
-      organizationId,
-      this.requester.call({
-        operation: "list subscriptions",
-        method: "GET",
-        path: withQuery("/v1/partners/subscriptions", { organizationId }),
-        schema: SubscriptionList,
-        repeatable: true,
-      }),
-    );
-    for (const subscription of list) this.reads.learnOwner("subscriptions", subscription.id, organizationId);
-    return list;
+  listSubscriptions(organizationId: string): Promise<Subscription[]> {
+    return this.subscriptions.listSubscriptions(organizationId);
   }
 
   // Users and sign-in
