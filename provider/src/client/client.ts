@@ -11,7 +11,7 @@ import {
   type DomainGroup,
   type DomainOverview,
   type InviteUserRequest,
-  MagicLink,
+  type MagicLink,
   type MagicLinkRequest,
   type Organization,
   type Plan,
@@ -23,12 +23,12 @@ import {
   type UpdateDomainRequest,
   type UpdateOrganizationRequest,
   type UpdateWebhookRequest,
-  User,
+  type User,
   type Webhook,
   type WebhookWithSecret,
 } from "../api";
 import { ReadBatcher } from "./batching/coalescing";
-import { segment, withQuery } from "./families/common";
+import { withQuery } from "./families/common";
 import { DomainGroupCalls } from "./families/domainGroups";
 import { DomainCalls } from "./families/domains";
 import { OrganizationCalls } from "./families/organizations";
@@ -41,8 +41,8 @@ import {
   type VolumeRow,
 } from "./families/reports";
 import { SubscriptionCalls } from "./families/subscriptions";
+import { UserCalls } from "./families/users";
 import { WebhookCalls } from "./families/webhooks";
-import { rememberSecret } from "./redaction";
 import type { Requester } from "./requester";
 
 // One typed method per route (paths: ../shared/api/README.md, section 5).
@@ -61,6 +61,7 @@ export class DmarcClient {
   private readonly domainGroups: DomainGroupCalls;
   private readonly webhooks: WebhookCalls;
   private readonly subscriptions: SubscriptionCalls;
+  private readonly users: UserCalls;
   private readonly reports: ReportReads;
 
   /** @param batchWindowMs how long a domain create waits for others of its organisation; 0 sends each alone. */
@@ -73,6 +74,7 @@ export class DmarcClient {
     this.domainGroups = new DomainGroupCalls(requester, this.reads, this.organizations, this.domains);
     this.webhooks = new WebhookCalls(requester, this.reads);
     this.subscriptions = new SubscriptionCalls(requester, this.reads, this.organizations);
+    this.users = new UserCalls(requester, this.organizations);
     this.reports = new ReportReads(requester);
   }
 
@@ -304,53 +306,21 @@ export class DmarcClient {
     return this.subscriptions.listSubscriptions(organizationId);
   }
 
-  // Users and sign-in
+  // Users and sign-in (./families/users.ts)
 
   inviteUser(body: InviteUserRequest): Promise<void> {
-    return this.requester.call({
-      operation: "invite user",
-      method: "POST",
-      path: "/v1/users/invite",
-      json: body,
-      // Each invitation sends an e-mail.
-      repeatable: false,
-    });
+    return this.users.inviteUser(body);
   }
 
   getUser(organizationId: string, userId: string): Promise<User | undefined> {
-    return this.organizations.scopedRead(
-      organizationId,
-      this.requester.call({
-        operation: "read user",
-        method: "GET",
-        path: withQuery(`/v1/users/${segment(userId)}`, { organizationId }),
-        schema: User,
-        repeatable: true,
-      }),
-    );
+    return this.users.getUser(organizationId, userId);
   }
 
   revokeOrganizationAccess(body: RevokeOrganizationAccessRequest): Promise<void> {
-    return this.requester.call({
-      operation: "revoke organization access",
-      method: "POST",
-      path: "/v1/users/revoke-organization-access",
-      json: body,
-      // Revoking access that is already revoked changes nothing.
-      repeatable: true,
-    });
+    return this.users.revokeOrganizationAccess(body);
   }
 
-  async createMagicLink(body: MagicLinkRequest): Promise<MagicLink> {
-    const link = await this.requester.call({
-      operation: "create magic link",
-      method: "POST",
-      path: "/auth/magic-link",
-      json: body,
-      schema: MagicLink,
-      repeatable: false,
-    });
-    rememberSecret(link.url);
-    return link;
+  createMagicLink(body: MagicLinkRequest): Promise<MagicLink> {
+    return this.users.createMagicLink(body);
   }
 }
