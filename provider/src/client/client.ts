@@ -1,34 +1,33 @@
-import {
-  type AssignSubscriptionRequest,
-  type AuditLogCategory,
-  AuditLogPage,
-  type CreateDomainGroupRequest,
-  type CreateDomainRequest,
-  type CreateOrganizationRequest,
-  type CreateWebhookRequest,
-  type Delivery,
-  type Domain,
-  type DomainGroup,
-  type DomainOverview,
-  type InviteUserRequest,
-  type MagicLink,
-  type MagicLinkRequest,
-  type Organization,
-  type Plan,
-  type RevokeOrganizationAccessRequest,
-  type SetupRecord,
-  type SetupRecordType,
-  type Subscription,
-  type UpdateDomainGroupRequest,
-  type UpdateDomainRequest,
-  type UpdateOrganizationRequest,
-  type UpdateWebhookRequest,
-  type User,
-  type Webhook,
-  type WebhookWithSecret,
+import type {
+  AssignSubscriptionRequest,
+  AuditLogCategory,
+  CreateDomainGroupRequest,
+  CreateDomainRequest,
+  CreateOrganizationRequest,
+  CreateWebhookRequest,
+  Delivery,
+  Domain,
+  DomainGroup,
+  DomainOverview,
+  InviteUserRequest,
+  MagicLink,
+  MagicLinkRequest,
+  Organization,
+  Plan,
+  RevokeOrganizationAccessRequest,
+  SetupRecord,
+  SetupRecordType,
+  Subscription,
+  UpdateDomainGroupRequest,
+  UpdateDomainRequest,
+  UpdateOrganizationRequest,
+  UpdateWebhookRequest,
+  User,
+  Webhook,
+  WebhookWithSecret,
 } from "../api";
 import { ReadBatcher } from "./batching/coalescing";
-import { withQuery } from "./families/common";
+import { AuditLogReads } from "./families/auditLog";
 import { DomainGroupCalls } from "./families/domainGroups";
 import { DomainCalls } from "./families/domains";
 import { OrganizationCalls } from "./families/organizations";
@@ -62,6 +61,7 @@ export class DmarcClient {
   private readonly webhooks: WebhookCalls;
   private readonly subscriptions: SubscriptionCalls;
   private readonly users: UserCalls;
+  private readonly auditLog: AuditLogReads;
   private readonly reports: ReportReads;
 
   /** @param batchWindowMs how long a domain create waits for others of its organisation; 0 sends each alone. */
@@ -75,6 +75,7 @@ export class DmarcClient {
     this.webhooks = new WebhookCalls(requester, this.reads);
     this.subscriptions = new SubscriptionCalls(requester, this.reads, this.organizations);
     this.users = new UserCalls(requester, this.organizations);
+    this.auditLog = new AuditLogReads(requester, this.organizations);
     this.reports = new ReportReads(requester);
   }
 
@@ -228,35 +229,10 @@ export class DmarcClient {
     return this.webhooks.listDeliveries(id);
   }
 
-  // Audit log
+  // Audit log (./families/auditLog.ts)
 
-  /**
-   * How many audit-log entries of these categories the organisation has since
-   * `since`: one request for a page of one entry. Categories go as one
-   * comma-separated value, the way the description spells its list filters.
-   */
-  async countAuditLogEntries(
-    organizationId: string,
-    categories: readonly AuditLogCategory[],
-    since: Date,
-  ): Promise<number> {
-    const query = {
-      organizationId,
-      actionCategories: categories.join(","),
-      startDate: since.toISOString(),
-      pageSize: 1,
-    };
-    const page = await this.organizations.scoped(
-      organizationId,
-      this.requester.call({
-        operation: "read the audit log",
-        method: "GET",
-        path: withQuery("/v1/audit-log", query),
-        schema: AuditLogPage,
-        repeatable: true,
-      }),
-    );
-    return page.totalCount ?? page.data.length;
+  countAuditLogEntries(organizationId: string, categories: readonly AuditLogCategory[], since: Date): Promise<number> {
+    return this.auditLog.countAuditLogEntries(organizationId, categories, since);
   }
 
   // Aggregate reports and the domain overview (./families/reports.ts)
