@@ -76,7 +76,7 @@ export class DmarcClient {
     this.subscriptions = new SubscriptionCalls(requester, this.reads, this.organizations);
     this.users = new UserCalls(requester, this.organizations);
     this.auditLog = new AuditLogReads(requester, this.organizations);
-    this.reports = new ReportReads(requester);
+    this.reports = new ReportReads(requester, this.organizations);
   }
 
   /**
@@ -237,19 +237,16 @@ export class DmarcClient {
 
   // Aggregate reports and the domain overview (./families/reports.ts)
 
-  /** Pass rates of the domains over whole days, across organisations, up to 100 domains a request. */
   authPassRates(query: ReportQuery): Promise<PassRate[]> {
     return this.reports.authPassRates(query);
   }
 
-  /** Message volume of the domains per period and report type, split by `groupByFields`. */
   volumeHistory(query: VolumeQuery): Promise<VolumeRow[]> {
     return this.reports.volumeHistory(query);
   }
 
-  /** Every domain of the organisation as the service observes it: policy, records, volume, compliance. */
   domainsOverview(organizationId: string, range: ReportRange): Promise<DomainOverview[]> {
-    return this.organizations.scoped(organizationId, this.reports.domainsOverview(organizationId, range));
+    return this.reports.domainsOverview(organizationId, range);
   }
 
   // Plans and subscriptions (./families/subscriptions.ts)

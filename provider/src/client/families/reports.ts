@@ -16,6 +16,7 @@ import {
 import { DmarcConfigError } from "../errors";
 import { collectPages, PAGE_SIZE, type Page } from "../pagination";
 import type { Requester } from "../requester";
+import type { OrganizationCalls } from "./organizations";
 
 // The evidence a policy ramp reads: pass rates, volumes and the overview.
 // The pass-rate and volume routes name domains and no organisation, so a
@@ -110,8 +111,12 @@ interface PagedPost<Row> {
 }
 
 export class ReportReads {
-  constructor(private readonly requester: Requester) {}
+  constructor(
+    private readonly requester: Requester,
+    private readonly organizations: OrganizationCalls,
+  ) {}
 
+  /** Pass rates of the domains over whole days, across organisations, up to 100 domains a request. */
   async authPassRates(query: ReportQuery): Promise<PassRate[]> {
     const rows = await this.eachBatch(query, (body) => ({
       operation: "read authentication pass rates",
@@ -128,7 +133,11 @@ export class ReportReads {
     }));
   }
 
-  /** Grouped by `policy_domain` besides the fields asked for, so that every row names its domain. */
+  /**
+   * Message volume of the domains per period and report type, split by
+   * `groupByFields`. Grouped by `policy_domain` besides the fields asked for,
+   * so that every row names its domain.
+   */
   async volumeHistory(query: VolumeQuery): Promise<VolumeRow[]> {
     const asked = query.groupByFields ?? [];
     const groupByFields = [...new Set(["policy_domain", ...asked])];
@@ -151,16 +160,20 @@ export class ReportReads {
     }));
   }
 
+  /** Every domain of the organisation as the service observes it: policy, records, volume, compliance. */
   domainsOverview(organizationId: string, range: ReportRange): Promise<DomainOverview[]> {
     const { from, to } = dayRange(range);
     const body: Omit<DomainsOverviewRequest, "page" | "pageSize"> = { organizationId, startDate: from, endDate: to };
-    return this.allPages({
-      operation: "read domains overview",
-      path: "/v1/domains/overview",
-      body,
-      schema: DomainsOverviewPage,
-      keyOf: (row) => row.domain,
-    });
+    return this.organizations.scoped(
+      organizationId,
+      this.allPages({
+        operation: "read domains overview",
+        path: "/v1/domains/overview",
+        body,
+        schema: DomainsOverviewPage,
+        keyOf: (row) => row.domain,
+      }),
+    );
   }
 
   /** The query's domains in batches, their answers joined. */
