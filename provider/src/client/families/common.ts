@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { listOf } from "../../api";
 import { isNotFound } from "../errors";
-import { collectPages, PAGE_SIZE, type Page } from "../pagination";
 import type { Requester } from "../requester";
+import { collectPages, PAGE_SIZE, type Page } from "./pagination";
 
 // How more than one family's routes are called, kept here so that each family
 // module holds only its own routes, as ../../api/common.ts holds the wire

@@ -6,10 +6,10 @@ import {
 } from "../../api";
 import type { ReadBatcher } from "../batching/coalescing";
 import { type DmarcApiError, OrganizationGoneError, refusesOrganization } from "../errors";
-import { PAGE_SIZE } from "../pagination";
 import type { Requester } from "../requester";
 import { deleted, listPages, segment, unlessNotFound, withQuery } from "./common";
 import { domainsAndGroupsOf, PARTNER, subscriptionsOf, webhooksOf } from "./listScopes";
+import { PAGE_SIZE } from "./pagination";
 
 // The partner's organisations, and the question every family's call scoped by
 // an organisation asks when refused: is the organisation gone?

@@ -14,9 +14,9 @@ import {
   type VolumePeriod,
 } from "../../api";
 import { DmarcConfigError } from "../errors";
-import { collectPages, PAGE_SIZE, type Page } from "../pagination";
 import type { Requester } from "../requester";
 import type { OrganizationCalls } from "./organizations";
+import { collectPages, PAGE_SIZE, type Page } from "./pagination";
 
 // The evidence a policy ramp reads: pass rates, volumes and the overview.
 // The pass-rate and volume routes name domains and no organisation, so a

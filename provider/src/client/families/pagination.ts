@@ -1,5 +1,5 @@
-import { type ListMeta, MAX_PAGE_SIZE } from "../api";
-import { type CallContext, DmarcResponseError } from "./errors";
+import { type ListMeta, MAX_PAGE_SIZE } from "../../api";
+import { type CallContext, DmarcResponseError } from "../errors";
 
 // Lists come in pages; callers want the whole list.
 
