@@ -13,10 +13,9 @@ const MOST_MODULES = 12;
 const LONGER_FOLDERS: Record<string, string> = {
   api: "one wire schema per API family or shared rule, each short",
   receiver: "the receiver kit's checks, one per file, and its own README",
-  client: "until its split by API family lands (issue 40)",
 };
 /** The floors split into rooms; every folder inside one is a room. */
-const FLOORS = ["fleet"];
+const FLOORS = ["fleet", "client"];
 
 const folders = (folder: string): string[] =>
   readdirSync(folder, { withFileTypes: true })
