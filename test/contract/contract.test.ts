@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningEmulator, startEmulator } from "dmarc-partner-emulator";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { closeClients, createClient, type DmarcClient } from "../../provider/src/client";
 import { PUBLISHED_ROUTES, publishedRouteOf } from "./openapi";
 
@@ -165,12 +165,13 @@ async function exerciseEveryRoute(): Promise<void> {
 beforeAll(async () => {
   emulator = await startEmulator({ port: 0, profile: "published", requestLogFile: requestLog });
   dmarc = createClient({ baseUrl: emulator.url, clientId: partner().clientId, clientSecret: partner().clientSecret });
-  await exerciseEveryRoute();
-});
-
-afterAll(async () => {
-  await closeClients();
-  await emulator.close();
+  try {
+    await exerciseEveryRoute();
+  } finally {
+    // The emulator writes its request log through a buffered stream: the log is whole once it is closed.
+    await closeClients();
+    await emulator.close();
+  }
 });
 
 function logged(): Logged[] {
