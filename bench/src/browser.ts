@@ -9,7 +9,7 @@ import { installedOrWhyNot } from "./debianPackages";
 // records every request the page makes and every console error, so a
 // caller can check that a self-contained page asks for nothing but itself.
 
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 const PACKAGES = ["chromium"];
 
 /** Why chromium cannot run here, or undefined when it can: a missing browser is installed with apt-get first. */

@@ -58,7 +58,7 @@ export interface PublishedZone {
 
 const TEST_ZONE: PublishedZone = { zone: ZONE, names: DMARC_NAMES };
 
-export interface TestKey {
+interface TestKey {
   name: string;
   algorithm: TsigAlgorithm;
   /** base64, as tsig-keygen prints it. */
@@ -107,7 +107,7 @@ function generatedKey(name: string, algorithm: TsigAlgorithm): TestKey {
   return { name, algorithm, secret: randomBytes(32).toString("base64") };
 }
 
-export function targetOf(port: number, key: TestKey): DnsTarget {
+function targetOf(port: number, key: TestKey): DnsTarget {
   return {
     server: { host: "127.0.0.1", port },
     key: { name: key.name, algorithm: key.algorithm, secret: Buffer.from(key.secret, "base64") },

@@ -20,7 +20,7 @@ export interface EnforceBenchHooks extends FleetSetup {
   seed(spec: FleetSpec): Promise<void>;
 }
 
-export interface EnforceBenchReport {
+interface EnforceBenchReport {
   organizations: number;
   domains: number;
   wallSeconds: number;
@@ -57,7 +57,7 @@ function rampInventory(spec: FleetSpec, since: string): string {
   return stringify({ defaults: { policy: { target: "reject" } }, tenants });
 }
 
-export function enforceBenchMarkdown(report: EnforceBenchReport): string {
+function enforceBenchMarkdown(report: EnforceBenchReport): string {
   const decisions = Object.entries(report.decisions)
     .map(([kind, count]) => `${count} ${kind}`)
     .join(", ");

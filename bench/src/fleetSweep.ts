@@ -17,7 +17,7 @@ import { lineChart } from "./svg";
 // directly, per fleet size; wall time per tenant of each, in one chart.
 
 /** One stack of more tenants than this takes too long to be worth measuring (283 s at 200). */
-export const SINGLE_STACK_LIMIT = 200;
+const SINGLE_STACK_LIMIT = 200;
 const PROJECT_NAME = "dmarc-bench-fleet";
 const RSS_SAMPLE_MS = 250;
 
@@ -81,7 +81,7 @@ export interface FleetTimeBreakdown {
 }
 
 /** How much of the fleet's pace one operation used, from its first request to its last (the runner's own figure). */
-export interface PhasePace extends PaceUse {
+interface PhasePace extends PaceUse {
   phase: FleetPhase;
 }
 
@@ -279,7 +279,7 @@ function paceOf(reports: Record<FleetPhase, FleetReport>): PhasePace[] {
 }
 
 /** The "share of the pace" table of a paced fleet: one line per size and operation; empty when unpaced. */
-export function paceMarkdown(rows: readonly FleetSweepRow[]): string {
+function paceMarkdown(rows: readonly FleetSweepRow[]): string {
   const lines = rows.flatMap((row) =>
     row.pace.map(
       (pace) =>
@@ -311,7 +311,7 @@ const fixed = (value: number | null, digits = 2) => (value === null ? "-" : valu
 const domainCreates = (phase: PhaseResult) =>
   `${phase.requestsByRoute["POST /v1/domains/batch"] ?? 0} / ${phase.requestsByRoute["POST /v1/domains"] ?? 0}`;
 
-export function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: number, concurrency: number): string {
+function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: number, concurrency: number): string {
   const lines = [
     `Fleet runner: shards of ${shardSize} tenants, ${concurrency} at once.`,
     "",
@@ -383,7 +383,7 @@ export function timeMarkdown(rows: readonly FleetSweepRow[]): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function fleetSweepChart(rows: readonly FleetSweepRow[]): string {
+function fleetSweepChart(rows: readonly FleetSweepRow[]): string {
   const series = (label: string, color: string, pick: (row: FleetSweepRow) => PhaseResult | null) => ({
     label,
     color,

@@ -22,7 +22,7 @@ export interface ImportBenchHooks extends FleetSetup {
 }
 
 /** One step, as the emulator counted it. */
-export interface ImportStep {
+interface ImportStep {
   step: string;
   wallSeconds: number;
   /** API requests, token requests included. */
@@ -33,7 +33,7 @@ export interface ImportStep {
   writes: number;
 }
 
-export interface ImportBenchReport {
+interface ImportBenchReport {
   organizations: number;
   domainsPerOrganization: number;
   pace: number | null;
@@ -91,7 +91,7 @@ function importRequestsPerOrganization(step: ImportStep, organizations: number):
   return (step.requests - perRun - token - 1) / organizations;
 }
 
-export function importBenchMarkdown(report: ImportBenchReport): string {
+function importBenchMarkdown(report: ImportBenchReport): string {
   const lines = [
     `Import of an account of ${report.organizations} organisations (${report.domainsPerOrganization} domains, a group, a webhook and a subscription each), pace ${report.pace ?? "off"}; ${report.tenantsWritten} tenants written.`,
     "",

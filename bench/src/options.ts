@@ -34,7 +34,7 @@ export const USAGE = `usage: npm run bench [-- options]
   --verbose                stream the engine's output to stderr`;
 
 /** Pulumi's default --parallel when the flag is unset: GOMAXPROCS x 4 (pkg/cmd/pulumi/operations/up.go). */
-export function pulumiDefaultParallel(): number {
+function pulumiDefaultParallel(): number {
   const fromEnv = Number(process.env.PULUMI_PARALLEL);
   return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : availableParallelism() * 4;
 }

@@ -123,7 +123,7 @@ function driftReport(inventory: Inventory, states: Map<number, ShardState>): Fle
 }
 
 /** The bench's page: as `report` would make it for this generated fleet. */
-export function benchPage(tenants: number, domains: number, now: Date): FleetPage {
+function benchPage(tenants: number, domains: number, now: Date): FleetPage {
   const inventory = benchInventory(tenants, domains);
   const states = benchStates(inventory);
   const days = pageDays(new Date(now.getTime() - 86_400_000));

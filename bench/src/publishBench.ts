@@ -22,7 +22,7 @@ import type { PhaseResult } from "./report";
 // record), and the same records published by the DNS client alone.
 
 /** The zone every bench domain (`d1.t001.bench.example`) is in. */
-export const BENCH_ZONE = "bench.example";
+const BENCH_ZONE = "bench.example";
 const KEY_SECRET_ENV = "DMARC_BENCH_DNS_KEY_SECRET";
 const TTL = 300;
 /** DNS queries or updates in flight when the bench counts or publishes records itself. */
@@ -38,7 +38,7 @@ export interface PublishBenchHooks extends FleetSetup {
 }
 
 /** Requests of one route in the `up` without publishing and the one with it, where they differ. */
-export type RouteDifference = { route: string; plain: number; publishing: number };
+type RouteDifference = { route: string; plain: number; publishing: number };
 
 /**
  * The routes of a domain's create: the client sends the creates of one
@@ -265,7 +265,7 @@ function requestRow(row: PublishRow): (string | number)[] {
   ];
 }
 
-export function publishBenchMarkdown(report: PublishBenchReport): string {
+function publishBenchMarkdown(report: PublishBenchReport): string {
   return [
     `Fleet with publishing to BIND 9: ${report.domainsPerTenant} domains per tenant, shards of ${report.shardSize}, ${report.concurrency} at once; the DNS client alone ${report.parallel} records at once.`,
     "",

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 // escape.
 
 export type Role = "engine" | "provider" | "emulator";
-export const ROLES: readonly Role[] = ["engine", "provider", "emulator"];
+const ROLES: readonly Role[] = ["engine", "provider", "emulator"];
 
 export interface RoleUsage {
   /** Processes of this role seen during the phase. */

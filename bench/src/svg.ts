@@ -1,7 +1,7 @@
 // A line chart as a standalone SVG document: enough for time against fleet
 // size, without a plotting dependency.
 
-export interface Series {
+interface Series {
   label: string;
   color: string;
   dashed?: boolean;

@@ -11,7 +11,7 @@ import { newId } from "./ids";
 import type { DeliveryRecord, Store, WebhookRecord } from "./store";
 
 /** Delay before each attempt (facts page, section 6 [choice]), multiplied by `retryScale`. */
-export const RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+const RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 // setTimeout fires at once for longer delays, so a large retryScale is clamped here.
 const MAX_TIMER_MS = 2 ** 31 - 1;

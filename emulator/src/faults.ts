@@ -42,7 +42,7 @@ interface Fault {
 type RateLimit = NonNullable<FaultSpec["rateLimit"]>;
 
 /** What a 429 carries: its message, its body's details and its headers. */
-export interface RateLimitAnswer {
+interface RateLimitAnswer {
   message: string;
   details: Record<string, unknown>;
   headers: Record<string, string>;

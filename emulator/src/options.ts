@@ -60,7 +60,7 @@ export type ResolvedOptions = Required<
   dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number; port: number; tsigKey: ZoneKey };
 };
 
-export const REQUEST_LOG_ENV = "DMARC_EMULATOR_REQUEST_LOG";
+const REQUEST_LOG_ENV = "DMARC_EMULATOR_REQUEST_LOG";
 
 export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
   const profile = profileNamed(options.profile);

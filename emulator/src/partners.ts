@@ -24,7 +24,7 @@ export interface EmulatorPartner {
 /** A partner with its catalogue filled in. */
 export type Partner = EmulatorPartner & { catalogue: CataloguePlan[] };
 
-export const PartnersFile = z.array(
+const PartnersFile = z.array(
   z.object({
     id: z.string().min(1),
     name: z.string().min(1),

@@ -73,7 +73,7 @@ const PUBLISHED_LIST_META: Record<ListFamily, (meta: { total: number; limit: num
   deliveries: ({ total }) => ({ total }),
 };
 
-export const PROFILES: Record<ProfileName, WireProfile> = {
+const PROFILES: Record<ProfileName, WireProfile> = {
   published: {
     name: "published",
     errorBody: publishedErrorBody,

@@ -6,7 +6,7 @@ const MAGIC_LINK = /\/auth\/magic\/[^/?#\s"]+/g;
 const REDACTED = "[REDACTED]";
 
 /** A copy of `value` with credentials and magic-link tokens replaced by a marker. */
-export function redact(value: unknown): unknown {
+function redact(value: unknown): unknown {
   if (typeof value === "string") return value.replace(MAGIC_LINK, `/auth/magic/${REDACTED}`);
   if (Array.isArray(value)) return value.map(redact);
   if (value !== null && typeof value === "object") {

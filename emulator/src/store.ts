@@ -29,7 +29,7 @@ export interface DomainGroupRecord {
   updatedAt: string;
 }
 
-export interface VerificationState {
+interface VerificationState {
   /** Start of the window in which a published record is looked for. */
   startedAt: string;
   /** No more periodic checks: verified, or the window ended. */
@@ -64,7 +64,7 @@ export interface WebhookRecord {
   updatedAt: string;
 }
 
-export interface AttemptRecord {
+interface AttemptRecord {
   attempt: number;
   at: string;
   statusCode: number | null;

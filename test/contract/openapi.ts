@@ -11,7 +11,7 @@ import { z } from "zod";
 const DateTime = z.string().refine((value) => !Number.isNaN(Date.parse(value)), "must be an ISO 8601 date-time");
 
 /** `ErrorResponse`: no field required; `statusCode` is text. */
-export const ErrorResponse = z
+const ErrorResponse = z
   .object({
     statusCode: z.string().regex(/^\d{3}$/),
     error: z.string(),

@@ -22,7 +22,7 @@ const FENCE = /^ {0,3}(`{3,}|~{3,})/;
  * characters replaced by spaces, line breaks kept), so nothing in code
  * counts as a link or a heading and line numbers stay right.
  */
-export function proseOf(text: string): string {
+function proseOf(text: string): string {
   const lines = text.split("\n");
   let fence: string | undefined;
   const prose = lines.map((line) => {
@@ -47,7 +47,7 @@ export function proseOf(text: string): string {
 }
 
 /** GitHub's anchor for a heading's text: lower case, punctuation dropped, spaces to hyphens. */
-export function slugOf(heading: string): string {
+function slugOf(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
@@ -58,7 +58,7 @@ export function slugOf(heading: string): string {
 }
 
 /** Every anchor a Markdown text offers: its headings' (repeats numbered as GitHub does) and explicit `<a id>`/`<a name>`. */
-export function anchorsOf(text: string): Set<string> {
+function anchorsOf(text: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const line of text.split("\n")) {

@@ -144,7 +144,7 @@ export async function waitFor<T>(
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
-export interface ReceivedRequest {
+interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   receivedAt: number;

@@ -4,12 +4,12 @@ import type { DmarcClient } from "pulumi-dmarc-partner/client";
 // A partner account made through the API, as a partner's dashboard or
 // scripts would have made it: the client only, none of our resources.
 
-export interface SeedDomain {
+interface SeedDomain {
   name: string;
   type?: "parked";
 }
 
-export interface SeedWebhook {
+interface SeedWebhook {
   name: string;
   url: string;
   events: EventName[];

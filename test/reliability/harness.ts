@@ -36,7 +36,7 @@ export function emulatorPerCase(): () => Promise<EmulatorHandle> {
 }
 
 /** The routes that create an object of the fleet program. */
-export const CREATE_ROUTES = [
+const CREATE_ROUTES = [
   "POST /v1/organizations",
   "POST /v1/domain-groups",
   "POST /v1/domains",

@@ -8,7 +8,7 @@ import { listenOnLoopback } from "../support/loopback";
 // mis-shaped JSON, huge bodies, silence). Everything else passes through.
 
 /** The call as the proxy received it. */
-export interface Incoming {
+interface Incoming {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;

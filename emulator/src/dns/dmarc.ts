@@ -6,7 +6,7 @@ const RUA_HOST = `rua.${SERVICE_DOMAIN}`;
 const RECORD_HOST_SUFFIX = `.records.${SERVICE_DOMAIN}`;
 
 /** Aggregate reports of an organisation go to an address of its own, so verification can tell organisations apart. */
-export function ruaAddress(organizationId: string): string {
+function ruaAddress(organizationId: string): string {
   return `${organizationId}@${RUA_HOST}`;
 }
 
@@ -19,7 +19,7 @@ export function dmarcRecordValue(organizationId: string): string {
 }
 
 /** The service host a CNAME at `_dmarc.<domain>` points to; the service serves the TXT record there. */
-export function recordHost(organizationId: string, domain: string): string {
+function recordHost(organizationId: string, domain: string): string {
   return `${domain}.${organizationId.replaceAll("_", "-")}${RECORD_HOST_SUFFIX}`;
 }
 
@@ -44,7 +44,7 @@ export type Verdict =
   /** No DMARC record (yet): propagation may still be under way. */
   | { status: "absent"; reason: string };
 
-export const RUA_NOT_FOUND = "RUA address not found";
+const RUA_NOT_FOUND = "RUA address not found";
 
 function tagsOf(record: string): Map<string, string> {
   const tags = new Map<string, string>();

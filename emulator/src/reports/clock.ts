@@ -10,7 +10,7 @@ const DAY_MS = 86_400_000;
 /** A UTC day as a count of days since 1970-01-01. */
 export type Day = number;
 
-export function dayOf(ms: number): Day {
+function dayOf(ms: number): Day {
   return Math.floor(ms / DAY_MS);
 }
 

@@ -11,7 +11,7 @@ import { type DayRange, percent, rowsIn, type Totals, totalsOf } from "./figures
 const ALL_TYPES: ReadonlySet<ReportType> = new Set(ReportType.options);
 
 /** A mechanism whose pass rate is at least this is `valid`; below, `warning`. */
-export const MECHANISM_VALID_RATE = 90;
+const MECHANISM_VALID_RATE = 90;
 
 const ENFORCED = new Set<string>(["none", "quarantine", "reject"]);
 

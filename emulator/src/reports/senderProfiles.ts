@@ -32,7 +32,7 @@ function hashOf(text: string): number {
 }
 
 /** About 200 messages a day, SPF about 97% and DKIM about 98% passing, each shifted a little by the name. */
-export function defaultSegment(domain: string): SenderSegment {
+function defaultSegment(domain: string): SenderSegment {
   const hash = hashOf(domain);
   return {
     fromDay: "1970-01-01",

@@ -5,7 +5,7 @@
 // other module looks into a deployment's fields.
 
 /** The engine's marker of a secret value in exported state; its presence means the value is ciphertext. */
-export const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
+const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
 
 export interface StateResource {
   urn: string;
@@ -20,7 +20,7 @@ export interface StateResource {
   [field: string]: unknown;
 }
 
-export type PendingKind = "creating" | "updating" | "deleting" | "reading" | "importing";
+type PendingKind = "creating" | "updating" | "deleting" | "reading" | "importing";
 
 export interface PendingOperation {
   type: PendingKind | string;

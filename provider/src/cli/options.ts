@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 // the parser and the help text are both read off them, so neither can list
 // an option the other does not know.
 
-export interface OptionSpec {
+interface OptionSpec {
   /** The long name, without `--`. */
   name: string;
   /** `string` takes a value; `boolean` is a switch. */

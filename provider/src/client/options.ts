@@ -165,7 +165,7 @@ export function describeIssues(
 const SECRET_OPTIONS: ReadonlySet<string> = new Set(["accessToken", "clientSecret"]);
 
 /** Validates options with {@link ClientOptionsSchema}, failing with every problem named. */
-export function validateOptions(options: ClientOptions): ValidOptions {
+function validateOptions(options: ClientOptions): ValidOptions {
   const parsed = ClientOptionsSchema.safeParse(options);
   if (parsed.success) return parsed.data;
   const problems = describeIssues(

@@ -28,7 +28,7 @@ import { ResponseTooLarge, send, TransportFault, type WireRequest, type WireResp
 // retries within the bounds, and the mapping of every outcome to a value or a
 // typed error.
 
-export type Method = WireRequest["method"];
+type Method = WireRequest["method"];
 
 export interface CallSpec<S extends z.ZodType> {
   /** What is being done, in words, such as "create organization". */

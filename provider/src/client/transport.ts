@@ -6,7 +6,7 @@ import { type Dispatcher, Pool } from "undici";
 // sent again: before that moment the service provably never saw it.
 
 /** Answers above this size are refused: nothing the service sends legitimately comes close. */
-export const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 export interface WireRequest {
   origin: string;

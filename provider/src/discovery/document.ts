@@ -7,7 +7,7 @@ import type { TenantEntry } from "./entries";
 // result is parsed again and must hold the old tenants and the new ones.
 
 /** A tenant to write, with the comment lines that go above its entry. */
-export interface WrittenTenant {
+interface WrittenTenant {
   entry: TenantEntry;
   comments: readonly string[];
 }
@@ -20,7 +20,7 @@ export interface InventoryAdditions {
 }
 
 /** Above each webhook: the service shows a secret only when it makes the webhook. */
-export const WEBHOOK_SECRET_NOTE =
+const WEBHOOK_SECRET_NOTE =
   "secret: the service shows it only when it makes the webhook; rotate it to get one (guide: Import and drift)";
 
 const HEADER = [

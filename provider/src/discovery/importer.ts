@@ -41,7 +41,7 @@ export interface ImportOptions extends ImportScope {
  * service's pace (57 requests a minute, four an organisation: a batch is
  * about 45 s of work, the most an interrupted import reads again).
  */
-export const IMPORT_BATCH = 10;
+const IMPORT_BATCH = 10;
 
 /** An import that stopped part of the way; the file holds the entries written before, and reads back whole. */
 export class ImportIncomplete extends Error {

@@ -31,7 +31,7 @@ export interface Candidate {
   parsed: InventoryTenant;
 }
 
-export const ENTRY_SOURCE = "import";
+const ENTRY_SOURCE = "import";
 
 /** The entry as the inventory reads it, alone in a file; its problems as the inventory words them. */
 function parseEntry(proposal: ProposedTenant): InventoryTenant | { problems: readonly string[] } {

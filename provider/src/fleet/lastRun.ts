@@ -13,7 +13,7 @@ function reportFile(stateDir: string, fleet: string, command: FleetCommand): str
 }
 
 /** The commands whose last report another command reads; `status` and `shards` find nothing a scan would not. */
-export const KEPT_COMMANDS: readonly FleetCommand[] = ["preview", "up", "refresh", "drift", "destroy"];
+const KEPT_COMMANDS: readonly FleetCommand[] = ["preview", "up", "refresh", "drift", "destroy"];
 
 /** Keeps the report, with the time it was made; written whole or not at all, so a reader never sees half a file. */
 export function keepLastReport(stateDir: string, report: FleetReport, at: Date = new Date()): void {

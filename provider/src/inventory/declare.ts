@@ -19,7 +19,7 @@ export interface DeclareOptions {
 }
 
 /** Where a message about the tenant points: `tenants.yaml: tenant "Acme" (tenants[1])`. */
-export function labelOf(inventory: Inventory, tenant: InventoryTenant): string {
+function labelOf(inventory: Inventory, tenant: InventoryTenant): string {
   return `${inventory.source}: ${tenant.label}`;
 }
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 // it is (`stage`, `since`). The record a domain publishes follows its stage;
 // `dmarc-fleet enforce` proposes the moves. Nothing here reads the service.
 
-export const POLICY_WORDS = ["none", "quarantine", "reject"] as const;
+const POLICY_WORDS = ["none", "quarantine", "reject"] as const;
 export type PolicyWord = (typeof POLICY_WORDS)[number];
 export const PolicyWord = z.enum(POLICY_WORDS);
 
@@ -45,7 +45,7 @@ export function stageText(stage: Stage): string {
   return stage.pct === 100 ? stage.p : `${stage.p} (pct ${stage.pct})`;
 }
 
-export const StageName = z.string().refine((name) => parseStage(name) !== undefined, { message: STAGE_RULE });
+const StageName = z.string().refine((name) => parseStage(name) !== undefined, { message: STAGE_RULE });
 
 const Percent = z
   .number()
@@ -106,7 +106,7 @@ export type PolicyRules = z.output<z.ZodObject<typeof PolicyRules>> & {
 };
 export type DomainPolicyEntry = PolicyRules & z.output<z.ZodObject<typeof PolicyPosition>>;
 
-export interface Evidence {
+interface Evidence {
   minPassRate: number;
   minMessages: number;
   minDays: number;
@@ -220,7 +220,7 @@ export function recordWithStage(value: string, stage: Stage, sp: PolicyWord | un
 }
 
 /** The policy tags of a record's value, for plans and drift: `{ p, pct, sp }` as written. */
-export function policyTagsOf(value: string): { p?: string; pct?: string; sp?: string } {
+function policyTagsOf(value: string): { p?: string; pct?: string; sp?: string } {
   const tags: Record<string, string> = {};
   for (const part of value.split(";")) {
     const separator = part.indexOf("=");

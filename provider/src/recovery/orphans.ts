@@ -39,7 +39,7 @@ export interface SettleOptions {
 const ENGINE_GONE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
 
 /** Whether something still accepts connections at the engine address `host:port`; a timeout counts as yes. */
-export function engineAnswers(address: string, timeoutMs = 2_000): Promise<boolean> {
+function engineAnswers(address: string, timeoutMs = 2_000): Promise<boolean> {
   const split = address.lastIndexOf(":");
   const host = address.slice(0, split).replace(/^\[|\]$/g, "");
   const port = Number(address.slice(split + 1));

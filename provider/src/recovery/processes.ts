@@ -9,7 +9,7 @@ import { readTextIfAny } from "../runtime/readText";
 // Pulumi starts its plugins in process groups of their own, so killing the
 // CLI, or its group, leaves them running; the recovery has to find them.
 
-export type RunProcessRole = "provider" | "language host" | "program";
+type RunProcessRole = "provider" | "language host" | "program";
 
 export interface RunProcess {
   pid: number;

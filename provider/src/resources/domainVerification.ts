@@ -22,7 +22,7 @@ const UNITS_MS = { h: 3_600_000, m: 60_000, s: 1_000 } as const;
 const DURATION = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 
 /** Milliseconds of a duration written like Go's: "45m", "2h", "1h30m", "90s". */
-export function parseDuration(text: string): number | undefined {
+function parseDuration(text: string): number | undefined {
   const match = DURATION.exec(text);
   if (!match || text === "") return undefined;
   const [, hours, minutes, seconds] = match;
@@ -52,9 +52,9 @@ function Duration(min: string, max: string) {
  * minutes, the default of aws.ses.DomainIdentityVerification, fits a CI job's
  * limit (GitLab's default is 1 hour), and a rerun of `up` keeps waiting.
  */
-export const DEFAULT_TIMEOUT = "45m";
+const DEFAULT_TIMEOUT = "45m";
 /** First pause between two reads of the domain; pauses then grow by half up to {@link MAX_POLL_PAUSE_MS}. */
-export const DEFAULT_POLL_INTERVAL = "15s";
+const DEFAULT_POLL_INTERVAL = "15s";
 const MAX_POLL_PAUSE_MS = 120_000;
 const BACKOFF_FACTOR = 1.5;
 /** How often a waiting create says where it stands in the engine's output. */

@@ -8,7 +8,7 @@ import { CLOCK_SKEW_ALLOWANCE_MS, finishCreate, settleAction, settleCall } from 
 import { OrganizationId, serviceId } from "./fields";
 
 /** Renewals one operation may make to reach `keepActiveUntil`: ten years of monthly terms. */
-export const MAX_RENEWALS = 120;
+const MAX_RENEWALS = 120;
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
@@ -126,11 +126,7 @@ async function renewAsDeclared(
  * the first took effect, so an unanswered cancel is settled by reading the
  * subscription back: cancelled (or gone with its organisation) means done.
  */
-export async function cancelSubscription(
-  client: DmarcClient,
-  organizationId: string,
-  subscriptionId: string,
-): Promise<void> {
+async function cancelSubscription(client: DmarcClient, organizationId: string, subscriptionId: string): Promise<void> {
   await settleAction(
     client,
     () => client.cancelSubscription(subscriptionId),

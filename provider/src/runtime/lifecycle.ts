@@ -15,16 +15,16 @@ export interface LifecycleContext {
 export type ObjectSchema = z.ZodObject<any>;
 
 /** Inputs after validation and defaults: what the lifecycle functions receive. */
-export type InputsOf<I extends ObjectSchema> = z.output<I>;
+type InputsOf<I extends ObjectSchema> = z.output<I>;
 
 /** Every property a resource records: its inputs, so `diff` can compare declarations, and its computed outputs. */
-export type PropsOf<I extends ObjectSchema, O extends ObjectSchema> = z.output<I> & z.output<O>;
+type PropsOf<I extends ObjectSchema, O extends ObjectSchema> = z.output<I> & z.output<O>;
 
 /** What the engine's diff found: the inputs whose declared value changed. */
-export type ChangedInputs<I extends ObjectSchema> = ReadonlySet<keyof z.output<I> & string>;
+type ChangedInputs<I extends ObjectSchema> = ReadonlySet<keyof z.output<I> & string>;
 
 /** Ids of objects already recorded in the state, so a natural-key lookup never returns one of them twice. */
-export interface LookupContext extends LifecycleContext {
+interface LookupContext extends LifecycleContext {
   /** Resource ids already recorded in the state (or adopted earlier in the same recovery). */
   known: ReadonlySet<string>;
   /** Objects created before this moment cannot be the result of the create being looked for. */

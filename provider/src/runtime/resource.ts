@@ -6,7 +6,7 @@ import { recordProgramFrames } from "./stackFrames";
 import { typeToken as typeTokenOf } from "./typeToken";
 
 /** A declared value: plain or a Pulumi input, with the items of lists and the fields of objects inputs too. */
-export type Declared<T> = pulumi.Input<
+type Declared<T> = pulumi.Input<
   [T] extends [readonly (infer Item)[]]
     ? Declared<Item>[]
     : [T] extends [Record<string, unknown>]
@@ -15,7 +15,7 @@ export type Declared<T> = pulumi.Input<
 >;
 
 /** Inputs every resource accepts. */
-export interface AdoptableArgs {
+interface AdoptableArgs {
   /**
    * Id of an existing object to take under management instead of creating
    * one; nothing is changed, and the create fails if the object differs from
@@ -32,14 +32,14 @@ type DeclaredFields<T> = { [K in keyof T]: Declared<Exclude<T[K], undefined>> };
  * A resource's constructor arguments, derived from its input schema: fields
  * with a default, and those a provider setting fills (`S`), are optional.
  */
-export type ArgsOf<I extends ObjectSchema, S extends string = never, U extends string = never> = DeclaredFields<
+type ArgsOf<I extends ObjectSchema, S extends string = never, U extends string = never> = DeclaredFields<
   Omit<z.input<I>, S | U>
 > &
   Partial<DeclaredFields<Pick<z.input<I>, S & keyof z.input<I>>>> &
   AdoptableArgs;
 
 /** A resource's outputs, derived from its schemas: every input, every computed output and the id-derived ones. */
-export type OutputsOf<I extends ObjectSchema, O extends ObjectSchema, D extends string> = {
+type OutputsOf<I extends ObjectSchema, O extends ObjectSchema, D extends string> = {
   readonly [K in keyof (z.output<I> & z.output<O>)]-?: pulumi.Output<(z.output<I> & z.output<O>)[K]>;
 } & { readonly [K in D]: pulumi.Output<string> };
 

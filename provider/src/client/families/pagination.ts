@@ -6,7 +6,7 @@ import { type CallContext, DmarcResponseError } from "../errors";
 export const PAGE_SIZE = MAX_PAGE_SIZE;
 
 /** A service that keeps saying "there is more" must not keep a deployment busy forever. */
-export const MAX_PAGES = 10_000;
+const MAX_PAGES = 10_000;
 
 export interface Page<T> {
   data: T[];

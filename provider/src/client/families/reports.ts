@@ -70,7 +70,7 @@ export interface VolumeRow {
 }
 
 /** The route's ISO form of whole days: the first instant of `from` to the last of `to`, in UTC. */
-export function dayRange(range: ReportRange): { from: string; to: string } {
+function dayRange(range: ReportRange): { from: string; to: string } {
   for (const [name, day] of Object.entries({ from: range.from, to: range.to })) {
     if (!isCalendarDay(day)) {
       throw new DmarcConfigError(`report range: ${name} "${day}" is not a date such as 2026-11-24 (YYYY-MM-DD)`);

@@ -20,7 +20,7 @@ export interface PacingSettings {
 }
 
 /** Requests held this long by the pacing get a line saying so, and another at most this often. */
-export const PACING_NOTICE_INTERVAL_MS = 30_000;
+const PACING_NOTICE_INTERVAL_MS = 30_000;
 
 /** Turns from a pacer other processes share, and its name in the lines that say why a run waits. */
 interface SharedTurns {

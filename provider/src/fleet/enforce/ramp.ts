@@ -7,12 +7,12 @@ import { type DomainPolicy, type Stage, stageText, strictness, targetStage } fro
 const DAY_MS = 86_400_000;
 
 /** Whole days from `from` to `to` (`YYYY-MM-DD`). */
-export function daysBetween(from: string, to: string): number {
+function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS);
 }
 
 /** The day `days` after `day`. */
-export function dayAfter(day: string, days: number): string {
+function dayAfter(day: string, days: number): string {
   return new Date(Date.parse(day) + days * DAY_MS).toISOString().slice(0, 10);
 }
 
@@ -74,7 +74,7 @@ export const MOVES: readonly Decision["kind"][] = ["start", "advance", "back"];
 const percentText = (value: number) => `${Math.round(value * 10) / 10}%`;
 
 /** `pass rate 99.1% (DKIM 99.1%, SPF 97.4%) over 2,830 messages`. */
-export function figuresText(figures: Figures): string {
+function figuresText(figures: Figures): string {
   return `pass rate ${percentText(dmarcPassRate(figures))} (DKIM ${percentText(figures.dkimPassRate)}, SPF ${percentText(figures.spfPassRate)}) over ${figures.messages.toLocaleString("en")} messages`;
 }
 

@@ -19,7 +19,7 @@ export const LISTS = [
 /** Longest value shown in full; longer ones lose their middle to an ellipsis. */
 const VALUE_WIDTH = 120;
 
-export function valueText(value: unknown): string {
+function valueText(value: unknown): string {
   if (value === "[secret]" || value === "[unknown]") return String(value);
   const text = JSON.stringify(value) ?? "undefined";
   return shortened(text, VALUE_WIDTH);

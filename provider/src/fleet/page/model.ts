@@ -6,7 +6,7 @@ export const FLEET_PAGE_FORMAT_VERSION = 1;
 
 /** What could not be read is `unknown`: never shown as fine. */
 export const UNKNOWN = "unknown";
-export type Unknown = typeof UNKNOWN;
+type Unknown = typeof UNKNOWN;
 
 /** The service's word on one of a domain's SPF, DKIM and DMARC records (the overview's). */
 export type RecordCheck = "valid" | "warning" | "no-record" | Unknown;

@@ -11,12 +11,7 @@ import { organizationIdsOf } from "./scan";
 // domain's settings) is not seen, so a plain `drift` still runs now and then.
 
 /** The categories under which the log files the objects a tenant declares. */
-export const AUDITED_CATEGORIES: readonly AuditLogCategory[] = [
-  "DOMAINS",
-  "DOMAIN_GROUPS",
-  "USER_MANAGEMENT",
-  "BILLING",
-];
+const AUDITED_CATEGORIES: readonly AuditLogCategory[] = ["DOMAINS", "DOMAIN_GROUPS", "USER_MANAGEMENT", "BILLING"];
 
 /** The service's clock may lag the runner's: changes are looked for from this long before the check, by default. */
 export const DEFAULT_AUDIT_LOG_MARGIN_SECONDS = 60;

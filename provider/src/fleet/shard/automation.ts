@@ -7,7 +7,7 @@ import type { Stack } from "@pulumi/pulumi/automation";
 // offboarding was refused).
 
 /** The first @pulumi/pulumi whose Automation API passes `exclude` to the engine. */
-export const EXCLUDE_SINCE = "3.165.0";
+const EXCLUDE_SINCE = "3.165.0";
 
 function installedVersion(): string {
   return (require("@pulumi/pulumi/package.json") as { version: string }).version;

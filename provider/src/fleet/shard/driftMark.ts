@@ -7,7 +7,7 @@ import type { Stack, TagMap } from "@pulumi/pulumi/automation";
 // the file backend keeps a stack's last tag when asked to remove it.
 
 /** The tag's name. */
-export const DRIFT_MARK = "dmarc-fleet:drift";
+const DRIFT_MARK = "dmarc-fleet:drift";
 
 const FOUND = "found";
 

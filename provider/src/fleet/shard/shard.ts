@@ -139,7 +139,7 @@ export function shardProgram(
  * node_modules is the project's: the shard's provider process resolves the
  * package from there, as it would in the project itself.
  */
-export function workDirFor(project: FleetProject, stackName: string): string {
+function workDirFor(project: FleetProject, stackName: string): string {
   const folder = join(project.stateDir, "work", stackName);
   mkdirSync(folder, { recursive: true });
   const modules = join(folder, "node_modules");

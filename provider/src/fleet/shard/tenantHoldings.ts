@@ -32,7 +32,7 @@ export function isTenantType(type: string): boolean {
 }
 
 /** The type of the URN's own resource: the last part of its `$`-joined type chain. */
-export function urnType(urn: string): string {
+function urnType(urn: string): string {
   const qualified = urn.split("::")[2] ?? "";
   return qualified.slice(qualified.lastIndexOf("$") + 1);
 }
