@@ -82,7 +82,7 @@ function skipReason(
 }
 
 /** Per chosen shard, the job the operation runs on it, or its result as skipped. */
-export function shardJobs(
+function shardJobs(
   operation: ShardOperation,
   options: FleetOptions,
   plan: FleetPlan,
