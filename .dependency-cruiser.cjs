@@ -76,6 +76,28 @@ module.exports = {
       to: { path: "^provider/", pathNot: "^provider/(src|dist)/(api|dns)/" },
     },
     {
+      name: "fleet-command-line-on-top",
+      comment:
+        "fleet/cli/ reads and runs the commands; no room of the fleet depends on it (the /fleet entry re-exports it)",
+      severity: "error",
+      from: { path: "^provider/src/fleet/", pathNot: "^provider/src/fleet/(cli/|index\\.ts$)" },
+      to: { path: "^provider/src/fleet/cli/" },
+    },
+    {
+      name: "fleet-rooms-never-call-the-runner",
+      comment: "the runner schedules the rooms' work; a room that called it back would schedule too",
+      severity: "error",
+      from: { path: "^provider/src/fleet/", pathNot: "^provider/src/fleet/(cli/|index\\.ts$|runner\\.ts$)" },
+      to: { path: "^provider/src/fleet/runner\\.ts$" },
+    },
+    {
+      name: "client-rooms-stay-inside",
+      comment: "the client's rooms are its own: the rest of the provider calls DmarcClient, through client/index.ts",
+      severity: "error",
+      from: { path: "^provider/src/", pathNot: "^provider/src/client/" },
+      to: { path: "^provider/src/client/[^/]+/" },
+    },
+    {
       name: "client-knows-no-pulumi",
       comment: "the client, DNS and receiver kits run without the engine",
       severity: "error",
