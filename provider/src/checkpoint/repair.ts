@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { shownPath } from "../cli/shown";
 import type { Deployment } from "./deployment";
-import { stackFiles } from "./fileBackend";
+import { projectStackNames, stackFiles } from "./fileBackend";
 
 // A kill in the middle of a checkpoint write can leave the file backend
 // unable to load the stack (`failed to load checkpoint: EOF`). The backend
@@ -84,5 +84,21 @@ export function brokenCheckpoints(
   return stackNames.flatMap((stackName) => {
     const repair = findCheckpointRepair(stackFiles(folder, projectName, stackName).checkpoints);
     return repair ? [{ stackName, file: repair.file }] : [];
+  });
+}
+
+/**
+ * Removes the cut-short attributes files of the project's stacks in a file
+ * backend folder, each beside a whole checkpoint: the one repair that loses
+ * nothing, so a command that must list the stacks before it can recover any
+ * (the CLI's listing loads every checkpoint) makes it itself. Answers the
+ * checkpoints repaired.
+ */
+export function repairCutShortAttributes(folder: string, projectName: string): string[] {
+  return (projectStackNames(folder, projectName) ?? []).flatMap((stackName) => {
+    const repair = findCheckpointRepair(stackFiles(folder, projectName, stackName).checkpoints);
+    if (repair?.broken !== "attributes") return [];
+    repairCheckpoint(repair);
+    return [repair.file];
   });
 }

@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
 import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
+import { fileBackendFolder } from "../../checkpoint/fileBackend";
+import { repairCutShortAttributes } from "../../checkpoint/repair";
 import {
   checkOptionsApply,
   listOption,
@@ -9,6 +11,7 @@ import {
   UsageError,
   wholeNumber,
 } from "../../cli/options";
+import { shownPath } from "../../cli/shown";
 import { type Inventory, loadInventory } from "../../inventory/inventory";
 import { recoverShard } from "../../recovery/shard";
 import { TenantOnDelete } from "../../tenant/schema";
@@ -76,11 +79,35 @@ function commandOf(positionals: readonly string[]): FleetCommand | OtherCommand 
   return command as FleetCommand | OtherCommand;
 }
 
+/**
+ * The project's selected stack. Finding it lists the stacks, which loads
+ * every checkpoint of the project, the fleet's shards included: a run
+ * killed while one was written leaves its attributes file cut short, and
+ * the listing fails on it before the scan could recover that shard. That
+ * repair loses nothing, so it is made here, said, and the listing asked again.
+ */
+async function selectedStack(workspace: LocalWorkspace, projectName: string, backendUrl: string | undefined) {
+  try {
+    return (await workspace.stack())?.name;
+  } catch (error) {
+    const folder = fileBackendFolder(backendUrl ?? process.env.PULUMI_BACKEND_URL ?? (await workspace.whoAmI()).url);
+    const repaired = folder === undefined ? [] : repairCutShortAttributes(folder, projectName);
+    if (repaired.length === 0) throw error;
+    for (const file of repaired) {
+      process.stderr.write(
+        `${shownPath(file)}: a killed run cut its attributes file short; removed it, the checkpoint is whole\n`,
+      );
+    }
+    return (await workspace.stack())?.name;
+  }
+}
+
 /** The project's name, backend, and the config stack's configuration and secrets provider, read through the CLI. */
 async function projectSettingsOf(cwd: string, configStack: string | undefined, env: Record<string, string>) {
   const workspace = await LocalWorkspace.create({ workDir: cwd, envVars: env });
   const project = await workspace.projectSettings();
-  const stackName = configStack ?? (await workspace.stack())?.name;
+  const stackName =
+    configStack ?? (await selectedStack(workspace, project.name, env.PULUMI_BACKEND_URL ?? project.backend?.url));
   const config: ConfigMap = stackName ? await workspace.getAllConfig(stackName) : {};
   const secretsProvider = stackName ? (await workspace.stackSettings(stackName)).secretsProvider : undefined;
   return { project, stackName, config, secretsProvider };
