@@ -14,6 +14,18 @@ const CONTRIBUTING = join(projectRoot, "CONTRIBUTING.md");
 const START = "<!-- module graph: npm run graph -->";
 const END = "<!-- end of module graph -->";
 
+const EDGE = /^\S+-->\S+$/;
+
+/**
+ * The picture with its arrows, which close it, in one order: the cruise
+ * gives them in the order it met the modules, which follows the order the
+ * file system lists a folder in, and differs from one checkout to another.
+ */
+function sortedEdges(mermaid) {
+  const lines = mermaid.split("\n");
+  return [...lines.filter((line) => !EDGE.test(line)), ...lines.filter((line) => EDGE.test(line)).sort()].join("\n");
+}
+
 /** Cruises provider/src and emulator/src from the project root: the rules' violations and the folder picture. */
 export async function cruiseProject() {
   const previous = process.cwd();
@@ -31,7 +43,7 @@ export async function cruiseProject() {
       (violation) =>
         `${violation.rule.name}: ${violation.from}${violation.to === violation.from ? "" : ` → ${violation.to}`}${violation.cycle ? ` (circle: ${violation.cycle.map((step) => step.name ?? step).join(" → ")})` : ""}`,
     );
-    return { violations, graph: `\`\`\`mermaid\n${String(picture.output).trim()}\n\`\`\`` };
+    return { violations, graph: `\`\`\`mermaid\n${sortedEdges(String(picture.output).trim())}\n\`\`\`` };
   } finally {
     process.chdir(previous);
   }
