@@ -75,16 +75,21 @@ export interface BrokenCheckpoint {
   file: string;
 }
 
+/** The repairs the named stacks of a project in a file backend folder need. */
+function repairsOf(folder: string, projectName: string, stackNames: readonly string[]) {
+  return stackNames.flatMap((stackName) => {
+    const repair = findCheckpointRepair(stackFiles(folder, projectName, stackName).checkpoints);
+    return repair ? [{ stackName, repair }] : [];
+  });
+}
+
 /** Those of the project's stacks in a file backend folder whose checkpoint is cut short (see {@link findCheckpointRepair}). */
 export function brokenCheckpoints(
   folder: string,
   projectName: string,
   stackNames: readonly string[],
 ): BrokenCheckpoint[] {
-  return stackNames.flatMap((stackName) => {
-    const repair = findCheckpointRepair(stackFiles(folder, projectName, stackName).checkpoints);
-    return repair ? [{ stackName, file: repair.file }] : [];
-  });
+  return repairsOf(folder, projectName, stackNames).map(({ stackName, repair }) => ({ stackName, file: repair.file }));
 }
 
 /**
@@ -95,10 +100,10 @@ export function brokenCheckpoints(
  * checkpoints repaired.
  */
 export function repairCutShortAttributes(folder: string, projectName: string): string[] {
-  return (projectStackNames(folder, projectName) ?? []).flatMap((stackName) => {
-    const repair = findCheckpointRepair(stackFiles(folder, projectName, stackName).checkpoints);
-    if (repair?.broken !== "attributes") return [];
-    repairCheckpoint(repair);
-    return [repair.file];
-  });
+  return repairsOf(folder, projectName, projectStackNames(folder, projectName) ?? [])
+    .filter(({ repair }) => repair.broken === "attributes")
+    .map(({ repair }) => {
+      repairCheckpoint(repair);
+      return repair.file;
+    });
 }

@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
 import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
-import { fileBackendFolder } from "../../checkpoint/fileBackend";
 import { repairCutShortAttributes } from "../../checkpoint/repair";
 import {
   checkOptionsApply,
@@ -17,6 +16,7 @@ import { recoverShard } from "../../recovery/shard";
 import { TenantOnDelete } from "../../tenant/schema";
 import type { EnforceOptions } from "../enforce/enforce";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, settingsOf } from "../fleetOptions";
+import { backendFolderOf } from "../plan/scan";
 import { ENFORCE_COMMAND, FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES, REPORT_COMMAND } from "./commandSpec";
 import type { ImportCommandOptions } from "./import";
 
@@ -90,7 +90,7 @@ async function selectedStack(workspace: LocalWorkspace, projectName: string, bac
   try {
     return (await workspace.stack())?.name;
   } catch (error) {
-    const folder = fileBackendFolder(backendUrl ?? process.env.PULUMI_BACKEND_URL ?? (await workspace.whoAmI()).url);
+    const folder = await backendFolderOf(workspace, backendUrl);
     const repaired = folder === undefined ? [] : repairCutShortAttributes(folder, projectName);
     if (repaired.length === 0) throw error;
     for (const file of repaired) {

@@ -26,10 +26,16 @@ export function concurrencyOf(options: FleetOptions): number {
   return Math.max(1, options.concurrency ?? availableParallelism());
 }
 
-/** The folder of the file backend the fleet's stacks are in; undefined for another backend. */
-async function backendFolder(options: FleetOptions, workspace: LocalWorkspace): Promise<string | undefined> {
-  const configured = options.backendUrl ?? options.env.PULUMI_BACKEND_URL ?? process.env.PULUMI_BACKEND_URL;
-  return fileBackendFolder(configured ?? (await workspace.whoAmI()).url);
+/**
+ * The folder of the file backend a workspace's stacks are in, the one
+ * configured (an option or the workspace's environment) first, then the
+ * process's, then the one it is logged in to; undefined for another backend.
+ */
+export async function backendFolderOf(
+  workspace: LocalWorkspace,
+  configured: string | undefined,
+): Promise<string | undefined> {
+  return fileBackendFolder(configured ?? process.env.PULUMI_BACKEND_URL ?? (await workspace.whoAmI()).url);
 }
 
 /** Recovers the shards whose checkpoint a killed run cut short: the backend could not load them. */
@@ -69,7 +75,7 @@ async function listedStacks(workspace: LocalWorkspace): Promise<StackSummary[]> 
  * first. Other backends are asked through the CLI.
  */
 async function stackNames(options: FleetOptions, workspace: LocalWorkspace): Promise<string[]> {
-  const folder = await backendFolder(options, workspace);
+  const folder = await backendFolderOf(workspace, options.backendUrl ?? options.env.PULUMI_BACKEND_URL);
   const names = folder === undefined ? undefined : projectStackNames(folder, options.projectName);
   if (folder === undefined || names === undefined) {
     return (await listedStacks(workspace)).map((summary) => stackNameOf(summary.name));
