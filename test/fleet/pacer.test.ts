@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import { type FleetPacer, startFleetPacer } from "pulumi-dmarc-partner/fleet";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { freePort } from "../support/loopback";
+import { exited, type ProviderProcess, providerProcess, until } from "../support/providerProcess";
 import { busiestWindow, loggedArrivals } from "../support/requestLog";
 
 // The fleet's one live budget: processes that each stand for a shard's
@@ -17,60 +18,21 @@ import { busiestWindow, loggedArrivals } from "../support/requestLog";
 
 const PACE = 600;
 const SPACING_MS = 60_000 / PACE;
-const CONFIG_MODULE = join(__dirname, "..", "..", "provider", "dist", "runtime", "config.js");
 
 let emulator: EmulatorHandle;
 const requestLog = join(mkdtempSync(join(tmpdir(), "dmarc-pacer-")), "requests.jsonl");
 const children: ChildProcess[] = [];
 let pacer: FleetPacer | undefined;
 
-/** A process that reads its settings as a provider does (here from the environment) and sends `calls` catalogue reads at once. */
-function provider(
-  calls: number,
-  env: Record<string, string>,
-  { waitForGo = false } = {},
-): { child: ChildProcess; output: () => string } {
-  const script = `
-    const { clientFrom, settingsFrom } = require(${JSON.stringify(CONFIG_MODULE)});
-    const go = ${waitForGo} ? new Promise((resolve) => process.stdin.once("data", resolve)) : Promise.resolve();
-    go.then(() => {
-      const client = clientFrom(settingsFrom(() => undefined));
-      return Promise.all(Array.from({ length: ${calls} }, () => client.listPlans()));
-    }).then(
-      () => process.stdout.write("done\\n"),
-      (error) => { process.stderr.write(String(error) + "\\n"); process.exit(1); },
-    );`;
-  const child = spawn(process.execPath, ["-e", script], {
-    env: { PATH: process.env.PATH ?? "", ...emulator.env, DMARC_REQUESTS_PER_MINUTE: String(PACE / 2), ...env },
-    stdio: [waitForGo ? "pipe" : "ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  return { child, output: () => output };
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-}
-
-async function until(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 60_000,
-  refresh: () => Promise<void> = async () => {},
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (await refresh(); !condition(); await refresh()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** A provider-like process at half the pace unless `env` says otherwise, killed after each test. */
+function provider(calls: number, env: Record<string, string>, options: { waitForGo?: boolean } = {}): ProviderProcess {
+  const started = providerProcess(
+    calls,
+    { ...emulator.env, DMARC_REQUESTS_PER_MINUTE: String(PACE / 2), ...env },
+    options,
+  );
+  children.push(started.child);
+  return started;
 }
 
 beforeAll(async () => {

@@ -4,13 +4,19 @@ import { readFileSync } from "node:fs";
 // arrived, and the most that arrived within any window, as the service's
 // sliding window counts them.
 
-/** Arrival times (ms since the epoch) of the API requests logged from `from` on, refused ones included, in order. */
-export function loggedArrivals(requestLogFile: string, from = 0): number[] {
+/**
+ * Arrival times (ms since the epoch) of the API requests logged from `from`
+ * on, in order: refused ones included, or with `admitted` only those the
+ * service did not answer 429.
+ */
+export function loggedArrivals(requestLogFile: string, from = 0, { admitted = false } = {}): number[] {
   return readFileSync(requestLogFile, "utf8")
     .trim()
     .split("\n")
     .filter((line) => line !== "")
-    .map((line) => Date.parse((JSON.parse(line) as { time: string }).time))
+    .map((line) => JSON.parse(line) as { time: string; status: number | null })
+    .filter((entry) => !admitted || entry.status !== 429)
+    .map((entry) => Date.parse(entry.time))
     .filter((time) => time >= from)
     .sort((a, b) => a - b);
 }

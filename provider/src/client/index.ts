@@ -5,6 +5,7 @@ import { TokenResponse } from "../api";
 import { DmarcClient } from "./client";
 import { ClientCredentialsToken, credentialIdentity, StaticToken, type TokenSource } from "./credentials";
 import { type ClientOptions, type ResolvedOptions, resolveOptions } from "./options";
+import { closeBudgetStores } from "./pace/budgetChoice";
 import { sharedPacer } from "./pace/pacing";
 import type { TurnSource } from "./pace/turns";
 import { rememberSecret } from "./redaction";
@@ -40,8 +41,19 @@ export {
   PUBLISHED_REQUESTS_PER_MINUTE,
   pacingFor,
 } from "./options";
+export { AdaptiveRate } from "./pace/adaptive";
+export { BookedTurns } from "./pace/bookedTurns";
+export { type BudgetChoice, budgetStoreFor, machineBudgetFolder } from "./pace/budgetChoice";
+export { type BudgetKind, isPostgresUrl } from "./pace/budgetStore";
 export { formatRate } from "./pace/pacing";
-export { type PacerAddress, PacerUnreachable, RemoteTurns, TURN_PATH, type TurnAnswer } from "./pace/remoteTurns";
+export {
+  type PacerAddress,
+  PacerUnreachable,
+  REFUSED_PATH,
+  RemoteTurns,
+  TURN_PATH,
+  type TurnAnswer,
+} from "./pace/remoteTurns";
 export { SpacedTurns, type TurnSource, WINDOW_MS } from "./pace/turns";
 export { redact } from "./redaction";
 
@@ -136,5 +148,5 @@ export function takeTurnsFrom(turns: TurnSource | undefined, source?: string): v
 export async function closeClients(): Promise<void> {
   clients.clear();
   tokenSources.clear();
-  await closePools();
+  await Promise.all([closePools(), closeBudgetStores()]);
 }

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { isLoopbackHost } from "../api";
 import { DmarcConfigError } from "./errors";
 import { writeToStandardError } from "./notice";
+import type { BudgetChoice } from "./pace/budgetChoice";
+import { budgetStoreProblem, partnerKeyOf } from "./pace/budgetStore";
 
 /** The service's published rate limit: 60 requests a minute per customer (with daily limits besides). */
 export const PUBLISHED_REQUESTS_PER_MINUTE = 60;
@@ -101,6 +103,19 @@ export const ClientOptionsSchema = z
     requestsPerSecond: rate.optional(),
     /** Requests in flight across every client in the process, set like requestsPerMinute. */
     maxConcurrency: wholeNumber(1).optional(),
+    /**
+     * Where every run of the partner books its requests' turns, so that together they keep to one pace:
+     * a postgres:// URL (a database every CI job reaches), "machine" (this machine's runs; or
+     * "machine:<folder>"), "off" (the run paces alone, slowing down on 429s), or "auto" (unset): a
+     * PostgreSQL state backend's database when the runs share one, else this machine.
+     */
+    budgetStore: z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = budgetStoreProblem(value);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .optional(),
     /** A token is renewed this long before it expires (at most half its lifetime). */
     tokenRenewMarginSeconds: wholeNumber(0).default(CLIENT_DEFAULTS.tokenRenewMarginSeconds),
     /**
@@ -206,6 +221,8 @@ export interface Pacing {
   maxConcurrency: number;
   /** Where the rate comes from, in words, for the lines that say why a run waits. */
   source: string;
+  /** Where the partner's runs share the budget. */
+  budget: BudgetChoice;
 }
 
 /**
@@ -215,19 +232,35 @@ export interface Pacing {
  */
 function pacingOf(options: ValidOptions, url: URL): Pacing {
   const maxConcurrency = options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency;
+  const budget = budgetOf(options, url);
   if (options.requestsPerMinute !== undefined) {
-    return { requestsPerMinute: options.requestsPerMinute, maxConcurrency, source: "requestsPerMinute" };
+    return { requestsPerMinute: options.requestsPerMinute, maxConcurrency, source: "requestsPerMinute", budget };
   }
   if (options.requestsPerSecond !== undefined) {
-    return { requestsPerMinute: options.requestsPerSecond * 60, maxConcurrency, source: "requestsPerSecond" };
+    return { requestsPerMinute: options.requestsPerSecond * 60, maxConcurrency, source: "requestsPerSecond", budget };
   }
   if (isLoopbackHost(url.hostname)) {
-    return { requestsPerMinute: 0, maxConcurrency, source: `the default for a loopback address (${url.host})` };
+    return { requestsPerMinute: 0, maxConcurrency, source: `the default for a loopback address (${url.host})`, budget };
   }
   return {
     requestsPerMinute: CLIENT_DEFAULTS.requestsPerMinute,
     maxConcurrency,
+    budget,
     source: `the default for the service: ${Math.round((100 * CLIENT_DEFAULTS.requestsPerMinute) / PUBLISHED_REQUESTS_PER_MINUTE)}% of its published ${PUBLISHED_REQUESTS_PER_MINUTE} a minute`,
+  };
+}
+
+/**
+ * The partner's budget: the store set, and whose it is. The service counts
+ * a partner's requests by its credentials, so the key is the address and
+ * the client id (the token's hash for a static token), never the secret:
+ * a rotated secret keeps its budget.
+ */
+function budgetOf(options: ValidOptions, url: URL): BudgetChoice {
+  const identity = options.clientId ?? `token:${options.accessToken ?? ""}`;
+  return {
+    setting: options.budgetStore,
+    partner: partnerKeyOf(`${url.origin}${url.pathname.replace(/\/+$/, "")}`, identity),
   };
 }
 
@@ -240,7 +273,7 @@ export function pacingFor(options: ClientOptions): Pacing {
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const valid = validateOptions(options);
   const { baseUrl, accessToken, clientId, clientSecret, log, notice, ...rest } = valid;
-  const { requestsPerMinute, requestsPerSecond, maxConcurrency, ...tuning } = rest;
+  const { requestsPerMinute, requestsPerSecond, maxConcurrency, budgetStore, ...tuning } = rest;
   const url = new URL(baseUrl);
   const credentials: Credentials = accessToken
     ? { kind: "static", accessToken }

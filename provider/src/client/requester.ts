@@ -168,6 +168,7 @@ export class Requester {
   private async waitOrThrow(state: CallState, response: WireResponse, faultAttempts: number): Promise<void> {
     const { context } = state;
     const said = decodeServiceError(response);
+    if (response.status === 429) this.pacer.refused();
     if (isRetryableStatus(response.status, state.spec.repeatable)) {
       const reason = waitReasonOf(response.status, requestedDelayMs(response.headers, said.details?.retryAfterSeconds));
       const { spent, wanted, delay } = this.retryWait(state, faultAttempts, reason);

@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
 import type { StackRecovery } from "../recovery/shard";
-import { type ProviderSettings, settingsFrom } from "../runtime/config";
+import { type ProviderSettings, settingsFrom, withStateBackendBudget } from "../runtime/config";
 import type { FleetProject } from "./shard/shard";
 
 export type FleetCommand = "preview" | "up" | "refresh" | "drift" | "destroy" | "status" | "shards";
@@ -48,7 +48,17 @@ export interface FleetOptions extends FleetProject {
   progress?: Writable & { isTTY?: boolean };
 }
 
-/** The provider settings every shard gets: the `dmarc:*` config, else the environment. */
-export function settingsOf(options: Pick<FleetOptions, "config">): ProviderSettings {
-  return settingsFrom((key) => options.config[key]?.value);
+/**
+ * The provider settings of the runner's own clients: the `dmarc:*` config,
+ * else the environment; the budget shared in the fleet's state backend when
+ * that is a PostgreSQL database and no other store is set.
+ */
+export function settingsOf(
+  options: Pick<FleetOptions, "config"> & Partial<Pick<FleetOptions, "backendUrl" | "env">>,
+): ProviderSettings {
+  const backendUrl = options.backendUrl ?? options.env?.PULUMI_BACKEND_URL ?? process.env.PULUMI_BACKEND_URL;
+  return withStateBackendBudget(
+    settingsFrom((key) => options.config[key]?.value),
+    backendUrl,
+  );
 }

@@ -2,10 +2,16 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  AdaptiveRate,
+  BookedTurns,
+  type BudgetChoice,
+  type BudgetKind,
+  budgetStoreFor,
   formatRate,
   type PacerAddress,
   type Pacing,
   pacingFor,
+  REFUSED_PATH,
   SpacedTurns,
   TURN_PATH,
   type TurnAnswer,
@@ -15,6 +21,11 @@ import {
 } from "../client";
 import { clientOptionsFrom, PACER_ENV } from "../runtime/config";
 import { type FleetOptions, settingsOf } from "./fleetOptions";
+
+/** What the fleet's pace is read from: the configuration, and where the state backend is. */
+type FleetSettingsSource = Pick<FleetOptions, "config"> &
+  Partial<Pick<FleetOptions, "backendUrl" | "env" | "progress">>;
+
 import type { ProgressSink } from "./progress";
 import type { ShardResult } from "./result";
 
@@ -23,7 +34,22 @@ import type { ShardResult } from "./result";
 // (through its environment, PACER_ENV) and the runner itself take every
 // request's turn. While any of them has a request waiting the fleet sends at
 // the full pace, never above; a shard that starts, ends or dies changes
-// nothing for the others, since the pacer counts turns, not shards.
+// nothing for the others, since the pacer counts turns, not shards. The
+// pacer books its turns in the partner's budget store when there is one
+// (a PostgreSQL database the CI jobs share, else this machine's folder), so
+// other runs of the partner keep to the same pace; a 429 any shard meets
+// slows it down for all, and it climbs back slowly.
+
+/** Where a run's pace was shared, and what the service's refusals made of it. */
+export interface PaceBudget {
+  kind: BudgetKind;
+  /** The store, in words (never a password); for "adaptive", that the run paced alone. */
+  where: string;
+  /** 429 answers the run's processes met. */
+  refusals: number;
+  /** The pace at the run's end, lowered by refusals and climbing back. */
+  endPerMinute: number;
+}
 
 /** The pace a run held and how much of it the run used, from its first turn to its last. */
 export interface PaceUse {
@@ -35,6 +61,7 @@ export interface PaceUse {
   seconds: number;
   /** The requests after the first over that time, as a share of the pace (1 = the full pace); undefined below two requests. */
   share: number | undefined;
+  budget: PaceBudget;
 }
 
 /** The pacer now: its pace, the turns it gave in the last minute (as a rate), and the turns waiting. */
@@ -45,17 +72,31 @@ export interface PaceNow {
 }
 
 export class FleetPacer implements TurnSource {
-  private readonly spaced: SpacedTurns;
+  private readonly adaptive: AdaptiveRate;
+  private readonly turns: SpacedTurns | BookedTurns;
   private readonly token = randomBytes(32).toString("base64url");
   private readonly server: Server;
+  private readonly givenAt: number[] = [];
   private firstAt: number | undefined;
   private lastAt: number | undefined;
   private given = 0;
+  private refusals = 0;
   private url = "";
 
-  /** @param perMinute the fleet's pace, for every shard and the runner together. */
-  constructor(perMinute: number) {
-    this.spaced = new SpacedTurns(perMinute);
+  /** @param pace the fleet's pace, for every shard and the runner together, and the budget it books in. */
+  constructor(
+    private readonly pace: Pick<Pacing, "requestsPerMinute" | "budget">,
+    private readonly notice: (line: string) => void = () => {},
+  ) {
+    this.adaptive = new AdaptiveRate(pace.requestsPerMinute);
+    const store = budgetStoreFor(pace.budget);
+    this.turns = store
+      ? new BookedTurns(store, this.adaptive, (error) =>
+          this.notice(
+            `the budget at ${store.where} cannot be used (${error instanceof Error ? error.message : String(error)}); this run paces alone`,
+          ),
+        )
+      : new SpacedTurns(pace.requestsPerMinute);
     this.server = createServer((request, response) => this.answer(request, response));
   }
 
@@ -77,54 +118,85 @@ export class FleetPacer implements TurnSource {
     return { [PACER_ENV.url]: this.url, [PACER_ENV.token]: this.token };
   }
 
+  /** The fleet's pace as configured; refusals lower the pace in use below it for a while. */
   get perMinute(): number {
-    return this.spaced.perMinute;
+    return this.pace.requestsPerMinute;
   }
 
   get waiting(): number {
-    return this.spaced.waiting;
+    return this.turns.waiting;
+  }
+
+  /** Where the pace is shared now: the store (until it fails), or this run alone. */
+  get budget(): Pick<PaceBudget, "kind" | "where"> {
+    return this.turns instanceof BookedTurns && this.turns.shared
+      ? { kind: this.turns.store.kind, where: this.turns.store.where }
+      : { kind: "adaptive", where: "this run alone, slowing down on the service's refusals" };
   }
 
   async take(signal?: AbortSignal): Promise<void> {
-    await this.spaced.take(signal);
+    await this.turns.take(signal);
     const now = performance.now();
     this.firstAt ??= now;
     this.lastAt = now;
     this.given += 1;
+    this.givenAt.push(now);
+    if (this.adaptive.given(now)) this.followRate();
+  }
+
+  /** A 429, met by the runner or a shard's provider: the whole fleet slows down. */
+  refused(): void {
+    this.refusals += 1;
+    if (this.adaptive.refused()) this.followRate();
   }
 
   now(): PaceNow {
     const now = performance.now();
+    while ((this.givenAt[0] ?? now) <= now - WINDOW_MS) this.givenAt.shift();
     // Before a whole window has passed, the turns so far stand for a minute's.
     const span = Math.min(WINDOW_MS, now - (this.firstAt ?? now));
-    const given = this.spaced.givenInWindow(now);
-    const inUse = span < 1_000 ? 0 : Math.min(this.perMinute, (given * WINDOW_MS) / span);
-    return { perMinute: this.perMinute, inUse: Math.round(inUse), waiting: this.waiting };
+    const inUse = span < 1_000 ? 0 : Math.min(this.perMinute, (this.givenAt.length * WINDOW_MS) / span);
+    return { perMinute: this.adaptive.perMinute, inUse: Math.round(inUse), waiting: this.waiting };
   }
 
   use(): PaceUse {
     const seconds = this.firstAt === undefined || this.lastAt === undefined ? 0 : (this.lastAt - this.firstAt) / 1000;
     const share = this.given < 2 || seconds === 0 ? undefined : (this.given - 1) / ((seconds / 60) * this.perMinute);
-    return { perMinute: this.perMinute, requests: this.given, seconds, share };
+    const budget = {
+      ...this.budget,
+      refusals: this.refusals,
+      endPerMinute: Math.round(this.adaptive.perMinute * 100) / 100,
+    };
+    return { perMinute: this.perMinute, requests: this.given, seconds, share, budget };
   }
 
   /** Refuses the turns still waiting and stops listening. */
   async close(): Promise<void> {
-    this.spaced.close(new Error("the fleet run has ended"));
+    this.turns.close(new Error("the fleet run has ended"));
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  private followRate(): void {
+    if (this.turns instanceof SpacedTurns) this.turns.setRate(this.adaptive.perMinute);
+    else this.turns.rateChanged();
+  }
+
   private answer(request: IncomingMessage, response: ServerResponse): void {
     request.resume();
-    if (request.method !== "POST" || request.url !== TURN_PATH) return void response.writeHead(404).end();
+    const route = request.method === "POST" ? ROUTES[request.url ?? ""] : undefined;
+    if (route === undefined) return void response.writeHead(404).end();
     if (!this.admits(request.headers.authorization)) return void response.writeHead(401).end();
+    route(this, response);
+  }
+
+  private giveTurn(response: ServerResponse): void {
     // A process that dies while it waits closes its connection: its turn goes to the next in line.
     const gone = new AbortController();
     response.on("close", () => gone.abort(new Error("the process asking went away")));
     this.take(gone.signal).then(
       () => {
-        const answer: TurnAnswer = { perMinute: this.perMinute, waiting: this.waiting };
+        const answer: TurnAnswer = { perMinute: this.adaptive.perMinute, waiting: this.waiting };
         response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
       },
       () => {
@@ -138,7 +210,20 @@ export class FleetPacer implements TurnSource {
     const expected = Buffer.from(`Bearer ${this.token}`);
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
+
+  /** The pacer's routes: a turn, and news of a refusal. */
+  static routes(): Record<string, (pacer: FleetPacer, response: ServerResponse) => void> {
+    return {
+      [TURN_PATH]: (pacer, response) => pacer.giveTurn(response),
+      [REFUSED_PATH]: (pacer, response) => {
+        pacer.refused();
+        response.writeHead(204).end();
+      },
+    };
+  }
 }
+
+const ROUTES = FleetPacer.routes();
 
 /**
  * The fleet's pace for all shards and the runner together, in requests a
@@ -146,7 +231,7 @@ export class FleetPacer implements TurnSource {
  * (`dmarc:requestsPerMinute`, else the default for the address); undefined
  * when unpaced.
  */
-export function fleetPace(options: Pick<FleetOptions, "config">): Pacing | undefined {
+export function fleetPace(options: FleetSettingsSource): Pacing | undefined {
   const pacing = pacingFor(clientOptionsFrom(settingsOf(options)));
   return pacing.requestsPerMinute > 0 ? pacing : undefined;
 }
@@ -157,13 +242,15 @@ export function fleetPace(options: Pick<FleetOptions, "config">): Pacing | undef
  * for the shards' providers. None when the fleet is unpaced.
  */
 export async function withFleetPacer<T>(
-  options: Pick<FleetOptions, "config">,
+  options: FleetSettingsSource,
   listen: boolean,
   work: (pacer: FleetPacer | undefined) => Promise<T>,
 ): Promise<T> {
   const pace = fleetPace(options);
   if (pace === undefined) return work(undefined);
-  const pacer = listen ? await startFleetPacer(pace.requestsPerMinute) : new FleetPacer(pace.requestsPerMinute);
+  const notice = (line: string) => (options.progress ?? process.stderr).write(`${line}\n`);
+  const pacer = new FleetPacer(pace, notice);
+  if (listen) await pacer.start();
   takeTurnsFrom(pacer, "the fleet's pacer");
   try {
     return await work(pacer);
@@ -173,11 +260,26 @@ export async function withFleetPacer<T>(
   }
 }
 
-/** A pacer listening on a loopback port; close it when the run ends. */
-export async function startFleetPacer(perMinute: number): Promise<FleetPacer> {
-  const pacer = new FleetPacer(perMinute);
+/**
+ * A pacer listening on a loopback port; close it when the run ends. It
+ * books in `budget` when given one, and spaces its turns itself otherwise.
+ */
+export async function startFleetPacer(perMinute: number, budget?: BudgetChoice): Promise<FleetPacer> {
+  const pacer = new FleetPacer({ requestsPerMinute: perMinute, budget: budget ?? { setting: "off", partner: "" } });
   await pacer.start();
   return pacer;
+}
+
+/** Where the run's pace is shared, as the progress says it. */
+const BUDGET_WORDS: Record<BudgetKind, (where: string) => string> = {
+  postgres: (where) => `booked in ${where} with every run and CI job of this partner`,
+  machine: (where) => `booked in ${where} with every run of this partner on this machine`,
+  adaptive: () => "paced alone (no budget store): slowing down on the service's 429s",
+};
+
+export function budgetWords(pacer: FleetPacer): string {
+  const { kind, where } = pacer.budget;
+  return BUDGET_WORDS[kind](where);
 }
 
 /** How often the progress says the fleet's pace and how much of it is in use. */

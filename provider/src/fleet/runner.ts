@@ -6,7 +6,7 @@ import { accountCensus } from "./findings/unmanaged";
 import type { FleetCommand, FleetOptions } from "./fleetOptions";
 import { type FleetReport, type FleetTiming, fleetReport } from "./fleetReport";
 import { keepLastReport } from "./lastRun";
-import { type FleetPacer, fleetPace, paceLines, paceOf, withFleetPacer } from "./pacer";
+import { budgetWords, type FleetPacer, fleetPace, paceLines, paceOf, withFleetPacer } from "./pacer";
 import { checkedCatalogue } from "./plan/catalogue";
 import { jobsToRun, planFleet } from "./plan/fleetPlan";
 import { concurrencyOf, pulumiCommand, scanFleet } from "./plan/scan";
@@ -39,10 +39,10 @@ async function runJobs(
   const progress = progressSink(shared.options.progress ?? process.stderr, jobs.length + skipped.length);
   for (const result of skipped) progress.finished(result);
   const rate = fleetPace(shared.options);
-  if (rate && jobs.length > 0) {
+  if (rate && pacer && jobs.length > 0) {
     progress.note(
       "requests",
-      `${formatRate(rate.requestsPerMinute)} a minute for all shards together (${rate.source}), one pacer for the run`,
+      `${formatRate(rate.requestsPerMinute)} a minute for all shards together (${rate.source}), one pacer for the run, ${budgetWords(pacer)}`,
     );
   }
   const options = pacer ? { ...shared.options, env: { ...shared.options.env, ...pacer.env } } : shared.options;

@@ -5,6 +5,7 @@ import {
   createClient,
   type DmarcClient,
   describeIssues,
+  isPostgresUrl,
   RemoteTurns,
   takeTurnsFrom,
 } from "../client";
@@ -39,6 +40,7 @@ const SETTING_KINDS = {
   requestsPerMinute: "number",
   requestsPerSecond: "number",
   maxConcurrency: "number",
+  budgetStore: "text",
   maxAttempts: "number",
   maxRetryElapsedMs: "number",
   requestTimeoutMs: "number",
@@ -141,6 +143,16 @@ function joinPacerOf(env: NodeJS.ProcessEnv): void {
 }
 
 /**
+ * The budget store "auto" stands for, where the state backend is known: a
+ * PostgreSQL backend's database, which every job of a CI matrix reaches
+ * already; otherwise the setting stays as it is ("auto" is this machine's).
+ */
+export function withStateBackendBudget(settings: ProviderSettings, backendUrl: string | undefined): ProviderSettings {
+  const store = settings.budgetStore ?? "auto";
+  return store === "auto" && isPostgresUrl(backendUrl) ? { ...settings, budgetStore: backendUrl } : settings;
+}
+
+/**
  * The client of these settings; clients of the same options share
  * connections, tokens, pacing and list reads, and a process started with a
  * shared pacer ({@link PACER_ENV}) paces by it, its own rate the fallback.
@@ -150,7 +162,8 @@ export function clientFrom(
   settings: ProviderSettings,
   { log, env = process.env }: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): DmarcClient {
-  const client = createClient({ ...clientOptionsFrom(settings), ...(log ? { log } : {}) });
+  const shared = withStateBackendBudget(settings, env.PULUMI_BACKEND_URL);
+  const client = createClient({ ...clientOptionsFrom(shared), ...(log ? { log } : {}) });
   joinPacerOf(env);
   return client;
 }

@@ -1,5 +1,8 @@
 import { noticeLine } from "../notice";
 import { CLIENT_DEFAULTS } from "../options";
+import { AdaptiveRate } from "./adaptive";
+import { BookedTurns } from "./bookedTurns";
+import { type BudgetChoice, budgetStoreFor } from "./budgetChoice";
 import { SpacedTurns, type TurnSource } from "./turns";
 
 // Keeps a large deployment under the service's rate limit instead of bouncing
@@ -7,7 +10,10 @@ import { SpacedTurns, type TurnSource } from "./turns";
 // more than a set number are in flight. One pacer serves the whole process,
 // because the service counts the partner's requests, not one client's; it
 // takes its turns from a pacer shared with other processes when it is given
-// one (takeTurnsFrom), and spaces them itself otherwise.
+// one (takeTurnsFrom), else books them in the partner's budget store, which
+// every run of the partner books in (./budgetStore.ts), else spaces them
+// itself. Whichever it is, a 429 lowers the rate and it climbs back slowly
+// (./adaptive.ts).
 
 export interface PacingSettings {
   /** 0 sends as fast as the cap on requests in flight allows. */
@@ -17,6 +23,8 @@ export interface PacingSettings {
   source: string;
   /** Receives the line that says requests are waiting their turn. */
   notice: (line: string) => void;
+  /** Where the partner's runs share their budget; none: the process spaces its own turns. */
+  budget?: BudgetChoice | undefined;
 }
 
 /** Requests held this long by the pacing get a line saying so, and another at most this often. */
@@ -32,7 +40,9 @@ export class Pacer {
   private settings: PacingSettings;
   private active = 0;
   private readonly waiting: Array<() => void> = [];
-  private readonly local: SpacedTurns;
+  private readonly adaptive: AdaptiveRate;
+  private local: SpacedTurns | BookedTurns;
+  private localBudget: string | undefined;
   private shared: SharedTurns | undefined;
   /** Callers holding a slot and waiting for their turn. */
   private spacing = 0;
@@ -41,7 +51,8 @@ export class Pacer {
 
   constructor(settings: PacingSettings) {
     this.settings = { ...settings };
-    this.local = new SpacedTurns(settings.requestsPerMinute);
+    this.adaptive = new AdaptiveRate(settings.requestsPerMinute);
+    this.local = this.ownTurns();
   }
 
   /** Requests this process has started: every attempt, redirect and token request, as the service counts them. */
@@ -49,10 +60,51 @@ export class Pacer {
     return this.started;
   }
 
+  /** Where this process's own turns come from, in words: a store the partner's runs share, or the process alone. */
+  get budget(): string {
+    return this.local instanceof BookedTurns && this.local.shared
+      ? `${this.local.store.where}, shared by every run of this partner that books there`
+      : "this process alone, adapting to the service's refusals";
+  }
+
   configure(changes: Partial<PacingSettings>): void {
     this.settings = { ...this.settings, ...changes };
-    this.local.setRate(this.settings.requestsPerMinute);
+    this.adaptive.setCeiling(this.settings.requestsPerMinute);
+    if (budgetKey(this.settings) !== this.localBudget) this.local = this.ownTurns();
+    this.followRate();
     this.wakeWaiters();
+  }
+
+  /**
+   * The service refused a request for its rate: the process (or the pacer
+   * it shares, which then slows every process taking turns from it) lowers
+   * its rate for a while.
+   */
+  refused(): void {
+    const shared = this.shared;
+    if (shared) shared.turns.refused?.();
+    else if (this.adaptive.refused()) this.followRate();
+  }
+
+  /** The process's own turns: booked in the partner's budget store when the settings name one and it paces, else spaced here. */
+  private ownTurns(): SpacedTurns | BookedTurns {
+    this.localBudget = budgetKey(this.settings);
+    const { budget, requestsPerMinute } = this.settings;
+    const store = budget && requestsPerMinute > 0 ? budgetStoreFor(budget) : undefined;
+    if (store === undefined) return new SpacedTurns(this.adaptive.perMinute);
+    return new BookedTurns(store, this.adaptive, (error) =>
+      this.settings.notice(
+        noticeLine(
+          `the budget at ${store.where} cannot be used (${error instanceof Error ? error.message : String(error)}): ` +
+            `pacing this process alone at ${formatRate(this.adaptive.perMinute)} requests a minute instead`,
+        ),
+      ),
+    );
+  }
+
+  private followRate(): void {
+    if (this.local instanceof SpacedTurns) this.local.setRate(this.adaptive.perMinute);
+    else this.local.rateChanged();
   }
 
   /**
@@ -109,7 +161,11 @@ export class Pacer {
 
   private async turnFromSharedOrOwn(): Promise<void> {
     const shared = this.shared;
-    if (shared === undefined) return this.local.take();
+    if (shared === undefined) {
+      await this.local.take();
+      if (this.adaptive.given()) this.followRate();
+      return;
+    }
     try {
       return await shared.turns.take();
     } catch (error) {
@@ -123,7 +179,7 @@ export class Pacer {
           ),
         );
       }
-      return this.local.take();
+      await this.local.take();
     }
   }
 
@@ -141,6 +197,13 @@ export class Pacer {
       ),
     );
   }
+}
+
+/** What decides a process's own turns besides its rate: the store it books in. */
+function budgetKey(settings: PacingSettings): string | undefined {
+  return settings.budget && settings.requestsPerMinute > 0
+    ? `${settings.budget.setting}\n${settings.budget.partner}`
+    : undefined;
 }
 
 /** A rate as people read it: whole numbers bare, others to at most two decimals (28.5, 17.33). */

@@ -6,8 +6,10 @@ import type { TurnSource } from "./turns";
 // sees a process go away as its connections closing, so a process that dies
 // while it waits takes no turn from the others.
 
-/** The pacer's one route; the answer is {@link TurnAnswer}. */
+/** The pacer's route for a turn; the answer is {@link TurnAnswer}. */
 export const TURN_PATH = "/turn";
+/** The pacer's route for news of a 429, which slows every process taking turns from it. */
+export const REFUSED_PATH = "/refused";
 
 /** What the pacer answers with a turn: its pace and how many turns wait after this one. */
 export interface TurnAnswer {
@@ -52,6 +54,18 @@ export class RemoteTurns implements TurnSource {
     } finally {
       this.pending -= 1;
     }
+  }
+
+  /** Tells the pacer; should it not hear, the next refusal will. */
+  refused(): void {
+    const telling = request(new URL(REFUSED_PATH, this.address.url), {
+      method: "POST",
+      agent: this.agent,
+      headers: { authorization: `Bearer ${this.address.token}`, "content-length": 0 },
+    });
+    telling.on("error", () => {});
+    telling.on("response", (response) => response.resume());
+    telling.end();
   }
 
   /** Closes the held connections (end of the process, or of a test). */

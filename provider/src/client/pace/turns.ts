@@ -15,6 +15,8 @@ export interface TurnSource {
   readonly perMinute: number;
   /** Turns waited for right now. */
   readonly waiting: number;
+  /** The service refused a request for its rate: a source that adapts slows down. */
+  refused?(): void;
 }
 
 interface Waiter {

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
+import { stateBackendEnv } from "../../checkpoint/postgresBackend";
 import { repairCutShortAttributes } from "../../checkpoint/repair";
 import {
   checkOptionsApply,
@@ -102,10 +103,16 @@ async function selectedStack(workspace: LocalWorkspace, projectName: string, bac
   }
 }
 
-/** The project's name, backend, and the config stack's configuration and secrets provider, read through the CLI. */
+/**
+ * The project's name, backend, and the config stack's configuration and
+ * secrets provider, read through the CLI; `env` gains what the backend
+ * needs for every later call (checkpoint/postgresBackend.ts).
+ */
 async function projectSettingsOf(cwd: string, configStack: string | undefined, env: Record<string, string>) {
   const workspace = await LocalWorkspace.create({ workDir: cwd, envVars: env });
   const project = await workspace.projectSettings();
+  Object.assign(env, stateBackendEnv(env.PULUMI_BACKEND_URL ?? process.env.PULUMI_BACKEND_URL ?? project.backend?.url));
+  Object.assign(workspace.envVars, env);
   const stackName =
     configStack ?? (await selectedStack(workspace, project.name, env.PULUMI_BACKEND_URL ?? project.backend?.url));
   const config: ConfigMap = stackName ? await workspace.getAllConfig(stackName) : {};

@@ -14,6 +14,7 @@ import {
 import type { Plan } from "../../api";
 import { type Deployment, resourceName, resourcesOf } from "../../checkpoint/deployment";
 import { type Interruption, interruptionOf } from "../../checkpoint/interruption";
+import { stateBackendEnv } from "../../checkpoint/postgresBackend";
 import { type DeclareOptions, declareTenants, inventoryTenantPlan } from "../../inventory/declare";
 import {
   type DnsPublishing,
@@ -158,7 +159,7 @@ export function workspaceOptions(
   return {
     ...(pulumi ? { pulumiCommand: pulumi } : {}),
     workDir: workDirFor(project, stackName),
-    envVars: project.env,
+    envVars: { ...stateBackendEnv(project.backendUrl ?? project.env.PULUMI_BACKEND_URL), ...project.env },
     projectSettings: {
       name: project.projectName,
       runtime: "nodejs",

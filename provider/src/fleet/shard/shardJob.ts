@@ -1,6 +1,12 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { join } from "node:path";
-import type { EngineEvent, OpMap, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
+import {
+  type EngineEvent,
+  LocalWorkspace,
+  type OpMap,
+  type PulumiCommand,
+  type Stack,
+} from "@pulumi/pulumi/automation";
 import type { Plan } from "../../api";
 import { type Interruption, interruptionSummary, lockOf, recoveryHint } from "../../checkpoint/interruption";
 import { formatRate, NOTICE_PREFIX } from "../../client";
@@ -94,9 +100,12 @@ async function recover(running: Running, interruption: Interruption): Promise<vo
   const stackName = running.job.shard.name;
   if (!options.recover) throw new Error(recoveryHint(stackName, interruption));
   progress.note(stackName, `interrupted (${interruptionSummary(interruption)}); recovering`);
+  // The run that was killed may have been on another machine (a CI job run again): the work folder is
+  // made here, with the project settings the recovery's `pulumi` calls need.
+  const workspace = await LocalWorkspace.create(workspaceOptions(options, stackName, running.context.pulumi));
   const outcome = await options.recover({
     stackName,
-    workDir: workspaceOptions(options, stackName).workDir as string,
+    workDir: workspace.workDir,
     env: options.env,
     reason: interruption,
   });

@@ -1,0 +1,144 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type RunningPostgres, startPostgres } from "../fleet/postgres";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { exited, type ProviderProcess, providerProcess, until } from "../support/providerProcess";
+import { busiestWindow, loggedArrivals } from "../support/requestLog";
+
+// One budget per partner, wherever its runs are: processes of one partner,
+// each with its own temporary folder and home as separate runs (or
+// machines) have, against a service that admits LIMIT requests a window
+// and says nothing of when to come back. Sharing through this machine's
+// folder or a PostgreSQL database, they keep to one pace with no refusal;
+// with the store switched off they find a shared pace from their 429s.
+
+interface Limited {
+  handle: EmulatorHandle;
+  log: string;
+}
+
+const children: ProviderProcess[] = [];
+const emulators: Limited[] = [];
+let postgres: RunningPostgres | undefined;
+
+async function limitedService(requests: number, perSeconds: number): Promise<Limited> {
+  const log = join(mkdtempSync(join(tmpdir(), "dmarc-budget-")), "requests.jsonl");
+  const handle = await startTestEmulator({ requestLogFile: log, rateLimit: { requests, perSeconds, hints: "none" } });
+  const limited = { handle, log };
+  emulators.push(limited);
+  return limited;
+}
+
+/** A run of its own: its own temporary folder and home, the partner's credentials, `calls` reads at `perMinute`. */
+function run(service: Limited, calls: number, perMinute: number, env: Record<string, string> = {}): ProviderProcess {
+  const own = mkdtempSync(join(tmpdir(), "dmarc-budget-run-"));
+  const started = providerProcess(calls, {
+    ...service.handle.env,
+    TMPDIR: own,
+    HOME: own,
+    DMARC_REQUESTS_PER_MINUTE: String(perMinute),
+    ...env,
+  });
+  children.push(started);
+  return started;
+}
+
+async function stats(service: Limited) {
+  return service.handle.control<{ requests: number; rateLimited: number }>("GET", "/stats");
+}
+
+/** Requests after the first over the span from the first to the last, as a share of `limitPerMinute`. */
+function shareOfLimit(times: readonly number[], limitPerMinute: number): number {
+  const minutes = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 60_000;
+  return (times.length - 1) / (minutes * limitPerMinute);
+}
+
+afterEach(async () => {
+  for (const { child } of children.splice(0)) child.kill("SIGKILL");
+  for (const { handle } of emulators.splice(0)) await handle.emulator.close();
+});
+
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+// Ten times the service's pace over a tenth of its window: the same share of the limit, in a tenth of the time.
+const LIMIT = 60;
+const WINDOW_SECONDS = 6;
+const LIMIT_PER_MINUTE = (LIMIT * 60) / WINDOW_SECONDS;
+const PACE = LIMIT_PER_MINUTE * 0.95;
+
+describe("runs of one partner on one machine", () => {
+  it("book their turns in the machine's budget: one pace together, no refusal", async () => {
+    const service = await limitedService(LIMIT, WINDOW_SECONDS);
+    const runs = [run(service, 120, PACE), run(service, 120, PACE)];
+    const codes = await Promise.all(runs.map(({ child }) => exited(child)));
+    expect(codes, runs.map(({ output }) => output()).join("\n")).toEqual([0, 0]);
+    const { rateLimited, requests } = await stats(service);
+    const times = loggedArrivals(service.log);
+    console.log(
+      `machine budget: ${requests} requests, ${rateLimited} answered 429, ${(100 * shareOfLimit(times, LIMIT_PER_MINUTE)).toFixed(1)}% of the limit`,
+    );
+    expect(rateLimited).toBe(0);
+    expect(busiestWindow(times, WINDOW_SECONDS * 1000)).toBeLessThanOrEqual(LIMIT);
+    expect(shareOfLimit(times, LIMIT_PER_MINUTE)).toBeGreaterThanOrEqual(0.9);
+  }, 120_000);
+});
+
+describe("jobs of one partner sharing a PostgreSQL database", () => {
+  it("keep to one pace, and a job killed mid-run stops holding budget at once", async () => {
+    postgres ??= await startPostgres();
+    const service = await limitedService(LIMIT, WINDOW_SECONDS);
+    const shared = { DMARC_BUDGET_STORE: postgres.backendUrl };
+    const steady = [run(service, 100, PACE, shared), run(service, 100, PACE, shared)];
+    const doomed = run(service, 400, PACE, shared);
+    let sent = 0;
+    await until(
+      () => sent >= 60,
+      "the jobs to be under way",
+      60_000,
+      async () => {
+        sent = (await stats(service)).requests;
+      },
+    );
+    doomed.child.kill("SIGKILL");
+    await exited(doomed.child);
+    const killedAt = Date.now();
+    const codes = await Promise.all(steady.map(({ child }) => exited(child)));
+    expect(codes, steady.map(({ output }) => output()).join("\n")).toEqual([0, 0]);
+    const { rateLimited, requests } = await stats(service);
+    const times = loggedArrivals(service.log);
+    const afterKill = times.filter((time) => time >= killedAt + 1_000);
+    console.log(
+      `postgres budget: ${requests} requests, ${rateLimited} answered 429, ${(100 * shareOfLimit(times, LIMIT_PER_MINUTE)).toFixed(1)}% of the limit, ` +
+        `${(100 * shareOfLimit(afterKill, LIMIT_PER_MINUTE)).toFixed(1)}% after the kill`,
+    );
+    expect(rateLimited).toBe(0);
+    expect(busiestWindow(times, WINDOW_SECONDS * 1000)).toBeLessThanOrEqual(LIMIT);
+    expect(shareOfLimit(times, LIMIT_PER_MINUTE)).toBeGreaterThanOrEqual(0.9);
+    // The two left go on at the whole pace: the killed job held no more than the one turn it booked.
+    expect(shareOfLimit(afterKill, LIMIT_PER_MINUTE)).toBeGreaterThanOrEqual(0.85);
+    const rows = await postgres.query("SELECT count(*) FROM dmarc_partner_budget");
+    expect(rows).toEqual(["1"]);
+  }, 180_000);
+});
+
+describe("runs that share no store", () => {
+  // The service's own window and pace: adaptation is a matter of the window's length, not of the rate.
+  it("slow down on 429s and climb back, so that together they keep most of the limit with few refusals", async () => {
+    const service = await limitedService(600, 60);
+    const alone = { DMARC_BUDGET_STORE: "off" };
+    const runs = [run(service, 420, 570, alone), run(service, 420, 570, alone)];
+    const codes = await Promise.all(runs.map(({ child }) => exited(child)));
+    expect(codes, runs.map(({ output }) => output()).join("\n")).toEqual([0, 0]);
+    const { rateLimited, requests } = await stats(service);
+    const share = shareOfLimit(loggedArrivals(service.log, 0, { admitted: true }), 600);
+    console.log(
+      `no store: ${requests} requests, ${rateLimited} answered 429 (${((100 * rateLimited) / requests).toFixed(1)}%), ${(100 * share).toFixed(1)}% of the limit`,
+    );
+    expect(rateLimited / requests).toBeLessThanOrEqual(0.05);
+    expect(share).toBeGreaterThanOrEqual(0.8);
+  }, 300_000);
+});
