@@ -1,5 +1,6 @@
 import { resourceDefinitions } from "./registry";
 import type { ProviderSettings } from "./runtime/config";
+import { stopWhenEngineGone } from "./runtime/engineGone";
 import { DynamicProviderHost } from "./runtime/host";
 
 /**
@@ -9,6 +10,8 @@ import { DynamicProviderHost } from "./runtime/host";
  * package's inventory, tenant and fleet parts.
  */
 export const dynamicProviderHost = new DynamicProviderHost(Object.values(resourceDefinitions));
+
+stopWhenEngineGone();
 
 /** A host of its own holding these settings, as a shard's configured provider would: import's adoption check. */
 export function hostWithSettings(settings: ProviderSettings): DynamicProviderHost {

@@ -144,6 +144,15 @@ export function takeTurnsFrom(turns: TurnSource | undefined, source?: string): v
   sharedPacer.takeTurnsFrom(turns, source);
 }
 
+/**
+ * Sends no more requests from this process: those waiting for their turn
+ * fail with `reason`, and so does every later one; those already sent
+ * finish. For a provider process whose engine is gone.
+ */
+export function stopSending(reason: Error): void {
+  sharedPacer.stop(reason);
+}
+
 /** Closes every pooled connection and forgets cached clients and tokens (end of a process, or between tests). */
 export async function closeClients(): Promise<void> {
   clients.clear();

@@ -51,26 +51,28 @@ function holderOf(pid: number, host: string): StackLock["holder"] {
   return isPulumiAlive(pid) ? "alive" : "dead";
 }
 
+/** A lock's content as the backend writes it: its `pulumi` process, user, host and start. */
+export function lockFrom(file: string, text: string): StackLock {
+  const content = JSON.parse(text) as Partial<Omit<StackLock, "file" | "holder">>;
+  const pid = Number(content.pid);
+  const host = String(content.hostname ?? "");
+  return {
+    file,
+    pid,
+    username: String(content.username ?? ""),
+    hostname: host,
+    timestamp: String(content.timestamp ?? ""),
+    holder: holderOf(pid, host),
+  };
+}
+
 /** Every lock of the stack, from the first of `lockFolders` that has any. */
 export function readLocks(lockFolders: readonly string[]): StackLock[] {
   for (const folder of lockFolders) {
     if (!existsSync(folder)) continue;
     const files = readdirSync(folder).filter((name) => name.endsWith(".json"));
     if (files.length === 0) continue;
-    return files.map((name) => {
-      const file = join(folder, name);
-      const content = JSON.parse(readFileSync(file, "utf8")) as Partial<Omit<StackLock, "file" | "holder">>;
-      const pid = Number(content.pid);
-      const host = String(content.hostname ?? "");
-      return {
-        file,
-        pid,
-        username: String(content.username ?? ""),
-        hostname: host,
-        timestamp: String(content.timestamp ?? ""),
-        holder: holderOf(pid, host),
-      };
-    });
+    return files.map((name) => lockFrom(join(folder, name), readFileSync(join(folder, name), "utf8")));
   }
   return [];
 }

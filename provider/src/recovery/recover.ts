@@ -3,11 +3,13 @@ import { join, resolve } from "node:path";
 import { type Deployment, pendingOperations } from "../checkpoint/deployment";
 import { fileBackendFolder, type StackFiles, stackFiles } from "../checkpoint/fileBackend";
 import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "../checkpoint/repair";
+import { isPostgresUrl } from "../client";
 import { definitionOf } from "../registry";
 import { clientFrom, type ProviderSettings, settingsFrom } from "../runtime/config";
 import { readLocks, removeLock, type StackLock } from "./locks";
 import { findRunProcesses, inFlightBoundMs, type StoppedOrphan, settleOrphans } from "./orphans";
 import { applySettlement, type LookupServices, planSettlement, type SettlementStep } from "./plan";
+import { readPostgresLocks, removePostgresLocks } from "./postgresLocks";
 import type { RunProcess } from "./processes";
 import { openStack, type StackAccess } from "./stack";
 
@@ -115,9 +117,32 @@ function backendFiles(stack: StackAccess): StackFiles | undefined {
   return folder === undefined ? undefined : stackFiles(folder, stack.projectName, shortName);
 }
 
+/** The stack's locks: files of a file backend, rows of a PostgreSQL one; none read for other backends. */
+async function locksOf(stack: StackAccess, files: StackFiles | undefined): Promise<StackLock[]> {
+  if (files) return readLocks(files.lockFolders);
+  const shortName = stack.stackName.slice(stack.stackName.lastIndexOf("/") + 1);
+  return isPostgresUrl(stack.backendUrl)
+    ? readPostgresLocks(stack.backendUrl as string, stack.projectName, shortName)
+    : [];
+}
+
+async function removeLocks(
+  stack: StackAccess,
+  files: StackFiles | undefined,
+  locks: readonly StackLock[],
+): Promise<void> {
+  if (files) for (const lock of locks) removeLock(lock);
+  else if (isPostgresUrl(stack.backendUrl)) await removePostgresLocks(stack.backendUrl as string, locks);
+}
+
 /** The locks and processes of runs: a live run's, which are refused, and those a dead or killed run left. */
-async function runsFound(files: StackFiles | undefined, workDir: string, unlockOtherHosts: boolean) {
-  const locks = files ? readLocks(files.lockFolders) : [];
+async function runsFound(
+  stack: StackAccess,
+  files: StackFiles | undefined,
+  workDir: string,
+  unlockOtherHosts: boolean,
+) {
+  const locks = await locksOf(stack, files);
   const liveLocks = locks.filter((lock) => lock.holder === "alive" || (lock.holder === "unknown" && !unlockOtherHosts));
   const deadLocks = locks.filter((lock) => !liveLocks.includes(lock));
   const processes = await findRunProcesses(workDir);
@@ -159,7 +184,7 @@ async function startingPoint(recovery: Recovery) {
 /** Removes the dead runs' locks, imports the settled state, refreshes what needs it, and says what is left. */
 async function carryOut(recovery: Recovery, state: Deployment, services: LookupServices): Promise<RecoveryReport> {
   const { report, stack } = recovery;
-  for (const lock of report.deadLocks) removeLock(lock);
+  await removeLocks(stack, recovery.files, report.deadLocks);
   if (report.steps.some((step) => step.action !== "refresh" && step.action !== "unsettled")) {
     await stack.importState(await applySettlement(state, report.steps, services));
   }
@@ -212,7 +237,7 @@ export async function recoverStack(options: RecoverOptions): Promise<RecoveryRep
   const env = { ...process.env, ...options.env };
   const stack = await openStack({ stackName: options.stackName, workDir, env: options.env });
   const files = backendFiles(stack);
-  const { orphans, ...found } = await runsFound(files, workDir, options.unlockOtherHosts === true);
+  const { orphans, ...found } = await runsFound(stack, files, workDir, options.unlockOtherHosts === true);
   const report: RecoveryReport = {
     stackName: options.stackName,
     outcome: "healthy",

@@ -39,7 +39,8 @@ interface SharedTurns {
 export class Pacer {
   private settings: PacingSettings;
   private active = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Array<{ resolve: () => void; reject: (reason: Error) => void }> = [];
+  private stopped: Error | undefined;
   private readonly adaptive: AdaptiveRate;
   private local: SpacedTurns | BookedTurns;
   private localBudget: string | undefined;
@@ -119,9 +120,10 @@ export class Pacer {
 
   /** Waits for a free slot and the next turn; the caller must call the returned release once. */
   async acquire(): Promise<() => void> {
+    if (this.stopped) throw this.stopped;
     if (this.active < this.settings.maxConcurrency && this.waiting.length === 0) this.active += 1;
     // A woken waiter finds its slot already counted by wakeWaiters, so first come is first served.
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else await new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
     let released = false;
     const release = () => {
       if (released) return;
@@ -142,7 +144,7 @@ export class Pacer {
   private wakeWaiters(): void {
     while (this.waiting.length > 0 && this.active < this.settings.maxConcurrency) {
       this.active += 1;
-      this.waiting.shift()?.();
+      this.waiting.shift()?.resolve();
     }
   }
 
@@ -159,7 +161,19 @@ export class Pacer {
     }
   }
 
+  /**
+   * Sends nothing more: every request waiting for a slot or a turn fails
+   * with `reason`, and so does every later one; requests already sent
+   * finish. For a process whose work can no longer count (its engine gone).
+   */
+  stop(reason: Error): void {
+    this.stopped = reason;
+    for (const waiter of this.waiting.splice(0)) waiter.reject(reason);
+    this.local.close(reason);
+  }
+
   private async turnFromSharedOrOwn(): Promise<void> {
+    if (this.stopped) throw this.stopped;
     const shared = this.shared;
     if (shared === undefined) {
       await this.local.take();
@@ -179,6 +193,7 @@ export class Pacer {
           ),
         );
       }
+      if (this.stopped) throw this.stopped;
       await this.local.take();
     }
   }

@@ -1,6 +1,7 @@
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream, existsSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import {
+  type ConfigMap,
   type EngineEvent,
   LocalWorkspace,
   type OpMap,
@@ -94,6 +95,12 @@ function withoutReadsAfterOperations(stack: Stack): Stack {
   return stack;
 }
 
+/** The fleet's configuration with the shard's own rate (see {@link writeConfig}). */
+function shardConfig(config: ConfigMap, rate: number | undefined): ConfigMap {
+  const perMinute = rate === undefined ? "0" : String(rate);
+  return { ...config, [`${CONFIG_NAMESPACE}:requestsPerMinute`]: { value: perMinute } };
+}
+
 /** Hands an interrupted shard to the recovery, or fails with the command to run when the runner has none. */
 async function recover(running: Running, interruption: Interruption): Promise<void> {
   const { options, progress } = running.context;
@@ -101,8 +108,12 @@ async function recover(running: Running, interruption: Interruption): Promise<vo
   if (!options.recover) throw new Error(recoveryHint(stackName, interruption));
   progress.note(stackName, `interrupted (${interruptionSummary(interruption)}); recovering`);
   // The run that was killed may have been on another machine (a CI job run again): the work folder is
-  // made here, with the project settings the recovery's `pulumi` calls need.
+  // made here, with the project settings the recovery's `pulumi` calls need and the stack's settings
+  // file, whose provider settings it asks the service with.
   const workspace = await LocalWorkspace.create(workspaceOptions(options, stackName, running.context.pulumi));
+  if (!existsSync(join(workspace.workDir, `Pulumi.${stackName}.yaml`))) {
+    await workspace.setAllConfig(stackName, shardConfig(options.config, running.context.fallbackRate));
+  }
   const outcome = await options.recover({
     stackName,
     workDir: workspace.workDir,
@@ -132,9 +143,7 @@ async function openStack(running: Running): Promise<Stack> {
  * fleet is unpaced, so a shard never falls back to the default on its own.
  */
 async function writeConfig(running: Running, stack: Stack, rate: number | undefined): Promise<void> {
-  const { config } = running.context.options;
-  const perMinute = rate === undefined ? "0" : String(rate);
-  await applyConfig(stack, { ...config, [`${CONFIG_NAMESPACE}:requestsPerMinute`]: { value: perMinute } });
+  await applyConfig(stack, shardConfig(running.context.options.config, rate));
   running.clock.lap("configSeconds");
 }
 

@@ -1,0 +1,182 @@
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import { CLIENT_DEFAULTS, PUBLISHED_REQUESTS_PER_MINUTE } from "pulumi-dmarc-partner/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { useEngine } from "../support/engine";
+import { until } from "../support/providerProcess";
+import { busiestWindow, loggedArrivals } from "../support/requestLog";
+import { type CiJob, ciJob } from "./ciJob";
+import { type RunningPostgres, startPostgres } from "./postgres";
+import { fleetProjectFolder, organizationsByName, serviceClient, tenant, uniqueFleetName } from "./support";
+
+// The GitOps guide's "one job per shard" pipeline, as separate machines
+// would run it: three `dmarc-fleet up --shard X` jobs at once, each from its
+// own copy of the project with its own PULUMI_HOME and temporary folder, on
+// one PostgreSQL backend from Debian's package, against a service that
+// admits the published 60 requests a minute and says nothing of when to
+// come back. The jobs book their turns in the backend's database, so
+// together they keep to one pace with no refusal. One job is killed
+// mid-run, as a cancelled CI job is, and run again from a fresh copy; then
+// three destroy jobs at once leave nothing.
+
+const TENANTS = 24;
+const SHARD_SIZE = 8;
+const MINUTE = 60_000;
+
+let emulator: EmulatorHandle;
+let postgres: RunningPostgres;
+const requestLog = join(mkdtempSync(join(tmpdir(), "dmarc-matrix-")), "requests.jsonl");
+const fleet = uniqueFleetName("matrix");
+const configStack = `${fleet}-config`;
+const projectName = "dmarc-fleet-matrix";
+const keys = Array.from({ length: TENANTS }, (_, index) => `m${String(index).padStart(2, "0")}`);
+let copies = 0;
+
+/** The repository: the project, the inventory and the config stack's settings file, as committed. */
+let repository: string;
+
+/** A copy of the project as a CI runner checks it out: its own folder, PULUMI_HOME and temporary folder. */
+function checkout(): { cwd: string; env: Record<string, string> } {
+  copies += 1;
+  const cwd = fleetProjectFolder(`${projectName}-${fleet}-${copies}`);
+  for (const file of ["Pulumi.yaml", "tenants.yaml", `Pulumi.${configStack}.yaml`]) {
+    copyFileSync(join(repository, file), join(cwd, file));
+  }
+  const own = mkdtempSync(join(tmpdir(), "dmarc-matrix-runner-"));
+  return { cwd, env: { PULUMI_HOME: join(own, "pulumi-home"), TMPDIR: own, PULUMI_BACKEND_URL: postgres.backendUrl } };
+}
+
+/** One CI job of the pipeline, in a checkout of its own. */
+function job(args: string[]): CiJob {
+  const { cwd, env } = checkout();
+  return ciJob(cwd, env, [
+    ...args,
+    "--config-stack",
+    configStack,
+    "--fleet",
+    fleet,
+    "--shard-size",
+    String(SHARD_SIZE),
+  ]);
+}
+
+async function stats() {
+  return emulator.control<{ requests: number; rateLimited: number }>("GET", "/stats");
+}
+
+/** The requests admitted from `from` on, after the first, over their span, as a share of the published limit. */
+function shareOfLimit(from: number): number {
+  const times = loggedArrivals(requestLog, from, { admitted: true });
+  const minutes = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / MINUTE;
+  return (times.length - 1) / (minutes * PUBLISHED_REQUESTS_PER_MINUTE);
+}
+
+/**
+ * When the shards' first create arrived: the fleet's pace is measured from
+ * there, as the fleet's own figures are, since before it each job's
+ * runner reads the catalogue and starts its shard's engine.
+ */
+function firstCreateAfter(from: number): number {
+  const creates = readFileSync(requestLog, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { time: string; method: string; path: string })
+    .filter((entry) => entry.method === "POST" && entry.path === "/v1/organizations")
+    .map((entry) => Date.parse(entry.time))
+    .filter((time) => time >= from);
+  return Math.min(...creates);
+}
+
+const shards = [1, 2, 3].map((number) => `${fleet}-${String(number).padStart(3, "0")}`);
+
+beforeAll(async () => {
+  await useEngine();
+  postgres = await startPostgres();
+  emulator = await startTestEmulator({
+    requestLogFile: requestLog,
+    rateLimit: { requests: PUBLISHED_REQUESTS_PER_MINUTE, perSeconds: 60, hints: "none" },
+  });
+  repository = fleetProjectFolder(`${projectName}-${fleet}`);
+  writeFileSync(join(repository, "Pulumi.yaml"), stringify({ name: projectName, runtime: "nodejs" }));
+  writeFileSync(join(repository, "tenants.yaml"), stringify({ tenants: keys.map((key) => tenant(key)) }));
+  const workspace = await LocalWorkspace.create({
+    workDir: repository,
+    envVars: { PULUMI_BACKEND_URL: postgres.backendUrl },
+  });
+  await workspace.createStack(configStack);
+  await workspace.setAllConfig(configStack, {
+    ...emulator.stackConfig,
+    "dmarc:requestsPerMinute": { value: String(CLIENT_DEFAULTS.requestsPerMinute) },
+  });
+}, 900_000);
+
+afterAll(async () => {
+  await postgres?.stop();
+  await emulator?.emulator.close();
+}, 120_000);
+
+describe("one job per shard, on separate machines sharing a PostgreSQL backend", () => {
+  it(
+    "share one pace with no refusal; a killed job gives its place back, and runs again from a fresh copy",
+    async () => {
+      const started = Date.now();
+      const [first, second, doomed] = shards.map((shard) => job(["up", "--shard", shard, "--json"]));
+      // The doomed job is under way, its shard's creates pending, when its runner is cancelled.
+      let sent = 0;
+      await until(
+        () => sent >= 45,
+        "the jobs to be under way",
+        10 * MINUTE,
+        async () => {
+          sent = (await stats()).requests;
+          if (doomed?.child.exitCode !== null) throw new Error(`the job ended early: ${(await doomed?.done)?.stderr}`);
+        },
+      );
+      await doomed?.cancel();
+      const killedAt = Date.now();
+      const results = await Promise.all([first?.done, second?.done]);
+      for (const result of results) expect(result?.code, result?.stderr).toBe(0);
+      const afterUp = await stats();
+      const upShare = shareOfLimit(firstCreateAfter(started));
+      const afterKillShare = shareOfLimit(killedAt + 2_000);
+      console.log(
+        `matrix up: ${afterUp.requests} requests, ${afterUp.rateLimited} answered 429, ` +
+          `${(100 * upShare).toFixed(1)}% of the limit from the shards' first create (${(100 * shareOfLimit(started)).toFixed(1)}% from the jobs' first request), ` +
+          `${(100 * afterKillShare).toFixed(1)}% after the kill`,
+      );
+      expect(afterUp.rateLimited).toBe(0);
+      expect(busiestWindow(loggedArrivals(requestLog), MINUTE)).toBeLessThanOrEqual(PUBLISHED_REQUESTS_PER_MINUTE);
+      expect(upShare).toBeGreaterThanOrEqual(0.9);
+      expect(afterKillShare).toBeGreaterThanOrEqual(0.85);
+      expect(results.map((result) => result?.stderr).join("\n")).toContain("booked in PostgreSQL at");
+
+      // CI runs the cancelled job again, on another runner: a fresh copy of the project.
+      const rerun = await job(["up", "--shard", shards[2] ?? "", "--json"]).done;
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(rerun.stderr).toMatch(/interrupted .*; recovering/);
+      // Converged: every tenant once, none created twice by the recovery.
+      const names = (await serviceClient(emulator).listOrganizations()).map((organization) => organization.name);
+      for (const key of keys)
+        expect(
+          names.filter((name) => name === `Tenant ${key}`),
+          key,
+        ).toHaveLength(1);
+
+      const destroyedFrom = Date.now();
+      const destroys = await Promise.all(shards.map((shard) => job(["destroy", "--shard", shard, "--json"]).done));
+      for (const result of destroys) expect(result.code, result.stderr).toBe(0);
+      const end = await stats();
+      console.log(
+        `matrix destroy: ${(100 * shareOfLimit(destroyedFrom)).toFixed(1)}% of the limit from the jobs' first request; ${end.rateLimited} answered 429 in all`,
+      );
+      expect(end.rateLimited).toBe(0);
+      const left = await organizationsByName(serviceClient(emulator));
+      for (const key of keys) expect(left.has(`Tenant ${key}`), key).toBe(false);
+    },
+    40 * MINUTE,
+  );
+});
