@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -22,6 +21,7 @@ import {
   zoneOf,
 } from "pulumi-dmarc-partner/dns";
 import { installedOrWhyNot } from "./debianPackages";
+import { freePort } from "./loopback";
 
 // Real authoritative servers for the RFC 2136 tests and the bench's
 // publishing run: BIND 9 and Knot DNS from Debian's packages (installed with
@@ -92,15 +92,6 @@ export interface RunningDnsServer {
    * `published` (of the same zone) grants the publishing key other names from now on.
    */
   resume(published?: PublishedZone): Promise<void>;
-}
-
-/** A loopback port nobody listens on now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function generatedKey(name: string, algorithm: TsigAlgorithm): TestKey {

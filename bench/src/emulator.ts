@@ -15,8 +15,16 @@ export interface BenchEmulator {
   stats(): Promise<EmulatorStats>;
   /** Starts timing the API requests from now on. */
   openWindow(): Promise<RequestWindow>;
-  /** Replaces every fault with one that adds `latencyMs` to each API request and, optionally, a rate limit. */
-  shapeTraffic(latencyMs: number, rateLimit: number | undefined, hints: RateLimitHints): Promise<void>;
+  /**
+   * Replaces every fault with one that adds `latencyMs` to each API request and, optionally, a rate
+   * limit of `rateLimit` requests per `perSeconds` (default 1), its window starting empty.
+   */
+  shapeTraffic(
+    latencyMs: number,
+    rateLimit: number | undefined,
+    hints: RateLimitHints,
+    perSeconds?: number,
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,13 +70,13 @@ export async function launchEmulator(): Promise<BenchEmulator> {
     pid: child.pid ?? 0,
     stats: async () => JSON.parse(await control("GET", "/stats")) as EmulatorStats,
     openWindow: async () => JSON.parse(await control("POST", "/stats/window")) as RequestWindow,
-    async shapeTraffic(latencyMs, rateLimit, hints) {
+    async shapeTraffic(latencyMs, rateLimit, hints, perSeconds = 1) {
       await control("DELETE", "/faults");
       if (latencyMs === 0 && rateLimit === undefined) return;
       await control("POST", "/faults", {
         route: "*",
         latencyMs,
-        ...(rateLimit === undefined ? {} : { rateLimit: { requests: rateLimit, perSeconds: 1, hints } }),
+        ...(rateLimit === undefined ? {} : { rateLimit: { requests: rateLimit, perSeconds, hints } }),
       });
     },
     async close() {

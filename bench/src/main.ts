@@ -12,6 +12,7 @@ import type { Plan } from "pulumi-dmarc-partner/api";
 import { closeClients, createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { describeInterruption } from "pulumi-dmarc-partner/recovery";
 import { runOperations } from "./baseline";
+import { budgetBench, budgetBenchMarkdown } from "./budgetBench";
 import { type BenchEmulator, type EmulatorStats, launchEmulator } from "./emulator";
 import { enforceBench } from "./enforceBench";
 import {
@@ -373,7 +374,8 @@ async function main(): Promise<void> {
     // One tenant through the baseline, untimed, so that neither side pays for warming up the emulator's code.
     await warmUp(context, fleetSpec(plans, 1, options.domains));
     await emulator.shapeTraffic(options.latencyMs, options.rateLimit, options.rateLimitHints);
-    if (options.import) await runImportBench(context, plans);
+    if (options.budget) await runBudgetBench(context);
+    else if (options.import) await runImportBench(context, plans);
     else if (options.enforce) await runEnforceBench(context, plans);
     else if (options.publish) await runPublishBench(context, options.sweep ?? [options.tenants], plans);
     else if (options.fleet) await runFleetSweep(context, options.sweep ?? [options.tenants], plans);
@@ -440,6 +442,14 @@ async function runPublishBench(context: Context, sizes: number[], plans: readonl
     sizes,
     plans,
   );
+  process.stdout.write(`\n${markdown}`);
+}
+
+async function runBudgetBench({ options, emulator }: Context): Promise<void> {
+  const rows = await budgetBench({ emulator, projectRoot, tenants: options.tenants, say });
+  write(options.outDir, "budget.json", `${JSON.stringify(rows, null, 2)}\n`);
+  const markdown = budgetBenchMarkdown(rows);
+  say(`wrote ${write(options.outDir, "budget.md", markdown)}`);
   process.stdout.write(`\n${markdown}`);
 }
 

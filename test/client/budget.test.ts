@@ -2,8 +2,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type RunningPostgres, startPostgres } from "../fleet/postgres";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { type RunningPostgres, startPostgres } from "../support/postgres";
 import { exited, type ProviderProcess, providerProcess, until } from "../support/providerProcess";
 import { busiestWindow, loggedArrivals } from "../support/requestLog";
 

@@ -5,12 +5,12 @@ import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { CLIENT_DEFAULTS, PUBLISHED_REQUESTS_PER_MINUTE } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { type CiJob, ciJob } from "../support/ciJob";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
+import { type RunningPostgres, startPostgres } from "../support/postgres";
 import { until } from "../support/providerProcess";
 import { busiestWindow, loggedArrivals } from "../support/requestLog";
-import { type CiJob, ciJob } from "./ciJob";
-import { type RunningPostgres, startPostgres } from "./postgres";
 import { fleetProjectFolder, organizationsByName, serviceClient, tenant, uniqueFleetName } from "./support";
 
 // The GitOps guide's "one job per shard" pipeline, as separate machines

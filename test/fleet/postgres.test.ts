@@ -8,7 +8,7 @@ import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
-import { type RunningPostgres, startPostgres } from "./postgres";
+import { type RunningPostgres, startPostgres } from "../support/postgres";
 import { fleetProjectFolder, organizationsByName, serviceClient, tenant, uniqueFleetName } from "./support";
 
 // Two runners, as two CI jobs would be, each running one shard of the same

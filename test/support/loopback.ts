@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
 /**
@@ -23,11 +23,4 @@ export async function listenOnLoopback(server: Server): Promise<{ url: string; c
   };
 }
 
-/** A loopback port free right now (nothing listens on it): bound once, then released. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export { freePort } from "../../bench/src/loopback";

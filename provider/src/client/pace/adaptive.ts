@@ -45,8 +45,9 @@ export class AdaptiveRate {
 
   /** The service refused a request for its rate: lower the rate, once per burst of refusals. Returns whether it changed. */
   refused(now = performance.now()): boolean {
-    if (this.ceiling <= 0 || now < this.quietUntil) return false;
-    this.rate = Math.max(this.ceiling * FLOOR, this.rate * DECREASE);
+    const lowered = Math.max(this.ceiling * FLOOR, this.rate * DECREASE);
+    if (this.ceiling <= 0 || now < this.quietUntil || lowered === this.rate) return false;
+    this.rate = lowered;
     this.decreases += 1;
     this.lastIncreaseAt = now;
     this.quietUntil = now + Math.max(MIN_COOLDOWN_MS, (REFUSALS_PER_DECREASE_INTERVALS * 60_000) / this.rate);

@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { freePort } from "../support/loopback";
+import { freePort } from "./loopback";
 
 // A throwaway PostgreSQL server for the fleet's shared-backend test: Debian's
 // packages (installed with apt-get when missing), a temporary data directory,

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { projectRoot } from "../../scripts/engine.mjs";
 
 // A `dmarc-fleet` command as a CI job runs it: in its own checkout, with
 // its own environment, in a process group of its own so that a cancel
 // kills all of it at once.
 
-const CLI = join(projectRoot, "provider", "bin", "dmarc-fleet.js");
+// From bench/src (the tests) and bench/dist (the bench) alike.
+const CLI = join(__dirname, "..", "..", "provider", "bin", "dmarc-fleet.js");
 
 export interface CiJob {
   child: ChildProcess;
