@@ -1,7 +1,37 @@
+import { stopSending } from "./client";
 import { resourceDefinitions } from "./registry";
 import type { ProviderSettings } from "./runtime/config";
-import { stopWhenEngineGone } from "./runtime/engineGone";
 import { DynamicProviderHost } from "./runtime/host";
+
+// A provider process outlives its engine when the run is killed (a
+// cancelled CI job, a SIGKILL to `pulumi`): nothing it does can be recorded
+// any more. Its requests not yet sent are dropped, so that a killed run
+// stops spending the partner's budget within a second; those in flight
+// finish, and the process waits for the recovery to stop it, as before.
+// Its writes to the engine's closed standard error fail, and Pulumi's
+// dynamic provider host reports an unhandled failure by writing again:
+// without a handler, an endless loop at full CPU with its memory growing.
+
+/** How often the process looks for its engine. */
+const CHECK_INTERVAL_MS = 1_000;
+
+/** Pulumi's host of dynamic providers, the one process this guard is for. */
+const DYNAMIC_PROVIDER_HOST = /[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/;
+
+let guarded = false;
+
+/** In the dynamic provider process: once its engine (the parent that started it) is gone, sends nothing more. */
+function stopWhenEngineGone(argv: readonly string[] = process.argv): void {
+  if (guarded || !DYNAMIC_PROVIDER_HOST.test(argv[1] ?? "")) return;
+  guarded = true;
+  const engine = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === engine) return;
+    clearInterval(watch);
+    stopSending(new Error("the engine that started this provider process is gone; nothing more is sent"));
+  }, CHECK_INTERVAL_MS).unref();
+  process.stderr.on("error", () => {});
+}
 
 /**
  * The one host of the provider process, which every type's provider module

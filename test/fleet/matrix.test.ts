@@ -91,6 +91,20 @@ function firstCreateAfter(from: number): number {
   return Math.min(...creates);
 }
 
+/** Rewrites the shard's lock rows in the state table as a run on another host would have written them; how many. */
+async function movedLocksToAnotherHost(shard: string): Promise<number> {
+  const rows = await postgres.query(
+    `SELECT key, data->>'data' FROM pulumi_state WHERE key LIKE '%/.pulumi/locks/%/${shard}/%.json'`,
+  );
+  for (const row of rows) {
+    const [key, encoded] = row.split("|");
+    const lock = JSON.parse(Buffer.from(encoded ?? "", "base64").toString("utf8")) as Record<string, unknown>;
+    const moved = Buffer.from(JSON.stringify({ ...lock, hostname: "ci-runner-that-is-gone" })).toString("base64");
+    await postgres.query(`UPDATE pulumi_state SET data = json_build_object('data', '${moved}') WHERE key = '${key}'`);
+  }
+  return rows.length;
+}
+
 const shards = [1, 2, 3].map((number) => `${fleet}-${String(number).padStart(3, "0")}`);
 
 beforeAll(async () => {
@@ -154,8 +168,15 @@ describe("one job per shard, on separate machines sharing a PostgreSQL backend",
       expect(afterKillShare).toBeGreaterThanOrEqual(0.85);
       expect(results.map((result) => result?.stderr).join("\n")).toContain("booked in PostgreSQL at");
 
-      // CI runs the cancelled job again, on another runner: a fresh copy of the project.
-      const rerun = await job(["up", "--shard", shards[2] ?? "", "--json"]).done;
+      // The cancelled job's lock names its runner, another host than the one that runs the job again.
+      expect(await movedLocksToAnotherHost(shards[2] ?? "")).toBeGreaterThan(0);
+      // CI runs the cancelled job again, on another runner: a fresh copy of the project. The lock of a
+      // host it cannot look into is refused, naming the option; with it, taken for the dead run's it is.
+      const refused = await job(["up", "--shard", shards[2] ?? "", "--json"]).done;
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("taken on another host");
+      expect(refused.stderr).toContain("--unlock-other-hosts");
+      const rerun = await job(["up", "--shard", shards[2] ?? "", "--json", "--unlock-other-hosts"]).done;
       expect(rerun.code, rerun.stderr).toBe(0);
       expect(rerun.stderr).toMatch(/interrupted .*; recovering/);
       // Converged: every tenant once, none created twice by the recovery.

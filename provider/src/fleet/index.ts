@@ -3,7 +3,13 @@
 export type { Interruption } from "../checkpoint/interruption";
 export type { LeftOutOrganization } from "../discovery/entries";
 export type { ImportedTenant, ImportProgress, ImportReport, ManagedOrganization } from "../discovery/report";
-export { type RecoveryTarget, recoverShard, type ShardRecoveryResult, type StackRecovery } from "../recovery/shard";
+export {
+  type RecoveryTarget,
+  recoverShard,
+  type ShardRecoveryResult,
+  type StackRecovery,
+  shardRecovery,
+} from "../recovery/shard";
 export type { EnforceInvocation, FleetInvocation, ImportInvocation, ReportInvocation } from "./cli/arguments";
 export { FLEET_EXIT, FLEET_SPEC } from "./cli/commandSpec";
 export { enforceExitCode, exitCodeOf } from "./cli/commands";

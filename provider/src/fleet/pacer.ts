@@ -147,7 +147,8 @@ export class FleetPacer implements TurnSource {
   /** A 429, met by the runner or a shard's provider: the whole fleet slows down. */
   refused(): void {
     this.refusals += 1;
-    if (this.adaptive.refused()) this.followRate();
+    this.adaptive.refused();
+    this.followRate();
   }
 
   now(): PaceNow {
@@ -178,8 +179,10 @@ export class FleetPacer implements TurnSource {
   }
 
   private followRate(): void {
-    if (this.turns instanceof SpacedTurns) this.turns.setRate(this.adaptive.perMinute);
-    else this.turns.rateChanged();
+    if (this.turns instanceof SpacedTurns) {
+      this.turns.setRate(this.adaptive.perMinute);
+      this.turns.holdUntil(this.adaptive.heldUntil);
+    } else this.turns.rateChanged();
   }
 
   private answer(request: IncomingMessage, response: ServerResponse): void {

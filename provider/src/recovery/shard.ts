@@ -45,10 +45,16 @@ function summaryOf(report: RecoveryReport): string {
 /**
  * The recovery command (`dmarc-recover`) as the fleet's {@link StackRecovery}:
  * a shard it cannot settle (a live run holds it, or operations are left for a
- * person) fails with the command's own report.
+ * person) fails with the command's own report. With `unlockOtherHosts`, a
+ * lock taken on another host is taken for a dead run's, as a CI job run
+ * again on a new runner needs when its workflow lets one run deploy at a time.
  */
-export const recoverShard: StackRecovery = async ({ stackName, workDir, env }) => {
-  const report = await recoverStack({ stackName, workDir, env });
-  if (report.exitCode !== 0) throw new Error(formatReport(report).join("\n"));
-  return { summary: summaryOf(report) };
-};
+export function shardRecovery(options: { unlockOtherHosts?: boolean } = {}): StackRecovery {
+  return async ({ stackName, workDir, env }) => {
+    const report = await recoverStack({ stackName, workDir, env, ...options });
+    if (report.exitCode !== 0) throw new Error(formatReport(report).join("\n"));
+    return { summary: summaryOf(report) };
+  };
+}
+
+export const recoverShard: StackRecovery = shardRecovery();

@@ -1,16 +1,34 @@
 // The floor of every pacing: a process that shares no budget with the
 // others of its partner (or shares one with a script that does not) still
 // meets them at the service's limit, and only learns so from its 429s. As
-// TCP does, it then slows down multiplicatively and climbs back slowly
-// (AIMD), so runs that cannot see each other converge on sharing the limit
-// instead of taking turns at refusals.
+// TCP does, it then slows down at once and climbs back slowly, so runs that
+// cannot see each other converge on sharing the limit instead of taking
+// turns at refusals. How far down: as the AWS SDKs' adaptive mode does, to
+// what it measured itself sending, here the requests of its own that the
+// service's window held when it refused, which is this run's share of the
+// limit. A refusal also holds every turn for a moment, doubled while
+// refusals follow each other (TCP's retransmission backoff): runs that
+// overshot together filled the window for the rest of it, and whatever
+// they send before it slides on is refused.
 
-/** The rate after a refusal, as a share of the rate before it (TCP CUBIC's 0.7: deep enough for two runs to part, shallow enough to keep most of the limit). */
+/** The rate after a refusal without enough of its own requests to measure, as a share of the rate before it (TCP CUBIC's 0.7). */
 const DECREASE = 0.7;
+/** The service's window, in which the run counts its own requests. */
+const WINDOW_MS = 60_000;
+/** Fewer of its own requests in the window than this measure nothing: the rate falls by DECREASE instead. */
+const MEASURED_AT_LEAST = 10;
+/** The measured share is kept to with this margin, as the configured rate keeps 5% of the published limit. */
+const SHARE_MARGIN = 0.95;
+/** A refusal always lowers the rate at least this far. */
+const DECREASE_AT_LEAST = 0.9;
 /** How fast the rate climbs back while turns are taken, as a share of the ceiling a minute. */
 const INCREASE_PER_MINUTE = 0.1;
 /** The lowest rate, as a share of the ceiling: refusals that another client causes never stop this one. */
 const FLOOR = 0.1;
+/** The first hold after a refusal; each refusal that follows within twice the hold doubles it. */
+const FIRST_HOLD_MS = 2_000;
+/** No hold is longer than the service's window, after which every refusal before it is forgotten. */
+const LONGEST_HOLD_MS = 60_000;
 /** One refusal lowers the rate once: the refusals of requests sent before it are the same news. */
 const REFUSALS_PER_DECREASE_INTERVALS = 3;
 const MIN_COOLDOWN_MS = 2_000;
@@ -20,6 +38,11 @@ export class AdaptiveRate {
   private lastIncreaseAt: number | undefined;
   private quietUntil = Number.NEGATIVE_INFINITY;
   private decreases = 0;
+  private hold = 0;
+  private lastRefusalAt = Number.NEGATIVE_INFINITY;
+  private heldUntilAt = Number.NEGATIVE_INFINITY;
+  /** When turns were given within the last window, oldest first. */
+  private readonly givenAt: number[] = [];
 
   /** @param ceiling the configured rate, requests a minute; 0 is unpaced and never adapts. */
   constructor(private ceiling: number) {
@@ -43,10 +66,25 @@ export class AdaptiveRate {
     this.rate = ceiling;
   }
 
-  /** The service refused a request for its rate: lower the rate, once per burst of refusals. Returns whether it changed. */
+  /** Until when (performance.now()) no turn is given: a moment after the last refusal. */
+  get heldUntil(): number {
+    return this.heldUntilAt;
+  }
+
+  /**
+   * The service refused a request for its rate: every turn is held a moment,
+   * and the rate lowered, once per burst of refusals. Returns whether the
+   * rate changed.
+   */
   refused(now = performance.now()): boolean {
-    const lowered = Math.max(this.ceiling * FLOOR, this.rate * DECREASE);
-    if (this.ceiling <= 0 || now < this.quietUntil || lowered === this.rate) return false;
+    if (this.ceiling <= 0) return false;
+    // Refusals that follow each other are one episode: the window the runs overfilled, still full.
+    const sameEpisode = now - this.lastRefusalAt < 2 * this.hold;
+    this.hold = sameEpisode ? Math.min(LONGEST_HOLD_MS, 2 * this.hold) : FIRST_HOLD_MS;
+    this.lastRefusalAt = now;
+    this.heldUntilAt = Math.max(this.heldUntilAt, now + this.hold);
+    const lowered = Math.max(this.ceiling * FLOOR, this.measuredShare(now));
+    if (sameEpisode || now < this.quietUntil || lowered === this.rate) return false;
     this.rate = lowered;
     this.decreases += 1;
     this.lastIncreaseAt = now;
@@ -54,8 +92,22 @@ export class AdaptiveRate {
     return true;
   }
 
+  /**
+   * The rate this run's requests in the service's window stand for, a
+   * little under: its share of the limit, when the window was full. Falls
+   * back to a fixed cut before the run has sent enough to measure.
+   */
+  private measuredShare(now: number): number {
+    while ((this.givenAt[0] ?? now) <= now - WINDOW_MS) this.givenAt.shift();
+    const own = this.givenAt.length;
+    if (own < MEASURED_AT_LEAST) return this.rate * DECREASE;
+    return Math.min(this.rate * DECREASE_AT_LEAST, own * SHARE_MARGIN);
+  }
+
   /** A turn was given: the rate climbs by the time since the last one, while there is demand. Returns whether it changed. */
   given(now = performance.now()): boolean {
+    this.givenAt.push(now);
+    if (this.givenAt.length > 2 * this.ceiling + MEASURED_AT_LEAST) this.givenAt.shift();
     if (this.rate >= this.ceiling) {
       this.lastIncreaseAt = now;
       return false;

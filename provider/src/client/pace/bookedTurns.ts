@@ -76,6 +76,9 @@ export class BookedTurns implements TurnSource {
     this.booking = true;
     try {
       while (this.queue.length > 0 && !this.closed) {
+        // A refusal's hold: the turn is booked only once it is over, so the hold costs the others nothing.
+        const held = this.rate.heldUntil - performance.now();
+        if (held > 0) await new Promise((resolve) => setTimeout(resolve, held));
         const wait = await this.store.book(60_000 / this.rate.perMinute);
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         // A turn nobody waits for any more is lost: the next is booked only when wanted.
@@ -100,8 +103,9 @@ export class BookedTurns implements TurnSource {
     }
   }
 
-  /** The process's own spacing follows its rate too, once the store is lost. */
+  /** The process's own spacing follows its rate and holds too, once the store is lost. */
   rateChanged(): void {
     this.fallback?.setRate(this.rate.perMinute);
+    this.fallback?.holdUntil(this.rate.heldUntil);
   }
 }

@@ -84,7 +84,10 @@ export class Pacer {
   refused(): void {
     const shared = this.shared;
     if (shared) shared.turns.refused?.();
-    else if (this.adaptive.refused()) this.followRate();
+    else {
+      this.adaptive.refused();
+      this.followRate();
+    }
   }
 
   /** The process's own turns: booked in the partner's budget store when the settings name one and it paces, else spaced here. */
@@ -104,8 +107,10 @@ export class Pacer {
   }
 
   private followRate(): void {
-    if (this.local instanceof SpacedTurns) this.local.setRate(this.adaptive.perMinute);
-    else this.local.rateChanged();
+    if (this.local instanceof SpacedTurns) {
+      this.local.setRate(this.adaptive.perMinute);
+      this.local.holdUntil(this.adaptive.heldUntil);
+    } else this.local.rateChanged();
   }
 
   /**

@@ -39,6 +39,7 @@ export class SpacedTurns implements TurnSource {
   /** When turns were given within the last window, oldest first. */
   private readonly given: number[] = [];
   private lastGivenAt = Number.NEGATIVE_INFINITY;
+  private heldUntil = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
 
   /** @param rate requests a minute; 0 gives every turn at once. */
@@ -60,6 +61,12 @@ export class SpacedTurns implements TurnSource {
 
   setRate(rate: number): void {
     this.rate = rate;
+    this.giveDue();
+  }
+
+  /** Gives no turn before `until` (performance.now()); the turns after it are spaced as ever. */
+  holdUntil(until: number): void {
+    this.heldUntil = Math.max(this.heldUntil, until);
     this.giveDue();
   }
 
@@ -116,6 +123,7 @@ export class SpacedTurns implements TurnSource {
 
   private msUntilNextTurn(now: number): number {
     if (this.rate <= 0) return 0;
+    if (this.heldUntil > now) return this.heldUntil - now;
     const spaced = this.lastGivenAt + WINDOW_MS / this.rate - now;
     this.forgetBefore(now - WINDOW_MS);
     // The window's own count matters when the rate was just lowered: the spacing alone would allow more.

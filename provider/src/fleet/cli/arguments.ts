@@ -13,7 +13,7 @@ import {
 } from "../../cli/options";
 import { shownPath } from "../../cli/shown";
 import { type Inventory, loadInventory } from "../../inventory/inventory";
-import { recoverShard } from "../../recovery/shard";
+import { shardRecovery } from "../../recovery/shard";
 import { TenantOnDelete } from "../../tenant/schema";
 import type { EnforceOptions } from "../enforce/enforce";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, settingsOf } from "../fleetOptions";
@@ -132,7 +132,7 @@ async function projectOptions(values: OptionValues, cwd: string) {
     projectName: project.name,
     projectDir: cwd,
     stateDir: resolve(cwd, ".dmarc-fleet"),
-    recover: recoverShard,
+    recover: shardRecovery({ unlockOtherHosts: values["unlock-other-hosts"] === true }),
     config,
     env,
     ...(backendUrl ? { backendUrl } : {}),

@@ -115,6 +115,13 @@ export const FLEET_SPEC: CommandSpec = {
       commands: FLEET_COMMANDS,
     },
     {
+      name: "unlock-other-hosts",
+      type: "boolean",
+      description:
+        "when a shard a killed run left behind is recovered, remove its lock even if another host took it (a CI job run again on a new runner; safe when the workflow lets one run deploy at a time)",
+      commands: ["preview", "up", "refresh", "drift", "destroy"],
+    },
+    {
       name: "all",
       type: "boolean",
       description: "run every shard, not only changed or failed ones",
