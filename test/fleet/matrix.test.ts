@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
@@ -10,7 +10,7 @@ import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import { type RunningPostgres, startPostgres } from "../support/postgres";
 import { until } from "../support/providerProcess";
-import { busiestWindow, loggedArrivals } from "../support/requestLog";
+import { busiestWindow, firstArrivalOf, loggedArrivals } from "../support/requestLog";
 import { fleetProjectFolder, organizationsByName, serviceClient, tenant, uniqueFleetName } from "./support";
 
 // The GitOps guide's "one job per shard" pipeline, as separate machines
@@ -73,22 +73,6 @@ function shareOfLimit(from: number): number {
   const times = loggedArrivals(requestLog, from, { admitted: true });
   const minutes = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / MINUTE;
   return (times.length - 1) / (minutes * PUBLISHED_REQUESTS_PER_MINUTE);
-}
-
-/**
- * When the shards' first create arrived: the fleet's pace is measured from
- * there, as the fleet's own figures are, since before it each job's
- * runner reads the catalogue and starts its shard's engine.
- */
-function firstCreateAfter(from: number): number {
-  const creates = readFileSync(requestLog, "utf8")
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as { time: string; method: string; path: string })
-    .filter((entry) => entry.method === "POST" && entry.path === "/v1/organizations")
-    .map((entry) => Date.parse(entry.time))
-    .filter((time) => time >= from);
-  return Math.min(...creates);
 }
 
 /** Rewrites the shard's lock rows in the state table as a run on another host would have written them; how many. */
@@ -155,7 +139,7 @@ describe("one job per shard, on separate machines sharing a PostgreSQL backend",
       const results = await Promise.all([first?.done, second?.done]);
       for (const result of results) expect(result?.code, result?.stderr).toBe(0);
       const afterUp = await stats();
-      const upShare = shareOfLimit(firstCreateAfter(started));
+      const upShare = shareOfLimit(firstArrivalOf(requestLog, "POST", "/v1/organizations", started));
       const afterKillShare = shareOfLimit(killedAt + 2_000);
       console.log(
         `matrix up: ${afterUp.requests} requests, ${afterUp.rateLimited} answered 429, ` +

@@ -9,7 +9,7 @@ import { fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
 import { ciJob } from "../support/ciJob";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
-import { loggedArrivals } from "../support/requestLog";
+import { firstArrivalOf, loggedArrivals } from "../support/requestLog";
 import { FULL, report } from "./harness";
 
 // Two fleets of one partner started together on one machine, as two
@@ -67,12 +67,28 @@ async function together(store: string | undefined) {
   const results = await Promise.all(starts.map((start) => start().done));
   for (const result of results) expect(result.code, result.stderr).toBe(0);
   const stats = await emulator.control<{ requests: number; rateLimited: number }>("GET", "/stats");
-  const admitted = loggedArrivals(requestLog, 0, { admitted: true });
-  const minutes = ((admitted.at(-1) ?? 0) - (admitted[0] ?? 0)) / MINUTE;
-  const share = (admitted.length - 1) / (minutes * PUBLISHED_REQUESTS_PER_MINUTE);
   const refused = stats.rateLimited / stats.requests;
   const reports = results.map((result) => JSON.parse(result.stdout) as { pace?: { budget?: { kind: string } } });
-  return { ...stats, refused, share, kinds: reports.map((report) => report.pace?.budget?.kind) };
+  return {
+    ...stats,
+    refused,
+    // As the fleet's own pace figures are measured: from the shards' first create, once the runners have
+    // read the catalogue and started their engines.
+    share: shareOfLimit(firstCreate()),
+    wholeSpanShare: shareOfLimit(0),
+    kinds: reports.map((report) => report.pace?.budget?.kind),
+  };
+}
+
+/** The admitted requests from `from` on, after the first, over their span, as a share of the published limit. */
+function shareOfLimit(from: number): number {
+  const admitted = loggedArrivals(requestLog, from, { admitted: true });
+  const minutes = ((admitted.at(-1) ?? 0) - (admitted[0] ?? 0)) / MINUTE;
+  return (admitted.length - 1) / (minutes * PUBLISHED_REQUESTS_PER_MINUTE);
+}
+
+function firstCreate(): number {
+  return firstArrivalOf(requestLog, "POST", "/v1/organizations");
 }
 
 describe.skipIf(!FULL)("two fleets of one partner on one machine", () => {

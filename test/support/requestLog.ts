@@ -32,3 +32,16 @@ export function busiestWindow(times: readonly number[], windowMs = 60_000): numb
   }
   return most;
 }
+
+/** When the first request of `method` and `path` (the route as the log writes it) arrived, from `from` on. */
+export function firstArrivalOf(requestLogFile: string, method: string, path: string, from = 0): number {
+  const times = readFileSync(requestLogFile, "utf8")
+    .trim()
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as { time: string; method: string; path: string })
+    .filter((entry) => entry.method === method && entry.path === path)
+    .map((entry) => Date.parse(entry.time))
+    .filter((time) => time >= from);
+  return Math.min(...times);
+}
