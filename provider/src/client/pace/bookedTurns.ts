@@ -1,6 +1,6 @@
 import type { AdaptiveRate } from "./adaptive";
 import type { BudgetStore } from "./budgetStore";
-import { SpacedTurns, type TurnSource } from "./turns";
+import { SpacedTurns, type TurnSource, type TurnWaiter } from "./turns";
 
 // Turns booked in a store the partner's other runs book in too
 // (./budgetStore.ts). A process books one turn at a time, for whoever waits
@@ -8,15 +8,8 @@ import { SpacedTurns, type TurnSource } from "./turns";
 // a run that dies holds no more than the one it booked. Should the store
 // fail, the process says so once and spaces its own turns from then on.
 
-interface Waiter {
-  resolve: () => void;
-  reject: (reason: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: () => void;
-}
-
 export class BookedTurns implements TurnSource {
-  private readonly queue: Waiter[] = [];
+  private readonly queue: TurnWaiter[] = [];
   private booking = false;
   private closed: Error | undefined;
   private fallback: SpacedTurns | undefined;
@@ -49,7 +42,7 @@ export class BookedTurns implements TurnSource {
     if (this.fallback) return this.fallback.take(signal);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: () => this.drop(waiter, signal?.reason) };
+      const waiter: TurnWaiter = { resolve, reject, signal, onAbort: () => this.drop(waiter, signal?.reason) };
       signal?.addEventListener("abort", waiter.onAbort, { once: true });
       this.queue.push(waiter);
       void this.bookWhileWaited();
@@ -63,7 +56,7 @@ export class BookedTurns implements TurnSource {
     this.fallback?.close(reason);
   }
 
-  private drop(waiter: Waiter, reason: unknown): void {
+  private drop(waiter: TurnWaiter, reason: unknown): void {
     const index = this.queue.indexOf(waiter);
     if (index < 0) return;
     this.queue.splice(index, 1);

@@ -19,7 +19,8 @@ export interface TurnSource {
   refused?(): void;
 }
 
-interface Waiter {
+/** A request waiting for its turn, which leaves the queue when its signal aborts. */
+export interface TurnWaiter {
   resolve: () => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
@@ -35,7 +36,7 @@ interface Waiter {
  * queue without taking a turn.
  */
 export class SpacedTurns implements TurnSource {
-  private readonly queue: Waiter[] = [];
+  private readonly queue: TurnWaiter[] = [];
   /** When turns were given within the last window, oldest first. */
   private readonly given: number[] = [];
   private lastGivenAt = Number.NEGATIVE_INFINITY;
@@ -73,7 +74,7 @@ export class SpacedTurns implements TurnSource {
   take(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, signal, onAbort: () => this.drop(waiter) };
+      const waiter: TurnWaiter = { resolve, reject, signal, onAbort: () => this.drop(waiter) };
       signal?.addEventListener("abort", waiter.onAbort, { once: true });
       this.queue.push(waiter);
       this.giveDue();
@@ -87,14 +88,14 @@ export class SpacedTurns implements TurnSource {
     for (const waiter of this.queue.splice(0)) this.settle(waiter, () => waiter.reject(reason));
   }
 
-  private drop(waiter: Waiter): void {
+  private drop(waiter: TurnWaiter): void {
     const index = this.queue.indexOf(waiter);
     if (index < 0) return;
     this.queue.splice(index, 1);
     waiter.reject(waiter.signal?.reason);
   }
 
-  private settle(waiter: Waiter, outcome: () => void): void {
+  private settle(waiter: TurnWaiter, outcome: () => void): void {
     waiter.signal?.removeEventListener("abort", waiter.onAbort);
     outcome();
   }
