@@ -391,13 +391,29 @@ function keyPathOf(path: readonly PropertyKey[]): string {
     .join("");
 }
 
-/** Where a path points: `tenant "Acme" (tenants[1]) domains[0].name`, or just the key path outside the tenants. */
+/**
+ * `domain acme.example (domains[0]) policy.stage`: a tenant with thirty
+ * domains is not read by counting. The key path alone when the domain has no
+ * name to give.
+ */
+function domainPointer(raw: unknown, tenantIndex: number, rest: readonly PropertyKey[]): string {
+  const [field, position, ...inner] = rest;
+  const name = typeof position === "number" && valueAt(raw, ["tenants", tenantIndex, "domains", position, "name"]);
+  if (field !== "domains" || typeof name !== "string" || name === "") return keyPathOf(rest);
+  const domain = `domain ${name} (domains[${String(position)}])`;
+  return inner.length === 0 ? domain : `${domain} ${keyPathOf(inner)}`;
+}
+
+/**
+ * Where a path points: `tenant "Acme" (tenants[1]) domain acme.example (domains[0]) policy.stage`,
+ * `tenant "Acme" (tenants[1]) plan`, or just the key path outside the tenants.
+ */
 function pointer(raw: unknown, path: readonly PropertyKey[]): string {
   const [list, index, ...rest] = path;
   if (list !== "tenants" || typeof index !== "number") return keyPathOf(path);
   const name = valueAt(raw, ["tenants", index, "name"]);
   const tenant = typeof name === "string" && name !== "" ? `tenant "${name}" (tenants[${index}])` : `tenants[${index}]`;
-  return rest.length === 0 ? tenant : `${tenant} ${keyPathOf(rest)}`;
+  return rest.length === 0 ? tenant : `${tenant} ${domainPointer(raw, index, rest)}`;
 }
 
 function problemsOf(source: string, raw: unknown, issues: readonly z.core.$ZodIssue[]): string[] {
@@ -459,7 +475,7 @@ export function loadInventory(path: string): Inventory {
 /**
  * Parses and checks an inventory. Every problem is reported at once, one line
  * each, naming the tenant by name and index and the key inside it, e.g.
- * `tenants.yaml: tenant "Acme" (tenants[1]) domains[0].name: must be a lower-case domain name ...; got "Acme.COM"`.
+ * `tenants.yaml: tenant "Acme" (tenants[1]) domain Acme.COM (domains[0]) name: must be a lower-case domain name ...; got "Acme.COM"`.
  */
 export function parseInventory(text: string, source = "tenants.yaml", folder = process.cwd()): Inventory {
   const lines = new LineCounter();
