@@ -8,8 +8,7 @@ import { FrequencyName } from "../functions/plans";
 import { domainGroup } from "../resources/domainGroup";
 import { organization } from "../resources/organization";
 import { rfc2136Record } from "../resources/rfc2136Record";
-import { defaultMessage, keyPathOf, mapping, refusalsOf } from "../runtime/schemaText";
-import { repeats, valueAt } from "../runtime/values";
+import { defaultMessage, keyPathOf, mapping, refusalsOf, repeats, valueAt } from "../runtime/values";
 import {
   type DomainPolicy,
   type DomainPolicyEntry,

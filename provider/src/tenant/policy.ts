@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { mapping } from "../runtime/schemaText";
+import { mapping } from "../runtime/values";
 
 // A domain's DMARC policy ramp as the inventory states it: where it should
 // end (`target`), the steps it climbs, the evidence a step needs, and where
@@ -106,7 +106,6 @@ export const PolicyPosition = {
  * A domain's whole ramp and where it is, as a program gives it (`Tenant`'s
  * `domains[].policy`, `stagedRecord`): the inventory's keys, one schema for
  * both. Its refusals are the inventory's, key by key and for the ramp as a whole.
- * @readFromDist scripts/reference-docs.mjs loads it from dist/tenant/policy.js
  */
 export const DomainPolicyArgs = mapping({
   ...PolicyRules,

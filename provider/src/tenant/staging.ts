@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsSetupRecord } from "../resources/domain";
-import { defaultMessage, keyPathOf, refusalsOf } from "../runtime/schemaText";
+import { defaultMessage, keyPathOf, refusalsOf } from "../runtime/values";
 import { DomainPolicyArgs, type DomainPolicyEntry, recordWithStage, resolvePolicy } from "./policy";
 
 // A program's record at its ramp's stage: the inventory's model, for a
