@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { projectRoot } from "./engine.mjs";
-import { indexPage, inventoryPage, resourcePage } from "./reference/pages.mjs";
+import { indexPage, inventoryPage, policyPage, resourcePage } from "./reference/pages.mjs";
 
 /** Where the pages go, from the project root. */
 export const REFERENCE_DIR = "docs/resources";
@@ -32,6 +32,7 @@ export function referencePages() {
   const { registeredTypes } = fromProvider("./dist/registry.js");
   const { typeToken } = fromProvider("./dist/runtime/typeToken.js");
   const { InventoryFile } = fromProvider("./dist/inventory/inventory.js");
+  const { DomainPolicyArgs } = fromProvider("./dist/tenant/policy.js");
   const types = registeredTypes.map((type) => ({
     name: basename(type.providerModule),
     typeToken: typeToken(type.typeName),
@@ -41,6 +42,7 @@ export function referencePages() {
     { file: "README.md", text: indexPage(types) },
     ...types.map((type) => ({ file: `${type.name}.md`, text: resourcePage(type) })),
     { file: "inventory.md", text: inventoryPage(InventoryFile) },
+    { file: "policy.md", text: policyPage(DomainPolicyArgs) },
   ];
   return pages.map(({ file, text }) => {
     const path = `${REFERENCE_DIR}/${file}`;

@@ -19,17 +19,6 @@ export {
   loadInventory,
   parseInventory,
 } from "./inventory/inventory";
-export {
-  DEFAULT_EVIDENCE,
-  DEFAULT_FLOOR,
-  DEFAULT_STEPS,
-  type DomainPolicy,
-  type PolicyWord,
-  parseStage,
-  recordWithStage,
-  type Stage,
-  stageName,
-} from "./inventory/policy";
 /**
  * The host every provider module hands its calls to in the provider process;
  * states written by 0.1.0 call it directly. Not part of the API partners use.
@@ -57,6 +46,19 @@ export {
   TenantPlanError,
   tenantPlan,
 } from "./tenant/plan";
+export {
+  DEFAULT_EVIDENCE,
+  DEFAULT_FLOOR,
+  DEFAULT_STEPS,
+  type DomainPolicy,
+  DomainPolicyArgs,
+  type PolicyWord,
+  parseStage,
+  recordWithStage,
+  type Stage,
+  stageName,
+} from "./tenant/policy";
+export { PolicyError, stagedRecord } from "./tenant/staging";
 export {
   type PublishRecord,
   TENANT_TYPE,

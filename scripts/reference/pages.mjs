@@ -128,6 +128,28 @@ export function inventoryPage(schema) {
   ].join("\n\n");
 }
 
+/**
+ * The page of a program's policy ramp: `Tenant`'s `domains[].policy` and `stagedRecord`.
+ * @param {import("zod").ZodType} schema the ramp's schema, `DomainPolicyArgs`
+ */
+export function policyPage(schema) {
+  const fields = fieldsOf(schema, "input");
+  const columns = {
+    header: ["Key", "Type", "Required", "Allowed values", "Description"],
+    cells: (field) => [code(field.name), field.type, requiredOf(field), field.allowed, field.description],
+  };
+  return [
+    generatedFrom("provider/src/tenant/policy.ts"),
+    "# Policy ramp in a program (`stagedRecord`, `Tenant` domains' `policy`)",
+    descriptionOf(schema),
+    "```ts\nstagedRecord(domainName: string, record: pulumi.Input<DnsSetupRecord>, policy: DomainPolicyArgs): pulumi.Output<DnsSetupRecord>\n```",
+    "Returns the record with `p`, `pct` and `sp` set from the ramp, every other tag kept; a refused ramp throws a `PolicyError` naming the domain, the key, the value and what is allowed. The ramp and its defaults are explained in [From monitoring to enforcement](../guides/enforcement.md).",
+    "## Keys",
+    table(columns.header, fields.map(columns.cells)),
+    ...nestedSections(fields, columns),
+  ].join("\n\n");
+}
+
 /** What a resource is, in its description's first sentence. */
 function summaryOf(description) {
   return /^.*?\.(?=\s|$)/.exec(description)?.[0] ?? description;
@@ -150,6 +172,6 @@ export function indexPage(types) {
         summaryOf(definition.description),
       ]),
     ),
-    "The tenants inventory: [`tenants.yaml`](inventory.md).",
+    "The tenants inventory: [`tenants.yaml`](inventory.md). A program's policy ramp: [`stagedRecord` and `Tenant` domains' `policy`](policy.md).",
   ].join("\n\n");
 }

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { resourceDefinitions } from "pulumi-dmarc-partner";
+import { DomainPolicyArgs, resourceDefinitions } from "pulumi-dmarc-partner";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { REFERENCE_DIR, referencePages } from "../../scripts/reference-docs.mjs";
@@ -30,12 +30,26 @@ describe("the reference pages in docs/resources", () => {
     expect([...stale, ...extra]).toEqual([]);
   });
 
-  it("are an index, one page per registered resource type, and the inventory's", () => {
+  it("are an index, one page per registered resource type, the inventory's and a program's policy ramp's", () => {
     expect(pages.map((page) => page.path).sort()).toEqual(
-      ["README.md", "inventory.md", ...Object.keys(resourceDefinitions).map((name) => `${name}.md`)]
+      ["README.md", "inventory.md", "policy.md", ...Object.keys(resourceDefinitions).map((name) => `${name}.md`)]
         .map((file) => `${REFERENCE_DIR}/${file}`)
         .sort(),
     );
+  });
+});
+
+describe("the page of a program's policy ramp", () => {
+  const text = pageText(`${REFERENCE_DIR}/policy.md`);
+
+  it("gives stagedRecord's signature and every key of the ramp, evidence's too", () => {
+    expect(text).toContain(
+      "stagedRecord(domainName: string, record: pulumi.Input<DnsSetupRecord>, policy: DomainPolicyArgs)",
+    );
+    expect(tableAfter(text, "Keys").map(([key]) => key)).toEqual(
+      Object.keys(DomainPolicyArgs.shape).map((key) => `\`${key}\``),
+    );
+    expect(tableAfter(text, "`evidence`").map(([key]) => key)).toEqual(["`minPassRate`", "`minMessages`", "`minDays`"]);
   });
 });
 

@@ -148,14 +148,14 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
       (tenant) => {
         tenant.domains = [{ name: "Acme.COM" }];
       },
-      `${ACME} domains[0].name: must be a lower-case domain name such as example.com (letters, digits and hyphens, no trailing dot); got "Acme.COM"`,
+      `${ACME} domain Acme.COM (domains[0]) name: must be a lower-case domain name such as example.com (letters, digits and hyphens, no trailing dot); got "Acme.COM"`,
     ],
     [
       "a domain of an unknown type",
       (tenant) => {
         tenant.domains = [{ name: "acme.example", type: "mailing" }];
       },
-      `${ACME} domains[0].type: must be one of "sending", "parked"; got "mailing"`,
+      `${ACME} domain acme.example (domains[0]) type: must be one of "sending", "parked"; got "mailing"`,
     ],
     [
       "a domain without a name",
@@ -282,7 +282,7 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
       (tenant) => {
         tenant.domains = [{ name: "acme.example", kind: "parked" }];
       },
-      `${ACME} domains[0].kind: is not a known key (known: name, type, setupRecordType, zone, group, verify, dns, policy)`,
+      `${ACME} domain acme.example (domains[0]) kind: is not a known key (known: name, type, setupRecordType, zone, group, verify, dns, policy)`,
     ],
     [
       "a key that is not lower-case words joined by hyphens",
@@ -324,7 +324,7 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
       (tenant) => {
         tenant.domains = [{ name: "acme.example" }, { name: "globex.example" }];
       },
-      `${ACME} domains[1].name: is listed already, under tenant "Globex" (tenants[0]); got "globex.example"`,
+      `${ACME} domain globex.example (domains[1]) name: is listed already, under tenant "Globex" (tenants[0]); got "globex.example"`,
     ],
     [
       "no name",
@@ -361,7 +361,7 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
         tenant.groups = ["Europe"];
         tenant.domains = [{ name: "acme.example", group: "Asia" }];
       },
-      `${ACME} domains[0].group: must be the tenant's group or one of its groups ("Production", "Europe"); got "Asia"`,
+      `${ACME} domain acme.example (domains[0]) group: must be the tenant's group or one of its groups ("Production", "Europe"); got "Asia"`,
     ],
     [
       "a further group that is the tenant's group",
@@ -417,7 +417,7 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
       tenant.admins = ["Acme IT"];
     });
     expect(problemsOf(text)).toEqual([
-      `${ACME} domains[0].name: must be a lower-case domain name such as example.com (letters, digits and hyphens, no trailing dot); got "Acme.COM"`,
+      `${ACME} domain Acme.COM (domains[0]) name: must be a lower-case domain name such as example.com (letters, digits and hyphens, no trailing dot); got "Acme.COM"`,
       `${ACME} admins[0]: must be an e-mail address such as admin@example.com; got "Acme IT"`,
     ]);
     expect(() => parseInventory(text)).toThrow(problemsOf(text).join("\n"));
@@ -518,9 +518,9 @@ describe("the inventory's dns section", () => {
       expect.arrayContaining([
         expect.stringContaining(`${FIRST_ACME} dns.rfc2136.keyAlgorithm: is refused: MD5 is broken`),
         `${FIRST_ACME} dns.rfc2136.keySecret: is not a known key (known: server, zone, keyName, keyAlgorithm, ttl, keySecretEnv)`,
-        `${FIRST_ACME} domains[1].dns.rfc2136.zone: must contain other.example, whose record it publishes; got "acme.example"`,
+        `${FIRST_ACME} domain other.example (domains[1]) dns.rfc2136.zone: must contain other.example, whose record it publishes; got "acme.example"`,
         expect.stringContaining(
-          `${FIRST_ACME} domains[2].dns.rfc2136.keySecretEnv: must be an environment variable's name`,
+          `${FIRST_ACME} domain third.example (domains[2]) dns.rfc2136.keySecretEnv: must be an environment variable's name`,
         ),
       ]),
     );

@@ -106,25 +106,25 @@ describe("a bad ramp stops the preview with one line", () => {
       "an unknown stage",
       [{ name: "acme.example", policy: { stage: "quarantine-half" } }],
       undefined,
-      `${ACME} domains[0].policy.stage: must be a stage: none, quarantine or reject, the last two optionally with a pct of 1 to 100 as quarantine-25; got "quarantine-half"`,
+      `${ACME} domain acme.example (domains[0]) policy.stage: must be a stage: none, quarantine or reject, the last two optionally with a pct of 1 to 100 as quarantine-25; got "quarantine-half"`,
     ],
     [
       "a stage that is not one of the steps",
       [{ name: "acme.example", policy: { stage: "quarantine-50" } }],
       undefined,
-      `${ACME} domains[0].policy.stage: must be one of the steps (none, quarantine-25, quarantine, reject); got "quarantine-50"`,
+      `${ACME} domain acme.example (domains[0]) policy.stage: must be one of the steps (none, quarantine-25, quarantine, reject); got "quarantine-50"`,
     ],
     [
       "a target below the stage",
       [{ name: "acme.example", policy: { target: "quarantine", stage: "reject" } }],
       undefined,
-      `${ACME} domains[0].policy.stage: is past the target quarantine (quarantine): lower the stage, or raise the target; got "reject"`,
+      `${ACME} domain acme.example (domains[0]) policy.stage: is past the target quarantine (quarantine): lower the stage, or raise the target; got "reject"`,
     ],
     [
       "a pct outside 1 to 100",
       [{ name: "acme.example", policy: { steps: ["none", "quarantine-0", "reject"] } }],
       undefined,
-      `${ACME} domains[0].policy.steps[1]: must be a stage: none, quarantine or reject, the last two optionally with a pct of 1 to 100 as quarantine-25; got "quarantine-0"`,
+      `${ACME} domain acme.example (domains[0]) policy.steps[1]: must be a stage: none, quarantine or reject, the last two optionally with a pct of 1 to 100 as quarantine-25; got "quarantine-0"`,
     ],
     [
       "a pct over 100",
@@ -136,7 +136,7 @@ describe("a bad ramp stops the preview with one line", () => {
       "a pass rate outside 0 to 100",
       [{ name: "acme.example", policy: { evidence: { minPassRate: 120 } } }],
       undefined,
-      `${ACME} domains[0].policy.evidence.minPassRate: must be a percentage from 0 to 100; got 120`,
+      `${ACME} domain acme.example (domains[0]) policy.evidence.minPassRate: must be a percentage from 0 to 100; got 120`,
     ],
     [
       "a floor under 0",
@@ -154,30 +154,38 @@ describe("a bad ramp stops the preview with one line", () => {
       "a policy on a hosted domain",
       [{ name: "acme.example", setupRecordType: "CNAME", policy: { stage: "none" } }],
       undefined,
-      `${ACME} domains[0].policy: cannot be set: the service hosts this domain's record (setupRecordType: CNAME), so its policy is set in the service, not here; got {"stage":"none"}`,
+      `${ACME} domain acme.example (domains[0]) policy: cannot be set: the service hosts this domain's record (setupRecordType: CNAME), so its policy is set in the service, not here; got {"stage":"none"}`,
     ],
     [
       "a policy on a domain published by nobody here",
       [{ name: "acme.example", dns: "none", policy: { target: "reject" } }],
       undefined,
-      `${ACME} domains[0].policy: cannot be set: nobody here publishes this domain's record (dns: none), so its policy is not the fleet's to move; got {"target":"reject"}`,
+      `${ACME} domain acme.example (domains[0]) policy: cannot be set: nobody here publishes this domain's record (dns: none), so its policy is not the fleet's to move; got {"target":"reject"}`,
     ],
     [
       "a misspelt key",
       [{ name: "acme.example", policy: { stages: "none" } }],
       undefined,
-      `${ACME} domains[0].policy.stages: is not a known key (known: target, steps, floor, sp, evidence, stage, since)`,
+      `${ACME} domain acme.example (domains[0]) policy.stages: is not a known key (known: target, steps, floor, sp, evidence, stage, since)`,
     ],
     [
       "a since that is not a date",
       [{ name: "acme.example", policy: { since: "25/11/2026" } }],
       undefined,
-      `${ACME} domains[0].policy.since: must be a date as YYYY-MM-DD, such as 2026-11-30; got "25/11/2026"`,
+      `${ACME} domain acme.example (domains[0]) policy.since: must be a date as YYYY-MM-DD, such as 2026-11-30; got "25/11/2026"`,
     ],
   ];
 
   it.each(cases)("%s", (_, domains, tenantPolicy, message) => {
     expect(problemsOf(inventoryOf(domains, tenantPolicy))).toEqual([message]);
+  });
+
+  it("names the domain by its name among many, not by counting", () => {
+    const domains = Array.from({ length: 30 }, (_, index) => ({ name: `edge${index}.acme.example` }));
+    domains[17] = { name: "edge17.acme.example", policy: { stage: "quarantine-50" } } as never;
+    expect(problemsOf(inventoryOf(domains))).toEqual([
+      `${ACME} domain edge17.acme.example (domains[17]) policy.stage: must be one of the steps (none, quarantine-25, quarantine, reject); got "quarantine-50"`,
+    ]);
   });
 
   it("names a target the steps never reach", () => {

@@ -4,8 +4,13 @@ import { getPlans } from "../functions/plans";
 import { Rfc2136Record } from "../resources/rfc2136Record";
 import { type PlannedObject, type TenantDeclaration, type TenantPlan, tenantPlan } from "../tenant/plan";
 import { type PublishRecord, priceIdFor, Tenant, type TenantArgs, type VerifyDomain } from "../tenant/tenant";
-import { type DnsPublishing, domainPolicyOf, type Inventory, InventoryError, type InventoryTenant } from "./inventory";
-import { recordWithStage } from "./policy";
+import {
+  type DnsPublishing,
+  domainPolicyEntryOf,
+  type Inventory,
+  InventoryError,
+  type InventoryTenant,
+} from "./inventory";
 import { loadPublisher } from "./publisher";
 
 export interface DeclareOptions {
@@ -87,17 +92,6 @@ function publishedByModule(
   }
 }
 
-/** The setup record with the policy tags of the domain's stage, when the file gives it a ramp. */
-function atStage(
-  tenant: InventoryTenant,
-  record: Parameters<PublishRecord>[0],
-  domainName: string,
-): Parameters<PublishRecord>[0] {
-  const policy = domainPolicyOf(tenant, domainName);
-  if (policy === undefined) return record;
-  return record.apply((setup) => ({ ...setup, value: recordWithStage(setup.value, policy.stage, policy.sp) }));
-}
-
 /**
  * Publishes each domain's record as the inventory says (`dns`: the domain's,
  * else the tenant's): an `Rfc2136Record` for `rfc2136`, the named module's
@@ -115,8 +109,7 @@ function inventoryPublisher(
   const byFile = words.some((dns) => dns !== undefined && dns !== "none");
   const byHook = hook !== undefined && words.some((dns) => dns === undefined);
   if (!byFile && !byHook) return undefined;
-  return (setupRecord, ...rest) => {
-    const args: Parameters<PublishRecord> = [atStage(tenant, setupRecord, rest[2]), ...rest];
+  return (...args) => {
     const dns = publishing.get(args[3]);
     if (dns === undefined) return hook?.(...args);
     if (dns === "none") return undefined;
@@ -129,8 +122,15 @@ function inventoryPublisher(
 export function tenantArgs(inventory: Inventory, tenant: InventoryTenant, options: DeclareOptions = {}): TenantArgs {
   const { plans, verifyDomain } = options;
   const publishRecord = inventoryPublisher(inventory, tenant, options.publishRecord);
+  const declaration = declarationOf(tenant);
+  // The ramp reaches the Tenant, which stages the record: `records` and every publisher see the stage.
+  const domains = declaration.domains?.map((domain) => {
+    const policy = domainPolicyEntryOf(tenant, domain.name);
+    return policy ? { ...domain, policy } : domain;
+  });
   return {
-    ...declarationOf(tenant),
+    ...declaration,
+    ...(domains ? { domains } : {}),
     ...(plans ? { plans } : {}),
     ...(publishRecord ? { publishRecord } : {}),
     ...(verifyDomain ? { verifyDomain } : {}),

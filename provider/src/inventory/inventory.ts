@@ -8,15 +8,7 @@ import { FrequencyName } from "../functions/plans";
 import { domainGroup } from "../resources/domainGroup";
 import { organization } from "../resources/organization";
 import { rfc2136Record } from "../resources/rfc2136Record";
-import { describeValue, repeats, valueAt } from "../runtime/values";
-import {
-  TenantDomain,
-  TenantIds,
-  TenantKey,
-  TenantOnDelete,
-  TenantSubscription,
-  TenantWebhook,
-} from "../tenant/schema";
+import { defaultMessage, keyPathOf, mapping, refusalsOf, repeats, valueAt } from "../runtime/values";
 import {
   type DomainPolicy,
   type DomainPolicyEntry,
@@ -26,7 +18,15 @@ import {
   PolicyRules,
   policyProblems,
   resolvePolicy,
-} from "./policy";
+} from "../tenant/policy";
+import {
+  TenantDomain,
+  TenantIds,
+  TenantKey,
+  TenantOnDelete,
+  TenantSubscription,
+  TenantWebhook,
+} from "../tenant/schema";
 
 /**
  * A problem with the inventory. A `pulumi.RunError`, so a preview stops with
@@ -36,14 +36,6 @@ export class InventoryError extends pulumi.RunError {
   constructor(readonly problems: readonly string[]) {
     super(problems.join("\n"));
   }
-}
-
-/** A strict mapping: a misspelt key (`domain:` for `domains:`) is an error, not silently ignored. */
-function mapping<Shape extends z.ZodRawShape>(shape: Shape) {
-  const known = Object.keys(shape).join(", ");
-  return z.strictObject(shape, {
-    error: (issue) => (issue.code === "unrecognized_keys" ? `is not a known key (known: ${known})` : undefined),
-  });
 }
 
 const rfc2136 = rfc2136Record.inputs.shape;
@@ -93,7 +85,8 @@ const DomainPolicyMapping = mapping({ ...PolicyEntry.shape, ...PolicyPosition })
 );
 
 const DomainEntry = mapping({
-  ...TenantDomain.shape,
+  // The inventory's own `policy` merges with its tenant's and the defaults', so it comes last, with `dns`.
+  ...TenantDomain.omit({ policy: true }).shape,
   dns: DnsPublishing.optional().describe("How this domain's record is published; the tenant's `dns` when not given."),
   // Absent unless the file sets it (the Domain applies its default): the fleet digests parsed tenants to
   // tell which shards changed, and a value filled in here would change every deployed shard's digest.
@@ -372,44 +365,33 @@ export const InventoryFile = mapping({
     "The tenants inventory, `tenants.yaml`: the partner's customers as data, read by `loadInventory` and `declareTenants` in a program and by `dmarc-fleet`. Each tenant becomes a `Tenant` component. A key not listed here is refused, tenant keys and domains must be unique across the file, and an admin or webhook is listed once per tenant; every problem is reported at once, naming the tenant and the key.",
   );
 
-/** Messages for zod's own checks, in the words of the api schemas' messages. */
-function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.input === undefined) return "is required";
-  if (issue.code === "invalid_type") {
-    const expected: Record<string, string> = { object: "a mapping", array: "a list", string: "a string" };
-    return `must be ${expected[issue.expected] ?? `of type ${issue.expected}`}`;
-  }
-  if (issue.code === "invalid_value")
-    return `must be one of ${issue.values.map((value) => `"${String(value)}"`).join(", ")}`;
-  return undefined;
+/**
+ * `domain acme.example (domains[0]) policy.stage`: a tenant with thirty
+ * domains is not read by counting. The key path alone when the domain has no
+ * name to give.
+ */
+function domainPointer(raw: unknown, tenantIndex: number, rest: readonly PropertyKey[]): string {
+  const [field, position, ...inner] = rest;
+  const name = typeof position === "number" && valueAt(raw, ["tenants", tenantIndex, "domains", position, "name"]);
+  if (field !== "domains" || typeof name !== "string" || name === "") return keyPathOf(rest);
+  const domain = `domain ${name} (domains[${String(position)}])`;
+  return inner.length === 0 ? domain : `${domain} ${keyPathOf(inner)}`;
 }
 
-/** `domains[0].name` from `["domains", 0, "name"]`. */
-function keyPathOf(path: readonly PropertyKey[]): string {
-  return path
-    .map((step, position) => (typeof step === "number" ? `[${step}]` : `${position === 0 ? "" : "."}${String(step)}`))
-    .join("");
-}
-
-/** Where a path points: `tenant "Acme" (tenants[1]) domains[0].name`, or just the key path outside the tenants. */
+/**
+ * Where a path points: `tenant "Acme" (tenants[1]) domain acme.example (domains[0]) policy.stage`,
+ * `tenant "Acme" (tenants[1]) plan`, or just the key path outside the tenants.
+ */
 function pointer(raw: unknown, path: readonly PropertyKey[]): string {
   const [list, index, ...rest] = path;
   if (list !== "tenants" || typeof index !== "number") return keyPathOf(path);
   const name = valueAt(raw, ["tenants", index, "name"]);
   const tenant = typeof name === "string" && name !== "" ? `tenant "${name}" (tenants[${index}])` : `tenants[${index}]`;
-  return rest.length === 0 ? tenant : `${tenant} ${keyPathOf(rest)}`;
+  return rest.length === 0 ? tenant : `${tenant} ${domainPointer(raw, index, rest)}`;
 }
 
 function problemsOf(source: string, raw: unknown, issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.flatMap((issue) => {
-    const paths = issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...issue.path, key]) : [issue.path];
-    return paths.map((path) => {
-      const value = valueAt(raw, path);
-      const got = value === undefined || issue.code === "unrecognized_keys" ? "" : `; got ${describeValue(value)}`;
-      const where = pointer(raw, path);
-      return `${source}: ${where === "" ? "" : `${where}: `}${issue.message}${got}`;
-    });
-  });
+  return refusalsOf(raw, issues, (path) => pointer(raw, path)).map((problem) => `${source}: ${problem}`);
 }
 
 const isMapping = (value: unknown): value is Record<string, unknown> =>
@@ -459,7 +441,7 @@ export function loadInventory(path: string): Inventory {
 /**
  * Parses and checks an inventory. Every problem is reported at once, one line
  * each, naming the tenant by name and index and the key inside it, e.g.
- * `tenants.yaml: tenant "Acme" (tenants[1]) domains[0].name: must be a lower-case domain name ...; got "Acme.COM"`.
+ * `tenants.yaml: tenant "Acme" (tenants[1]) domain Acme.COM (domains[0]) name: must be a lower-case domain name ...; got "Acme.COM"`.
  */
 export function parseInventory(text: string, source = "tenants.yaml", folder = process.cwd()): Inventory {
   const lines = new LineCounter();
@@ -494,7 +476,13 @@ export function parseInventory(text: string, source = "tenants.yaml", folder = p
  * not the fleet's to move (inherited by a hosted or `dns: none` domain).
  */
 export function domainPolicyOf(tenant: InventoryTenant, domainName: string): DomainPolicy | undefined {
+  const entry = domainPolicyEntryOf(tenant, domainName);
+  return entry && resolvePolicy(entry);
+}
+
+/** The domain's ramp as the file gives it, merged from its tenant and the defaults, as a `Tenant`'s domain takes it. */
+export function domainPolicyEntryOf(tenant: InventoryTenant, domainName: string): DomainPolicyEntry | undefined {
   const domain = tenant.domains.find((candidate) => candidate.name === domainName);
   if (domain === undefined || (!domain.policy && !tenant.policy) || hostedReason(tenant, domain)) return undefined;
-  return resolvePolicy(mergeRules<DomainPolicyEntry>(tenant.policy, domain.policy ?? {}));
+  return mergeRules<DomainPolicyEntry>(tenant.policy, domain.policy ?? {});
 }

@@ -10,6 +10,7 @@ import {
   type TenantSubscription,
   type TenantWebhook,
 } from "./schema";
+import { policyRefusals } from "./staging";
 
 // The one mapping from a tenant's declaration to the objects it declares,
 // with no engine: the Tenant component turns the list into resources, the
@@ -192,7 +193,8 @@ function adminsAndWebhooks<Text>(scope: PlanScope, tenant: TenantDeclaration<Tex
  */
 function domainsOf<Text>(scope: PlanScope, tenant: TenantDeclaration<Text>, before: string[]): PlannedObject[] {
   const domains = tenant.domains ?? [];
-  return domains.map(({ name, verify, group, ...settings }) => ({
+  // The ramp shapes the published record, not the Domain: the service knows nothing of it.
+  return domains.map(({ name, verify, group, policy: _policy, ...settings }) => ({
     type: "Domain",
     // A domain is named after itself.
     name,
@@ -216,6 +218,17 @@ function domainsOf<Text>(scope: PlanScope, tenant: TenantDeclaration<Text>, befo
 /** The resource name of the group a domain names: the tenant's `group` or one of its `groups`. */
 function groupObjectName<Text>(key: string, tenant: TenantDeclaration<Text>, group: string | undefined): string {
   return group !== undefined && (tenant.groups ?? []).includes(group) ? `${key}/group/${group}` : `${key}/group`;
+}
+
+/** A domain's ramp must hold together, and a record the service hosts has none here. */
+function domainPolicyRefusals(domain: TenantDomain, position: number, label: string): string[] {
+  if (domain.policy === undefined) return [];
+  const where = `${label}: domain ${domain.name} (domains[${position}])`;
+  if (domain.setupRecordType === "CNAME")
+    return [
+      `${where} policy: cannot be set: the service hosts this domain's record (setupRecordType: CNAME), so its policy is set in the service, not here`,
+    ];
+  return policyRefusals(domain.policy, where);
 }
 
 /** What the objects' own checks cannot see: names that would collide, a group or plan that is not there. */
@@ -247,6 +260,7 @@ function problemsOf<Text>(key: string, tenant: TenantDeclaration<Text>, label: s
         `${label}: domains[${position}].group "${domain.group}" is neither the tenant's group nor one of its groups`,
       );
   });
+  problems.push(...domains.flatMap((domain, position) => domainPolicyRefusals(domain, position, label)));
   if ((tenant.subscription ?? "active") !== "none" && tenant.plan === undefined)
     problems.push(`${label}: plan is required unless subscription is none`);
   return problems;

@@ -3,6 +3,7 @@ import { domain } from "../resources/domain";
 import { domainGroup } from "../resources/domainGroup";
 import { organization } from "../resources/organization";
 import { webhook } from "../resources/webhook";
+import { DomainPolicyArgs } from "./policy";
 
 // What a tenant declares, as schemas built from the fields of the resources it
 // declares: a rule, default or message of a field is written once, on the
@@ -33,6 +34,9 @@ export const TenantDomain = z.object({
     .boolean()
     .optional()
     .describe("Wait in `up` until the service has verified the published record (a `DomainVerification`)."),
+  policy: DomainPolicyArgs.optional().describe(
+    "The domain's DMARC policy ramp and its stage: the record in `records` and the one `publishRecord` gets carry the stage's policy. Not for a record the service hosts (CNAME).",
+  ),
 });
 export type TenantDomain = z.input<typeof TenantDomain>;
 

@@ -20,6 +20,7 @@ import {
   tenantPlan,
 } from "./plan";
 import type { TenantIds } from "./schema";
+import { recordAtStage } from "./staging";
 
 export type { TenantPlan } from "./plan";
 export type { TenantDomain, TenantIds, TenantOnDelete, TenantSubscription, TenantWebhook } from "./schema";
@@ -140,7 +141,9 @@ function publishAndVerify(
   args: TenantArgs,
 ): TenantDomainOutputs {
   const name = object.name;
-  const record = domain.setupRecord;
+  const policy = args.domains?.find((declared) => declared.name === name)?.policy;
+  const where = `${args.label ?? `tenant "${tenant.key}"`}: domain ${name}`;
+  const record = policy ? domain.setupRecord.apply((setup) => recordAtStage(setup, policy, where)) : domain.setupRecord;
   // A kept tenant keeps its records too: its organisation and domains stay on the service, and need them.
   const kept = object.retainOnDelete ? { retainOnDelete: true } : {};
   const published = args.publishRecord?.(record, domain, { parent: tenant, dependsOn: [domain], ...kept }, name);
@@ -219,7 +222,7 @@ export class Tenant extends pulumi.ComponentResource {
   readonly organizationId: pulumi.Output<string>;
   /** The subscription's status; `none` when the tenant declares no subscription. */
   readonly subscriptionStatus: pulumi.Output<SubscriptionStatus | "none">;
-  /** By domain name: the record to publish. */
+  /** By domain name: the record to publish, at its `policy`'s stage where the domain has one. */
   readonly records: pulumi.Output<Record<string, DnsSetupRecord>>;
   /** By webhook name: the signing secret (a Pulumi secret; empty for an adopted webhook until its secret is rotated). */
   readonly webhookSecrets: pulumi.Output<Record<string, string>>;

@@ -1,4 +1,4 @@
-import { type DomainPolicy, type Stage, stageText, strictness, targetStage } from "../../inventory/policy";
+import { type DomainPolicy, type Stage, stageText, strictness, targetStage } from "../../tenant/policy";
 
 // The ramp's decision for one domain, from its policy, the day and its
 // evidence: start, advance one step, step back one, hold with the reason in

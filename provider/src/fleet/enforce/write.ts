@@ -1,6 +1,6 @@
 import { type Document, isScalar, parseDocument } from "yaml";
 import { parseInventory } from "../../inventory/inventory";
-import { type Stage, stageName } from "../../inventory/policy";
+import { type Stage, stageName } from "../../tenant/policy";
 
 // `enforce --write`: the moves written into the inventory as each domain's
 // `policy.stage` and `policy.since`. A value the file holds already is

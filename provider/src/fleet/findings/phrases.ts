@@ -1,5 +1,5 @@
 import { shortened } from "../../cli/shown";
-import { policyText, withoutPolicyTags } from "../../inventory/policy";
+import { policyText, withoutPolicyTags } from "../../tenant/policy";
 import type { PropertyChange, StepKind } from "../shard/stepLog";
 import type { FindingsTotals, ObjectChange, TenantFindings } from "./findings";
 

@@ -1,6 +1,6 @@
 import { interruptionSummary } from "../../checkpoint/interruption";
 import { type DnsPublishing, domainPolicyOf, type Inventory, type InventoryTenant } from "../../inventory/inventory";
-import { stageName } from "../../inventory/policy";
+import { stageName } from "../../tenant/policy";
 import type { TenantFindings } from "../findings/findings";
 import type { FleetReport } from "../fleetReport";
 import type { ShardState } from "../shard/shard";

@@ -23,9 +23,9 @@ import {
   InventoryError,
   type InventoryTenant,
 } from "../../inventory/inventory";
-import { stageName } from "../../inventory/policy";
 import { publisherDigest } from "../../inventory/publisher";
 import { readTextIfAny } from "../../runtime/readText";
+import { stageName } from "../../tenant/policy";
 import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
 import type { LastUp } from "./upMark";
 

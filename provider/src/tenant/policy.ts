@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mapping } from "../runtime/values";
 
 // A domain's DMARC policy ramp as the inventory states it: where it should
 // end (`target`), the steps it climbs, the evidence a step needs, and where
@@ -100,6 +101,24 @@ export const PolicyPosition = {
     "The day the stage began, `YYYY-MM-DD`; `enforce` writes it when it starts the ramp and on every move.",
   ),
 };
+
+/**
+ * A domain's whole ramp and where it is, as a program gives it (`Tenant`'s
+ * `domains[].policy`, `stagedRecord`): the inventory's keys, one schema for
+ * both. Its refusals are the inventory's, key by key and for the ramp as a whole.
+ */
+export const DomainPolicyArgs = mapping({
+  ...PolicyRules,
+  evidence: mapping(EvidenceShape).optional().describe("What a step needs before the next one is proposed."),
+  ...PolicyPosition,
+})
+  .superRefine((entry, context) => {
+    for (const { key, message } of policyProblems(entry)) context.addIssue({ code: "custom", path: [key], message });
+  })
+  .describe(
+    "A domain's DMARC policy ramp in a program: `Tenant`'s `domains[].policy`, or `stagedRecord(domainName, domain.setupRecord, policy)` for a program publishing a `Domain`'s record itself. The record takes the `stage`'s `p` and `pct` and the `sp`, every other tag as the service gave it. Keep `stage` and `since` where a pull request moves them, such as the stack's configuration; `dmarc-fleet enforce` proposes moves for the inventory only.",
+  );
+export type DomainPolicyArgs = z.input<typeof DomainPolicyArgs>;
 
 export type PolicyRules = z.output<z.ZodObject<typeof PolicyRules>> & {
   evidence?: Partial<z.output<z.ZodObject<typeof EvidenceShape>>>;
