@@ -14,6 +14,7 @@ import {
   type PageTenant,
   type PageTotals,
   type Publishing,
+  type StageRun,
   UNKNOWN,
   type Waiting,
 } from "./model";
@@ -36,6 +37,8 @@ export interface PageInputs {
   facts: ServiceFacts;
   requests: number;
   now: Date;
+  /** Earlier runs' policy stages, oldest first, as kept beside the fleet's state. */
+  earlierRuns?: StageRun[];
 }
 
 function publishingOf(dns: DnsPublishing): Publishing {
@@ -195,14 +198,16 @@ export function fleetPage(inputs: PageInputs): FleetPage {
       return tenantOf(tenant, context, drift);
     });
   const lastRuns = Object.fromEntries(Object.entries(inputs.lastRuns).map(([command, run]) => [command, run.at]));
+  const totals = totalsOf(tenants, shards);
   return {
     formatVersion: FLEET_PAGE_FORMAT_VERSION,
     fleet: inputs.fleet,
     generatedAt: inputs.now.toISOString(),
     lastRuns,
-    totals: totalsOf(tenants, shards),
+    totals,
     shards,
     tenants,
     reads: { requests: inputs.requests, failures: inputs.facts.failures, days: inputs.facts.days },
+    trend: [...(inputs.earlierRuns ?? []), { at: inputs.now.toISOString(), stages: totals.stages }],
   };
 }

@@ -35,6 +35,7 @@ export function fleetPageHtml(page: FleetPage): string {
 <section class="failures" id="shard-failures" aria-label="Failed shards" hidden></section>
 <div class="failures" id="failures" role="alert" hidden></div>
 <dl class="totals" id="totals" aria-label="Fleet totals"></dl>
+<figure class="trend" id="trend" hidden></figure>
 </header>
 <main>
 <form class="filters" id="filters" role="search" aria-controls="tenants">

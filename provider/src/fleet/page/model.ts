@@ -146,6 +146,12 @@ export interface PageReads {
   days: string[];
 }
 
+/** The fleet's domains per policy stage as one run of `report` counted them. */
+export interface StageRun {
+  at: string;
+  stages: Record<string, number>;
+}
+
 export interface FleetPage {
   formatVersion: typeof FLEET_PAGE_FORMAT_VERSION;
   fleet: string;
@@ -156,4 +162,6 @@ export interface FleetPage {
   shards: PageShard[];
   tenants: PageTenant[];
   reads: PageReads;
+  /** The policy stages of earlier runs kept beside the fleet's state, and this run's, oldest first. */
+  trend: StageRun[];
 }

@@ -53,6 +53,54 @@ export const PAGE_SCRIPT = String.raw`
     });
   }
 
+  /** A stage's place on the way to reject: the kind first, then its percentage (quarantine-25 before quarantine). */
+  function stageRank(stage) {
+    var match = /^(none|quarantine|reject)(?:-(\d+))?$/.exec(stage);
+    if (!match) return [0, 0];
+    return [["none", "quarantine", "reject"].indexOf(match[1]) + 1, match[2] ? Number(match[2]) : 100];
+  }
+
+  function byRank(a, b) {
+    var left = stageRank(a), right = stageRank(b);
+    return left[0] - right[0] || left[1] - right[1] || a.localeCompare(b);
+  }
+
+  var STAGE_FILL = ["#8c959f", "#bf8700", "#0969da", "#1a7f37"];
+
+  function swatch(stage) {
+    var box = svg("svg", { width: 10, height: 10, "aria-hidden": "true" });
+    box.appendChild(svg("rect", { width: 10, height: 10, fill: STAGE_FILL[stageRank(stage)[0]] }));
+    return box;
+  }
+
+  /** The fleet's domains per policy stage, one bar a run, from the runs kept beside the fleet's state. */
+  function renderTrend() {
+    var runs = data.trend;
+    var stages = Object.keys(runs.reduce(function (all, run) { Object.keys(run.stages).forEach(function (stage) { all[stage] = true; }); return all; }, {})).sort(byRank);
+    var width = 480, height = 120, bar = width / runs.length;
+    var chart = svg("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "data-runs": runs.length });
+    runs.forEach(function (run, index) {
+      var total = Object.keys(run.stages).reduce(function (sum, stage) { return sum + run.stages[stage]; }, 0) || 1, top = height;
+      stages.forEach(function (stage) {
+        var part = (run.stages[stage] || 0) * height / total;
+        top -= part;
+        if (part > 0) chart.appendChild(svg("rect", { x: (index * bar + 1).toFixed(1), y: top.toFixed(1), width: Math.max(1, bar - 2).toFixed(1), height: part.toFixed(1), fill: STAGE_FILL[stageRank(stage)[0]] }));
+      });
+    });
+    var first = runs[0], last = runs[runs.length - 1];
+    var counts = function (run) { return stages.map(function (stage) { return stage + " " + (run.stages[stage] || 0); }).join(", "); };
+    var words = runs.length + " run(s) from " + first.at.slice(0, 10) + " (" + counts(first) + ") to " + last.at.slice(0, 10) + " (" + counts(last) + ")";
+    chart.setAttribute("aria-label", "Domains per policy stage, " + words);
+    var figure = document.getElementById("trend");
+    figure.hidden = false;
+    figure.appendChild(el("figcaption", { text: "Policy stages over time (bottom: furthest on the way to reject)" }));
+    figure.appendChild(chart);
+    figure.appendChild(el("ul", { class: "legend" }, stages.slice().reverse().map(function (stage) {
+      return el("li", {}, [swatch(stage), document.createTextNode(stage + ": " + (last.stages[stage] || 0) + " now")]);
+    })));
+    figure.appendChild(el("p", { class: "note", text: words }));
+  }
+
   function renderMeta() {
     var runs = Object.keys(data.lastRuns).map(function (command) { return command + " " + data.lastRuns[command]; });
     document.getElementById("meta").textContent = "Fleet " + data.fleet + ", made " + data.generatedAt + " from " +
@@ -266,6 +314,7 @@ export const PAGE_SCRIPT = String.raw`
   function start() {
     renderMeta();
     renderTotals();
+    renderTrend();
     options(document.getElementById("status"), Object.keys(STATUS_CLASS).filter(function (word) {
       return data.tenants.some(function (tenant) { return tenant.status.word === word; });
     }));

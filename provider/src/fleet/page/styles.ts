@@ -46,6 +46,11 @@ td.domains table td:last-child { min-width: calc(180px + 1rem); }
 .detail, .source, .checks .check { display: block; font-size: .8rem; }
 .source { color: var(--unknown); }
 code.record { font-size: .8rem; word-break: break-all; }
+.trend { margin: 0 0 1rem; }
+.trend figcaption { font-weight: 600; margin: 0 0 .25rem; }
+.trend svg { max-width: 100%; height: auto; }
+.legend { display: flex; flex-wrap: wrap; gap: .75rem; list-style: none; margin: .25rem 0; padding: 0; font-size: .85rem; }
+.legend svg { margin-right: .3rem; }
 .failures h2 { font-size: 1rem; margin: .25rem 0; }
 .note { color: var(--unknown); font-size: .8rem; }
 .drift { margin: 0 0 .5rem; padding-left: 1.2rem; }

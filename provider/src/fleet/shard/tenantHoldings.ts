@@ -22,7 +22,7 @@ export interface HeldObject {
   setupRecord?: HeldRecord;
 }
 
-export interface HeldRecord {
+interface HeldRecord {
   host: string;
   type: string;
   value: string;
