@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { type CliResult, DOMAIN_CREATE_ROUTES, startCommand } from "../reliability/harness";
+import { blockingViolations } from "../support/axe";
 import { chromiumUnavailable, launchBrowser, type OpenedPage, openFile, ROWS_DRAWN } from "../support/browser";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
@@ -19,10 +20,14 @@ import { fleetProjectFolder, organizationIdNamed, serviceClient, tenant, uniqueF
 // by hand, then `drift`), one failed shard (the service refused its domain
 // creates during `up`), a few records served and verified, and twelve days
 // of aggregate reports. The page's totals are the JSON's, "needs attention"
-// shows exactly the drifted and failed tenants, a domain's chart has a point
-// per report day the emulator has, and the page asks the network for
-// nothing but itself. DMARC_PAGE_SCREENSHOT=<png> also saves the README's
-// screenshot.
+// shows exactly the drifted and failed tenants, each tenant's status says
+// what it waits for or what failed and where that word comes from (the
+// failed shard's own error among them), a domain's chart has a point per
+// report day the emulator has, axe-core finds nothing serious in any state
+// of the page, and the page asks the network for nothing but itself. A
+// second report the next day reads only that day's pass rates and draws
+// the policy stages of both runs.
+// DMARC_PAGE_SCREENSHOT=<png> also saves the README's screenshot.
 
 const unavailable = await chromiumUnavailable();
 if (unavailable) console.warn(`Skipping the fleet page in a browser: ${unavailable}`);
@@ -57,6 +62,8 @@ const FAILED = KEYS.slice(16);
 const DRIFTED = "charlie";
 /** Tenants whose record the test serves in the emulator's zone, so the service verifies them. */
 const SERVED = ["alpha", "bravo", "delta", "echo", "foxtrot", "golf"];
+/** The rest of the first sixteen publish nothing (`dns: none`): the service waits for their customers' records. */
+const WAITING = FIRST.filter((key) => !SERVED.includes(key) && key !== DRIFTED);
 const REPORT_DAYS = 12;
 
 let emulator: EmulatorHandle;
@@ -158,6 +165,7 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
       drifted: 1,
       failedShards: 1,
       needsAttention: 1 + FAILED.length,
+      waiting: WAITING.length,
       unknown: 0,
     });
     expect(page.reads.failures).toEqual([]);
@@ -182,11 +190,70 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
     await opened.page.focus("#attention");
     await opened.page.keyboard.press("Space");
     expect((await visible()).sort()).toEqual([DRIFTED, ...FAILED].sort());
-    const status = (key: string) => opened.page.$eval(`#tenant-${key} .status`, (cell) => cell.textContent);
-    expect(await status(DRIFTED)).toBe("needs attention: drifted");
-    expect(await status("tango")).toBe("needs attention: shard failed");
     await opened.page.keyboard.press("Space");
     expect(await visible()).toHaveLength(20);
+  });
+
+  it("gives each tenant its own status, with what it rests on and where that comes from", async () => {
+    const failedShard = page.shards.find((shard) => shard.failed);
+    expect(failedShard?.failure).toMatch(/503/);
+    const expected: [string, string, string | RegExp | undefined][] = [
+      ["alpha", "verified", undefined],
+      [WAITING[0] as string, "waiting for the customer's record", /^since \d{4}-\d{2}-\d{2}, 0 of 1 verified$/],
+      [DRIFTED, "drifted", `differs Domain ${DRIFTED}.example`],
+      ["tango", "failed shard", failedShard?.failure as string],
+    ];
+    const SOURCE = {
+      verified: "the service",
+      waiting: "the service",
+      drifted: "the fleet's state",
+      failed: "the fleet's state",
+    };
+    for (const [key, word, detail] of expected) {
+      const cell = await opened.page.$eval(`#tenant-${key} td:last-child`, (td) => ({
+        word: td.querySelector(".status")?.textContent,
+        detail: td.querySelector(".detail")?.textContent,
+        source: td.querySelector(".source")?.textContent,
+      }));
+      expect(cell, key).toEqual({
+        word,
+        detail: detail instanceof RegExp ? expect.stringMatching(detail) : detail,
+        source: `from ${SOURCE[word.split(" ")[0] as keyof typeof SOURCE]}`,
+      });
+      expect(page.tenants.find((found) => found.key === key)?.status.word).toBe(word);
+    }
+    const shardError = await opened.page.$eval(
+      `#shard-failures li[data-shard="${failedShard?.name}"]`,
+      (li) => li.textContent,
+    );
+    expect(shardError).toContain(failedShard?.failure);
+  });
+
+  it("shows the record a waiting tenant's customer is to publish, as the service gave it", async () => {
+    const key = WAITING[0] as string;
+    const record = await client.getSetupRecord(
+      await organizationIdNamed(client, `Tenant ${key}`),
+      `${key}.example`,
+      "TXT",
+    );
+    await opened.page.click(`#tenant-${key} button.expand`);
+    const cell = await opened.page.$eval(`#domains-${key} td.waiting`, (td) => td.textContent);
+    expect(cell).toContain(`send: TXT ${record.host}`);
+    expect(cell).toContain(record.value);
+    await opened.page.click(`#tenant-${key} button.expand`);
+  });
+
+  it("breaks no serious WCAG 2.1 AA rule loaded, with a tenant open, or with filters on", async () => {
+    const audited = await openFile(browser, join(pageDir(), "index.html"), "", ROWS_DRAWN);
+    await audited.page.setViewport({ width: 1280, height: 900 });
+    expect(await blockingViolations(audited.page)).toEqual([]);
+    await audited.page.click(`#tenant-${DRIFTED} button.expand`);
+    expect(await blockingViolations(audited.page)).toEqual([]);
+    await audited.page.click("#attention");
+    await audited.page.select("#status", "failed shard");
+    expect(await audited.page.$$eval("tr.tenant:not([hidden])", (rows) => rows.length)).toBe(FAILED.length);
+    expect(await blockingViolations(audited.page)).toEqual([]);
+    await audited.page.close();
   });
 
   it("draws a point per report day the emulator has for a domain, opened from the keyboard", async () => {
@@ -202,12 +269,32 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
     expect(cells).toContain(`${REPORT_DAYS} day(s) of reports`);
   });
 
+  it("draws each chart at its full width in a 1280 px window and on A4 paper", async () => {
+    const shown = await openFile(browser, join(pageDir(), "index.html"), "", ROWS_DRAWN);
+    // A string: the tests compile without the DOM's types.
+    const squeezed = `[...document.querySelectorAll("td.domains svg")]
+      .filter((svg) => svg.getBoundingClientRect().width < Number(svg.getAttribute("width"))
+        || svg.getBoundingClientRect().right > document.documentElement.clientWidth).length`;
+    const openAll = `document.querySelectorAll("button.expand").forEach((button) => button.click())`;
+    await shown.page.setViewport({ width: 1280, height: 900 });
+    await shown.page.evaluate(openAll);
+    expect(await shown.page.$$eval("td.domains svg", (charts) => charts.length)).toBe(20);
+    expect(await shown.page.evaluate(squeezed)).toBe(0);
+    await shown.page.emulateMediaType("print");
+    // A4's printable width at the browser's 96 px an inch, its default margins off.
+    await shown.page.setViewport({ width: 718, height: 1000 });
+    expect(await shown.page.evaluate(squeezed)).toBe(0);
+    await shown.page.close();
+  });
+
   it("opens the tenant a link names", async () => {
     const linked = await openFile(browser, join(pageDir(), "index.html"), "#tenant-romeo", ROWS_DRAWN);
     expect(
       await linked.page.$eval("#tenant-romeo button.expand", (button) => button.getAttribute("aria-expanded")),
     ).toBe("true");
     expect(await linked.page.$eval("#domains-romeo", (row) => row.textContent)).toContain("romeo.example");
+    // A string: the tests compile without the DOM's types.
+    expect(await linked.page.evaluate(`document.activeElement.closest("tr").id`)).toBe("tenant-romeo");
     expect(linked.errors).toEqual([]);
     await linked.page.close();
   });
@@ -219,6 +306,26 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
     expect(html).not.toContain(emulator.partner.clientSecret);
     expect(html).not.toMatch(/<(?:link|img|iframe)\b|\bsrc=/);
   });
+
+  it("reads only the new day's pass rates the next day, and draws the policy stages of both runs", async () => {
+    await emulator.control("POST", "/clock", { advanceDays: 1 });
+    const report = await fleetCli("report", "--html", "page-next", "--json", "--until", await reportsUntil());
+    expect(report.code, report.stderr).toBe(0);
+    const next = JSON.parse(report.stdout) as FleetPage;
+    const organizations = next.tenants.filter((found) => found.organizationId).length;
+    // One overview per organisation and one pass-rate read for the new day (20 domains fit one request), plus a token.
+    expect(next.reads.requests).toBeGreaterThanOrEqual(organizations + 1);
+    expect(next.reads.requests).toBeLessThanOrEqual(organizations + 1 + 2);
+    const alpha = (of: FleetPage) => of.tenants.find((found) => found.key === "alpha")?.domains[0]?.passRates;
+    expect(alpha(next)?.messages.slice(0, -1)).toEqual(alpha(page)?.messages.slice(1));
+    expect(next.trend.map((run) => run.stages)).toEqual([page.totals.stages, next.totals.stages]);
+    const shown = await openFile(browser, join(project, "page-next", "index.html"), "", ROWS_DRAWN);
+    expect(await shown.page.$eval("#trend svg", (svg) => svg.getAttribute("data-runs"))).toBe("2");
+    expect(await shown.page.$$eval("#trend rect", (bars) => bars.length)).toBeGreaterThanOrEqual(2);
+    expect(await blockingViolations(shown.page)).toEqual([]);
+    expect(shown.errors).toEqual([]);
+    await shown.page.close();
+  }, 600_000);
 
   it.runIf(process.env.DMARC_PAGE_SCREENSHOT)("saves the README's screenshot", async () => {
     const shot = await openFile(browser, join(pageDir(), "index.html"), `#tenant-${DRIFTED}`, ROWS_DRAWN);

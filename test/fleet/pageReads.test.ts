@@ -1,12 +1,23 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
-import { fleetPage, pageDays, readServiceFacts, type ShardState } from "pulumi-dmarc-partner/fleet";
+import {
+  fleetPage,
+  keepReads,
+  keptReads,
+  pageDays,
+  readServiceFacts,
+  type ShardState,
+} from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { inventoryOf, tenant } from "./support";
 
 // The page's reads of the service, against the emulator: one overview per
 // organisation and one pass-rate read per day; a read the service fails
-// leaves exactly the cells it fed unknown (never fine), the others as read.
+// leaves exactly the cells it fed unknown (never fine), the others as read;
+// the next day, with what the first run kept, only the new day is read.
 
 let emulator: EmulatorHandle;
 let client: DmarcClient;
@@ -89,5 +100,40 @@ describe("the page's reads", () => {
     expect(north?.passRates.unread).toHaveLength(30);
     expect(north?.stage).toBe("missing");
     expect(page.totals.unknown).toBe(2);
+  });
+
+  it("read the next day only the new day's pass rates, with what the day before kept, and agree with a full read", async () => {
+    const OVERVIEW = "POST /v1/domains/overview";
+    const PASS_RATES = "POST /v1/dmarc/rua/auth-pass-rates";
+    const byRoute = async () => (await emulator.control<{ byRoute: Record<string, number> }>("GET", "/stats")).byRoute;
+    const domains = KEYS.map((key) => `${key}.example`);
+    const read = async (known: Parameters<typeof readServiceFacts>[4]) => {
+      const { today } = await emulator.control<{ today: string }>("GET", "/clock");
+      const days = pageDays(new Date(Date.parse(today) - 86_400_000));
+      const before = await byRoute();
+      const facts = await readServiceFacts(client, Object.values(organizations), domains, days, known);
+      const after = await byRoute();
+      const sent = (route: string) => (after[route] ?? 0) - (before[route] ?? 0);
+      return { facts, overviews: sent(OVERVIEW), passRates: sent(PASS_RATES) };
+    };
+    const stateDir = mkdtempSync(join(tmpdir(), "page-kept-"));
+    try {
+      const first = await read(keptReads(stateDir, "page").rates);
+      expect([first.overviews, first.passRates]).toEqual([KEYS.length, 30]);
+      keepReads(stateDir, "page", { rates: first.facts.rates, runs: [] });
+      await emulator.control("POST", "/clock", { advanceDays: 1 });
+      const next = await read(keptReads(stateDir, "page").rates);
+      expect([next.overviews, next.passRates]).toEqual([KEYS.length, 1]);
+      const full = await read({});
+      expect(full.passRates).toBe(30);
+      expect(next.facts.failures).toEqual([]);
+      for (const domain of domains) {
+        expect(next.facts.passRates.get(domain)).toEqual(full.facts.passRates.get(domain));
+        expect(next.facts.passRates.get(domain)?.messages.filter((messages) => messages !== null)).toHaveLength(3);
+      }
+      expect(Object.keys(next.facts.rates)).toEqual(next.facts.days);
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 });

@@ -47,6 +47,7 @@ export type { FleetReport, FleetTiming } from "./fleetReport";
 export { FleetPacer, type PaceNow, type PaceUse, startFleetPacer } from "./pacer";
 export { fleetPage, type PageInputs } from "./page/fleetData";
 export { fleetPageHtml } from "./page/html";
+export { type KeptReads, keepReads, keptReads } from "./page/keptReads";
 export type {
   FleetPage,
   PageDomain,
@@ -55,9 +56,19 @@ export type {
   PageTenant,
   PageTotals,
   PassRateSeries,
+  StageRun,
+  TenantStatus,
 } from "./page/model";
 export { buildFleetPage, PAGE_FILE, type PageOptions, writeFleetPage } from "./page/report";
-export { type DomainFacts, PAGE_DAYS, pageDays, readServiceFacts, type ServiceFacts } from "./page/serviceReads";
+export {
+  type DayRate,
+  type DayRates,
+  type DomainFacts,
+  PAGE_DAYS,
+  pageDays,
+  readServiceFacts,
+  type ServiceFacts,
+} from "./page/serviceReads";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./plan/assignment";
 export { DEFAULT_MAX_OFFBOARD } from "./plan/offboardingGate";
 export type { ShardOverview } from "./plan/shardOverview";

@@ -4,6 +4,7 @@ import { stageName } from "../../tenant/policy";
 import type { TenantFindings } from "../findings/findings";
 import type { FleetReport } from "../fleetReport";
 import type { ShardState } from "../shard/shard";
+import type { TenantHolding } from "../shard/tenantHoldings";
 import {
   type AttentionReason,
   FLEET_PAGE_FORMAT_VERSION,
@@ -13,10 +14,13 @@ import {
   type PageTenant,
   type PageTotals,
   type Publishing,
+  type StageRun,
   UNKNOWN,
+  type Waiting,
 } from "./model";
 import { type DomainFacts, emptySeries, type ServiceFacts } from "./serviceReads";
 import { shardFailures } from "./shardFailures";
+import { statusOf } from "./status";
 
 // The page's data, from what the fleet holds (the inventory, the shards'
 // states and marks, the last runs' reports) and what the service answered.
@@ -33,6 +37,8 @@ export interface PageInputs {
   facts: ServiceFacts;
   requests: number;
   now: Date;
+  /** Earlier runs' policy stages, oldest first, as kept beside the fleet's state. */
+  earlierRuns?: StageRun[];
 }
 
 function publishingOf(dns: DnsPublishing): Publishing {
@@ -83,15 +89,26 @@ function stageOf(tenant: InventoryTenant, domain: string, observed: string) {
   return { stage: stageName(policy.stage), stageFrom: "inventory" as const, target: policy.target };
 }
 
+/** What the customer is sent, from the Domain the fleet's state holds; nothing when the state holds none. */
+function waitingOf(domain: string, holding: TenantHolding | undefined): Waiting {
+  const held = holding?.objects.find((object) => object.type === "Domain" && object.name === domain);
+  return {
+    ...(held?.created ? { since: held.created } : {}),
+    ...(held?.setupRecord ? { record: held.setupRecord } : {}),
+  };
+}
+
 function domainOf(tenant: InventoryTenant, index: number, context: TenantContext): PageDomain {
   const domain = tenant.domains[index] as InventoryTenant["domains"][number];
   const publishing = publishingOf(domain.dns ?? tenant.dns ?? "none");
-  const organizationId = context.state?.holdings[tenant.key]?.organizationId;
+  const holding = context.state?.holdings[tenant.key];
+  const organizationId = holding?.organizationId;
   const overview = organizationId === undefined ? new Map() : context.facts.overviews.get(organizationId);
   const facts: DomainFacts | undefined = overview?.get(domain.name);
   const read = overview !== undefined;
   const deployed = context.state !== undefined;
   const observed = !read ? UNKNOWN : (facts?.policy ?? "not on service");
+  const waiting = publishing.by === "none" && facts !== undefined && facts.verified === false;
   return {
     name: domain.name,
     publishing,
@@ -104,10 +121,11 @@ function domainOf(tenant: InventoryTenant, index: number, context: TenantContext
     dkim: !read ? UNKNOWN : (facts?.dkim ?? "no-record"),
     dmarc: !read ? UNKNOWN : (facts?.dmarc ?? "no-record"),
     passRates: context.facts.passRates.get(domain.name) ?? emptySeries(context.facts.days.length),
+    ...(waiting ? { waiting: waitingOf(domain.name, holding) } : {}),
   };
 }
 
-function attentionOf(tenant: PageTenant, shard: PageShard | undefined): AttentionReason[] {
+function attentionOf(tenant: Pick<PageTenant, "drift" | "domains">, shard: PageShard | undefined): AttentionReason[] {
   const reasons: AttentionReason[] = [];
   if (tenant.drift.length > 0) reasons.push("drifted");
   if (shard?.failed) reasons.push("shard failed");
@@ -118,21 +136,21 @@ function attentionOf(tenant: PageTenant, shard: PageShard | undefined): Attentio
 }
 
 function tenantOf(tenant: InventoryTenant, context: TenantContext, drift: DriftFound): PageTenant {
-  const organizationId = context.state?.holdings[tenant.key]?.organizationId;
-  const page: PageTenant = {
+  const holding = context.state?.holdings[tenant.key];
+  const organizationId = holding?.organizationId;
+  const facts = {
     key: tenant.key,
     name: tenant.name,
     ...(context.state ? { shard: context.state.name } : {}),
     ...(organizationId ? { organizationId } : {}),
     plan: tenant.subscription === "none" ? "none" : (tenant.plan ?? "none"),
     subscription: tenant.subscription,
+    subscriptionHeld: holding?.objects.some((object) => object.type === "Subscription") ?? false,
     deployed: context.state !== undefined,
-    attention: [],
     drift: driftLines(tenant.key, context.state, drift),
     domains: tenant.domains.map((_, index) => domainOf(tenant, index, context)),
   };
-  page.attention = attentionOf(page, context.shard);
-  return page;
+  return { ...facts, status: statusOf(facts, context.shard), attention: attentionOf(facts, context.shard) };
 }
 
 function totalsOf(tenants: readonly PageTenant[], shards: readonly PageShard[]): PageTotals {
@@ -150,6 +168,7 @@ function totalsOf(tenants: readonly PageTenant[], shards: readonly PageShard[]):
     drifted: tenants.filter((tenant) => tenant.attention.includes("drifted")).length,
     failedShards: shards.filter((shard) => shard.failed).length,
     needsAttention: tenants.filter((tenant) => tenant.attention.length > 0).length,
+    waiting: tenants.filter((tenant) => tenant.status.word === "waiting for the customer's record").length,
     unknown: domains.filter(unknownCell).length,
     stages,
   };
@@ -179,14 +198,16 @@ export function fleetPage(inputs: PageInputs): FleetPage {
       return tenantOf(tenant, context, drift);
     });
   const lastRuns = Object.fromEntries(Object.entries(inputs.lastRuns).map(([command, run]) => [command, run.at]));
+  const totals = totalsOf(tenants, shards);
   return {
     formatVersion: FLEET_PAGE_FORMAT_VERSION,
     fleet: inputs.fleet,
     generatedAt: inputs.now.toISOString(),
     lastRuns,
-    totals: totalsOf(tenants, shards),
+    totals,
     shards,
     tenants,
     reads: { requests: inputs.requests, failures: inputs.facts.failures, days: inputs.facts.days },
+    trend: [...(inputs.earlierRuns ?? []), { at: inputs.now.toISOString(), stages: totals.stages }],
   };
 }

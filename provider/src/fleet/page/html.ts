@@ -32,12 +32,15 @@ export function fleetPageHtml(page: FleetPage): string {
 <header>
 <h1>${title}</h1>
 <p class="meta" id="meta"></p>
+<section class="failures" id="shard-failures" aria-label="Failed shards" hidden></section>
 <div class="failures" id="failures" role="alert" hidden></div>
 <dl class="totals" id="totals" aria-label="Fleet totals"></dl>
+<figure class="trend" id="trend" hidden></figure>
 </header>
 <main>
 <form class="filters" id="filters" role="search" aria-controls="tenants">
 <label class="check"><input type="checkbox" id="attention"> Needs attention only</label>
+<label>Status <select id="status"><option value="">all statuses</option></select></label>
 <label>Policy stage <select id="stage"><option value="">all stages</option></select></label>
 <label>Shard <select id="shard"><option value="">all shards</option></select></label>
 <label>Search <input type="search" id="search" placeholder="tenant, domain or organisation id"></label>
@@ -45,7 +48,7 @@ export function fleetPageHtml(page: FleetPage): string {
 </form>
 <table id="tenants">
 <caption class="note">One row per tenant; open a row (Enter or Space on its name) for its domains.</caption>
-<thead><tr><th scope="col">Tenant</th><th scope="col">Shard</th><th scope="col">Plan</th><th scope="col">Domains</th><th scope="col">Verified</th><th scope="col">Status</th></tr></thead>
+<thead><tr><th scope="col">Tenant</th><th scope="col">Shard (state)</th><th scope="col">Plan</th><th scope="col">Domains (inventory)</th><th scope="col">Verified (service)</th><th scope="col">Status</th></tr></thead>
 <tbody id="tenant-rows"></tbody>
 </table>
 </main>

@@ -24,6 +24,17 @@ export interface PassRateSeries {
   unread: string[];
 }
 
+/** Where a cell's word comes from: the service's reads, the fleet's state (its shards' checkpoints and tags), or the inventory (what is declared). */
+export type Source = "service" | "state" | "inventory";
+
+/** The record a customer publishes for a domain the fleet does not publish, and since when the fleet's state holds the domain. */
+export interface Waiting {
+  /** When the domain was created on the service, from the fleet's state. */
+  since?: string;
+  /** The setup record to send the customer, from the domain's outputs in the fleet's state. */
+  record?: { host: string; type: string; value: string };
+}
+
 /** Where a domain's record is published: by the fleet to a server or through a module, or by nobody the fleet knows. */
 export type Publishing =
   | { by: "server"; server: string; zone?: string }
@@ -50,10 +61,31 @@ export interface PageDomain {
   dkim: RecordCheck;
   dmarc: RecordCheck;
   passRates: PassRateSeries;
+  /** Set when the customer publishes the record (`dns: none`) and the service has not verified it yet. */
+  waiting?: Waiting;
 }
 
 /** Why a tenant needs someone to look: each in words. */
 export type AttentionReason = "drifted" | "shard failed" | "shard interrupted" | "record not seen";
+
+/** A tenant's status, most urgent first: the row's one word a partner acts on. */
+export type StatusWord =
+  | "failed shard"
+  | "interrupted shard"
+  | "drifted"
+  | "not deployed"
+  | "unknown"
+  | "record not seen"
+  | "waiting for the customer's record"
+  | "not verified"
+  | "verified";
+
+export interface TenantStatus {
+  word: StatusWord;
+  source: Source;
+  /** The failed shard's error, the drift found, since when a record is awaited. */
+  detail?: string;
+}
 
 export interface PageTenant {
   key: string;
@@ -62,7 +94,12 @@ export interface PageTenant {
   shard?: string;
   organizationId?: string;
   plan: string;
+  /** As the inventory declares it. */
   subscription: string;
+  /** Whether the fleet's state holds the tenant's subscription: what the service was last seen to have. */
+  subscriptionHeld: boolean;
+  /** The row's status word, with its source. */
+  status: TenantStatus;
   /** Not yet in any shard's state. */
   deployed: boolean;
   attention: AttentionReason[];
@@ -90,7 +127,13 @@ export interface PageTotals {
   drifted: number;
   failedShards: number;
   needsAttention: number;
-  /** Domains whose cells a failed read left unknown. */
+  /** Tenants waiting for a customer to publish a domain's record. */
+  waiting: number;
+  /**
+   * Domains with a cell unknown: a read of the service failed, a failed
+   * shard left it unsure whether its record went out, or a day's pass rates
+   * could not be read.
+   */
   unknown: number;
   /** Domains per policy stage (`none`, `quarantine`, ..., `unknown`). */
   stages: Record<string, number>;
@@ -103,6 +146,12 @@ export interface PageReads {
   days: string[];
 }
 
+/** The fleet's domains per policy stage as one run of `report` counted them. */
+export interface StageRun {
+  at: string;
+  stages: Record<string, number>;
+}
+
 export interface FleetPage {
   formatVersion: typeof FLEET_PAGE_FORMAT_VERSION;
   fleet: string;
@@ -113,4 +162,6 @@ export interface FleetPage {
   shards: PageShard[];
   tenants: PageTenant[];
   reads: PageReads;
+  /** The policy stages of earlier runs kept beside the fleet's state, and this run's, oldest first. */
+  trend: StageRun[];
 }

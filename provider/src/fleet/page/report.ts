@@ -6,11 +6,13 @@ import { type KeptReport, lastReport } from "../lastRun";
 import { concurrencyOf, pulumiCommand, scanFleet } from "../plan/scan";
 import { fleetPage, type PageInputs } from "./fleetData";
 import { fleetPageHtml } from "./html";
+import { keepReads, keptReads } from "./keptReads";
 import type { FleetPage } from "./model";
 import { pageDays, readServiceFacts } from "./serviceReads";
 
 // `dmarc-fleet report`: the fleet's page from a scan of its shards, the
-// last kept reports, and the service's reads, with the requests counted.
+// last kept reports, and the service's reads, with the requests counted;
+// what it read is kept for the next run, which reads only the new days.
 
 /** The file the page is written to in `--html DIR`: what an artifact browser opens first. */
 export const PAGE_FILE = "index.html";
@@ -19,7 +21,7 @@ export const PAGE_FILE = "index.html";
 const ATTEMPT_LINE = / -> .* attempt \d+ \d+ms$/;
 
 export interface PageOptions {
-  /** The last day of pass rates on the page, `YYYY-MM-DD`; default yesterday, the last day with whole reports. */
+  /** The last day of pass rates on the page, `YYYY-MM-DD`; default yesterday, the last day with whole reports. Days up to it are kept as whole. */
   until?: string;
   now?: Date;
 }
@@ -52,9 +54,13 @@ export async function buildFleetPage(options: FleetOptions, pageOptions: PageOpt
   const organizations = [...new Set(tenants.map((tenant) => deployed.get(tenant.key)?.organizationId as string))];
   const domains = [...new Set(tenants.flatMap((tenant) => tenant.domains.map((domain) => domain.name)))];
   const days = pageDays(lastDay(pageOptions, now));
-  const facts = await readServiceFacts(client, organizations, domains, days);
+  const kept = keptReads(options.stateDir, options.fleet);
+  const facts = await readServiceFacts(client, organizations, domains, days, kept.rates);
   const lastRuns = lastRunsOf(options);
-  return fleetPage({ fleet: options.fleet, inventory: options.inventory, states, lastRuns, facts, requests, now });
+  const { fleet, inventory } = options;
+  const page = fleetPage({ fleet, inventory, states, lastRuns, facts, requests, now, earlierRuns: kept.runs });
+  keepReads(options.stateDir, fleet, { rates: facts.rates, runs: page.trend });
+  return page;
 }
 
 /** Writes the page into `dir`; answers the file's path. */

@@ -5,8 +5,10 @@ import { type PassRateSeries, type RecordCheck, UNKNOWN } from "./model";
 
 // The service's batched reads behind the page: each organisation's domain
 // overview, and each domain's DKIM and SPF pass rates per day (the client
-// sends 100 domains a request). A read that fails is written down with the domains it fed, so
-// their cells read "unknown", never fine.
+// sends 100 domains a request), but only for the days and domains not
+// already read: a whole day's reports do not change. A read that fails is
+// written down with the domains it fed, so their cells read "unknown",
+// never fine.
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -28,12 +30,20 @@ export interface DomainFacts {
   dmarc: RecordCheck;
 }
 
+/** One domain's day as read: DKIM and SPF pass rates and messages, or null for a day without reports. */
+export type DayRate = [dkim: number, spf: number, messages: number] | null;
+
+/** Days of pass rates already read, by day (`YYYY-MM-DD`), then by domain. */
+export type DayRates = Record<string, Record<string, DayRate>>;
+
 export interface ServiceFacts {
   /** By organisation id: its domains by name, or undefined when the read failed. */
   overviews: Map<string, Map<string, DomainFacts> | undefined>;
   passRates: Map<string, PassRateSeries>;
   failures: string[];
   days: string[];
+  /** Every day's rates now known, those given and those read: what the next run need not read again. */
+  rates: DayRates;
 }
 
 /** The `count` days up to and including `today`'s, oldest first, as `YYYY-MM-DD`. */
@@ -77,39 +87,68 @@ export function emptySeries(days: number): PassRateSeries {
   return { dkim: Array(days).fill(null), spf: Array(days).fill(null), messages: Array(days).fill(null), unread: [] };
 }
 
-/** Each domain's pass rates, one read a day (the client sends 100 domains a request); a failed day is unread. */
-async function passRates(reads: ReportReads, domains: readonly string[], days: readonly string[], failures: string[]) {
+/** The domains' day as one read answered it: null for each domain it has no reports of. */
+async function readDay(reads: ReportReads, domains: readonly string[], day: string): Promise<Record<string, DayRate>> {
+  const read: Record<string, DayRate> = Object.fromEntries(domains.map((domain) => [domain, null]));
+  for (const row of await reads.authPassRates({ domains, from: day, to: day })) {
+    if (row.domain in read && row.messages > 0) read[row.domain] = [row.dkimPassRate, row.spfPassRate, row.messages];
+  }
+  return read;
+}
+
+/**
+ * Each domain's pass rates: the days `known` has, and one read a day for
+ * the domains it has not (the client sends 100 domains a request); a failed
+ * day is unread, and not known to the next run.
+ */
+async function passRates(
+  reads: ReportReads,
+  domains: readonly string[],
+  days: readonly string[],
+  failures: string[],
+  known: DayRates,
+) {
   const series = new Map<string, PassRateSeries>(domains.map((domain) => [domain, emptySeries(days.length)]));
-  const toRead = domains.length === 0 ? [] : days.map((day, index) => ({ day, index }));
-  await runPool(toRead, READS_AT_ONCE, async ({ day, index }) => {
+  const rates: DayRates = {};
+  const toRead = days
+    .map((day) => ({ day, domains: domains.filter((domain) => known[day]?.[domain] === undefined) }))
+    .filter((read) => read.domains.length > 0);
+  await runPool(toRead, READS_AT_ONCE, async ({ day, domains: unknown }) => {
     try {
-      for (const row of await reads.authPassRates({ domains, from: day, to: day })) {
-        const entry = series.get(row.domain);
-        if (!entry || row.messages <= 0) continue;
-        entry.dkim[index] = row.dkimPassRate;
-        entry.spf[index] = row.spfPassRate;
-        entry.messages[index] = row.messages;
-      }
+      rates[day] = { ...known[day], ...(await readDay(reads, unknown, day)) };
     } catch (error) {
-      failures.push(`pass rates of ${domains.length} domain(s) on ${day}: ${errorMessage(error)}`);
-      for (const domain of domains) series.get(domain)?.unread.push(day);
+      failures.push(`pass rates of ${unknown.length} domain(s) on ${day}: ${errorMessage(error)}`);
+      for (const domain of unknown) series.get(domain)?.unread.push(day);
+    }
+  });
+  days.forEach((day, index) => {
+    for (const [domain, rate] of Object.entries(rates[day] ?? known[day] ?? {})) {
+      const entry = series.get(domain);
+      if (!entry || rate === null) continue;
+      [entry.dkim[index], entry.spf[index], entry.messages[index]] = rate;
     }
   });
   for (const entry of series.values()) entry.unread.sort();
-  return series;
+  const kept = days.flatMap((day) => ((rates[day] ?? known[day]) ? [[day, rates[day] ?? known[day]] as const] : []));
+  return { series, rates: Object.fromEntries(kept) as DayRates };
 }
 
-/** Reads the organisations' overviews and the domains' pass rates over `days`; failures are collected, not thrown. */
+/**
+ * Reads the organisations' overviews and the domains' pass rates over
+ * `days`, but no day and domain `known` already has; failures are
+ * collected, not thrown.
+ */
 export async function readServiceFacts(
   reads: ReportReads,
   organizations: readonly string[],
   domains: readonly string[],
   days: readonly string[],
+  known: DayRates = {},
 ): Promise<ServiceFacts> {
   const failures: string[] = [];
-  const [byOrganization, rates] = await Promise.all([
+  const [byOrganization, { series, rates }] = await Promise.all([
     overviews(reads, organizations, { from: days[0] as string, to: days[days.length - 1] as string }, failures),
-    passRates(reads, domains, days, failures),
+    passRates(reads, domains, days, failures, known),
   ]);
-  return { overviews: byOrganization, passRates: rates, failures, days: [...days] };
+  return { overviews: byOrganization, passRates: series, failures, days: [...days], rates };
 }

@@ -16,6 +16,22 @@ export interface HeldObject {
   id?: string;
   /** Its delete leaves the object on the service (`onDelete: keep`). */
   retained: boolean;
+  /** When the engine created it, as the state records it. */
+  created?: string;
+  /** A Domain's setup record, as its outputs hold it: what the customer publishes when the fleet does not. */
+  setupRecord?: HeldRecord;
+}
+
+interface HeldRecord {
+  host: string;
+  type: string;
+  value: string;
+}
+
+function heldRecordOf(resource: StateResource): HeldRecord | undefined {
+  const record = resource.outputs?.setupRecord as Partial<HeldRecord> | undefined;
+  if (typeof record?.host !== "string" || typeof record.value !== "string") return undefined;
+  return { host: record.host, type: String(record.type ?? "txt").toUpperCase(), value: record.value };
 }
 
 export interface TenantHolding {
@@ -84,6 +100,8 @@ export function tenantHoldingsOf(resources: readonly StateResource[]): Record<st
         name: resourceName(resource.urn),
         ...(resource.id ? { id: resource.id } : {}),
         retained: resource.retainOnDelete === true,
+        ...(typeof resource.created === "string" ? { created: resource.created } : {}),
+        ...(heldRecordOf(resource) ? { setupRecord: heldRecordOf(resource) } : {}),
       })),
       ...(organization?.id ? { organizationId: organization.id } : {}),
       onDelete: onDeleteOf(organization),
