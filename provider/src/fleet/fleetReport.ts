@@ -1,8 +1,13 @@
-import { type FleetFindings, fleetFindings, type UnmanagedOrganizations } from "./findings/findings";
+import {
+  type FleetFindings,
+  fleetFindings,
+  type UnchangedShard,
+  type UnmanagedOrganizations,
+} from "./findings/findings";
 import type { FleetCommand, FleetOptions } from "./fleetOptions";
 import type { PaceUse } from "./pacer";
 import type { FleetPlan } from "./plan/fleetPlan";
-import type { ShardOverview } from "./plan/shardOverview";
+import { type ShardOverview, unchangedEvidence } from "./plan/shardOverview";
 import type { ShardResult } from "./result";
 import type { ShardState } from "./shard/shard";
 import type { StepLog } from "./shard/stepLog";
@@ -50,6 +55,15 @@ export interface FleetRun {
   timing: FleetTiming;
 }
 
+/** The shards skipped as up to date, each with its evidence and tenants. */
+function unchangedShards(plan: FleetPlan, results: readonly ShardResult[]): UnchangedShard[] {
+  return results.flatMap((result) => {
+    const overview = plan.overviews.get(result.shard);
+    if (result.status !== "skipped" || !overview?.upToDate) return [];
+    return [{ shard: result.shard, evidence: unchangedEvidence(overview), tenants: overview.tenants }];
+  });
+}
+
 export function fleetReport(run: FleetRun, results: ShardResult[], unmanaged?: UnmanagedOrganizations): FleetReport {
   const { command, options, plan, states } = run;
   const { formatVersion, ...findings } = fleetFindings({
@@ -59,6 +73,7 @@ export function fleetReport(run: FleetRun, results: ShardResult[], unmanaged?: U
     deployed: new Set([...states.values()].flatMap((state) => state.tenants)),
     allowed: options.allowOffboard ?? [],
     applied: command === "up",
+    unchanged: unchangedShards(plan, results),
     ...(unmanaged ? { unmanaged } : {}),
   });
   return {
