@@ -17,9 +17,13 @@ import type { StepLog } from "./shard/stepLog";
 
 /** The runner's own work before any shard runs, in seconds. */
 export interface FleetTiming {
-  /** Finding the CLI (`pulumi version`), listing the fleet's shard stacks in the backend, exporting each one's state and reading its tags. */
+  /**
+   * Finding the CLI (`pulumi version`), listing the fleet's shard stacks in
+   * the backend, reading each one's state and tags (from a file backend's
+   * files, else one CLI process each).
+   */
   scanSeconds: number;
-  /** Reading and checking the partner's catalogue (preview and up), 0 otherwise. */
+  /** Reading and checking the partner's catalogue (preview and up, when a shard runs), 0 otherwise. */
   catalogueSeconds: number;
   /** Listing the account's organisations (drift, once the shards have run), 0 otherwise. */
   accountSeconds: number;
