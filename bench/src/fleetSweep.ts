@@ -44,9 +44,10 @@ export interface FleetSweepHooks {
 
 /**
  * `preview` is the no-change one over the deployed shards, as a pull
- * request's check would run it; `drift` the nightly one, finding none.
+ * request's check would run it; `one-tenant preview` that check on a pull
+ * request renaming one tenant; `drift` the nightly one, finding none.
  */
-type FleetPhase = "up" | "preview" | "drift" | "destroy";
+type FleetPhase = "up" | "preview" | "one-tenant preview" | "drift" | "destroy";
 
 /**
  * Where one fleet operation's time went. Shard-seconds are summed over the
@@ -90,8 +91,10 @@ export interface FleetSweepRow {
   resources: number;
   shards: number;
   fleetUp: PhaseResult;
-  /** Every shard previewed again after `up`, with nothing to change. */
+  /** The preview after `up`, with nothing to change: every shard skipped as unchanged. */
   fleetPreview: PhaseResult;
+  /** The preview of one tenant renamed: its shard previewed, every other skipped. */
+  fleetOneTenantPreview: PhaseResult;
   /** Every shard read back without writing state, and the account's organisations listed, with no drift to find. */
   fleetDrift: PhaseResult;
   /** `drift --audit-log` right after: every shard skipped, as the audit log shows no change since the drift above. */
@@ -114,7 +117,18 @@ export interface FleetSweepRow {
  * would write it once.
  */
 export function inventoryOf(spec: FleetSpec, dns?: Record<string, unknown>): Inventory {
-  const tenants = tenantsOf(spec).map((tenant) => ({
+  return parseInventory(stringify({ ...(dns ? { defaults: { dns } } : {}), tenants: entriesOf(spec) }), "bench");
+}
+
+/** The bench's inventory with its first tenant renamed: a pull request that touches one tenant. */
+function oneTenantRenamed(spec: FleetSpec): Inventory {
+  const [first, ...others] = entriesOf(spec);
+  const tenants = first ? [{ ...first, name: `${first.name} Renamed` }, ...others] : others;
+  return parseInventory(stringify({ tenants }), "bench");
+}
+
+function entriesOf(spec: FleetSpec) {
+  return tenantsOf(spec).map((tenant) => ({
     name: tenant.orgName,
     key: tenant.key,
     group: tenant.groupName,
@@ -122,7 +136,6 @@ export function inventoryOf(spec: FleetSpec, dns?: Record<string, unknown>): Inv
     domains: tenant.domains.map((name) => ({ name })),
     webhooks: [{ name: tenant.webhookName, url: tenant.webhookUrl, events: ["domain.verified"] }],
   }));
-  return parseInventory(stringify({ ...(dns ? { defaults: { dns } } : {}), tenants }), "bench");
 }
 
 export function changesOf(report: FleetReport): Record<string, number> {
@@ -222,6 +235,15 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
       throw new Error(`the fleet's no-change preview planned changes: ${JSON.stringify(changes)}`);
     return changes;
   });
+  let oneTenantReport: FleetReport | undefined;
+  const fleetOneTenantPreview = await hooks.measure(spec, "preview", async () => {
+    oneTenantReport = await runFleet("preview", { ...options, inventory: oneTenantRenamed(spec) });
+    const changes = changesOf(oneTenantReport);
+    const ran = oneTenantReport.results.filter((result) => result.status !== "skipped");
+    if (ran.length !== 1 || changes.update !== 1)
+      throw new Error(`the one-tenant preview ran ${ran.length} shard(s) and planned ${JSON.stringify(changes)}`);
+    return changes;
+  });
   let driftReport: FleetReport | undefined;
   // The emulator shares this machine's clock: no lag to allow for.
   const audited = { ...options, auditLog: true, auditLogMarginSeconds: 0 };
@@ -246,7 +268,8 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
     destroyReport = await runFleet("destroy", { ...options, inventory: inventoryOf({ ...spec, tenants: 0 }) });
     return changesOf(destroyReport);
   });
-  if (!upReport || !previewReport || !driftReport || !destroyReport) throw new Error("the fleet returned no report");
+  if (!upReport || !previewReport || !oneTenantReport || !driftReport || !destroyReport)
+    throw new Error("the fleet returned no report");
   const singleUp = spec.tenants <= SINGLE_STACK_LIMIT ? ((await hooks.single(spec))[0] ?? null) : null;
   const [baselineUp] = await hooks.baseline(spec);
   if (!baselineUp) throw new Error("the baseline returned no result");
@@ -256,19 +279,27 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
     shards: upReport.shards.length,
     fleetUp: up.value,
     fleetPreview,
+    fleetOneTenantPreview,
     fleetDrift,
     fleetAuditedDrift,
     fleetDestroy,
     time: [
       timeBreakdown("up", upReport, up.value),
       timeBreakdown("preview", previewReport, fleetPreview),
+      timeBreakdown("one-tenant preview", oneTenantReport, fleetOneTenantPreview),
       timeBreakdown("drift", driftReport, fleetDrift),
       timeBreakdown("destroy", destroyReport, fleetDestroy),
     ],
     singleUp,
     baselineUp,
     runnerPeakMiB: up.peakMiB,
-    pace: paceOf({ up: upReport, preview: previewReport, drift: driftReport, destroy: destroyReport }),
+    pace: paceOf({
+      up: upReport,
+      preview: previewReport,
+      "one-tenant preview": oneTenantReport,
+      drift: driftReport,
+      destroy: destroyReport,
+    }),
   };
 }
 
@@ -315,8 +346,8 @@ function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: number, c
   const lines = [
     `Fleet runner: shards of ${shardSize} tenants, ${concurrency} at once.`,
     "",
-    "| tenants | resources | shards | fleet up s | fleet s/tenant | fleet up req/tenant | domain batches / single creates | no-change preview s | drift s | drift req/tenant | audited drift s | audited drift req/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
-    "| ------- | --------- | ------ | ---------- | -------------- | ------------------- | ------------------------------- | ------------------- | ------- | ---------------- | --------------- | ------------------------ | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | --------------- | --------------- | ----------------- |",
+    "| tenants | resources | shards | fleet up s | fleet s/tenant | fleet up req/tenant | domain batches / single creates | no-change preview s | one-tenant preview s | drift s | drift req/tenant | audited drift s | audited drift req/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
+    "| ------- | --------- | ------ | ---------- | -------------- | ------------------- | ------------------------------- | ------------------- | -------------------- | ------- | ---------------- | --------------- | ------------------------ | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | --------------- | --------------- | ----------------- |",
   ];
   for (const row of rows) {
     lines.push(
@@ -329,6 +360,7 @@ function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: number, c
         fixed(row.fleetUp.requestsPerTenant),
         domainCreates(row.fleetUp),
         fixed(row.fleetPreview.wallSeconds),
+        fixed(row.fleetOneTenantPreview.wallSeconds),
         fixed(row.fleetDrift.wallSeconds),
         fixed(row.fleetDrift.requestsPerTenant),
         fixed(row.fleetAuditedDrift.wallSeconds),

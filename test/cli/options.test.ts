@@ -32,9 +32,11 @@ describe.each([
 
 describe("dmarc-fleet's options", () => {
   it("refuses an option given to a command it does not apply to", () => {
-    const { values } = parseOptions(FLEET_SPEC, ["preview", "--all"]);
-    expect(() => checkOptionsApply(FLEET_SPEC, "preview", values)).toThrow("--all applies to up, not to preview");
-    expect(() => checkOptionsApply(FLEET_SPEC, "up", values)).not.toThrow();
+    const { values } = parseOptions(FLEET_SPEC, ["preview", "--audit-log"]);
+    expect(() => checkOptionsApply(FLEET_SPEC, "preview", values)).toThrow(
+      "--audit-log applies to drift, not to preview",
+    );
+    expect(() => checkOptionsApply(FLEET_SPEC, "drift", values)).not.toThrow();
   });
 
   it("has one distinct code per exit", () => {

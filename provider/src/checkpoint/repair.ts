@@ -1,6 +1,6 @@
-import { copyFileSync, existsSync, readFileSync, rmSync } from "node:fs";
-import { gunzipSync } from "node:zlib";
+import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { shownPath } from "../cli/shown";
+import { type CheckpointFile, readJson, stateOf } from "./checkpointFile";
 import type { Deployment } from "./deployment";
 import { projectStackNames, stackFiles } from "./fileBackend";
 
@@ -15,25 +15,6 @@ import { projectStackNames, stackFiles } from "./fileBackend";
 // the previous one to `<stack>.json.bak` before each write, and that copy is
 // restored. Either way the state is one step older, and that step is a
 // pending operation recovery settles like any other.
-
-interface CheckpointFile {
-  checkpoint?: { latest?: Deployment["deployment"] };
-  version?: number;
-}
-
-function readJson<T>(file: string): T | undefined {
-  try {
-    const bytes = readFileSync(file);
-    return JSON.parse(file.endsWith(".gz") ? gunzipSync(bytes).toString("utf8") : bytes.toString("utf8")) as T;
-  } catch {
-    return undefined;
-  }
-}
-
-function stateOf(checkpoint: CheckpointFile | undefined): Deployment | undefined {
-  const latest = checkpoint?.checkpoint?.latest;
-  return latest && { version: checkpoint?.version ?? 3, deployment: latest };
-}
 
 export interface CheckpointRepair {
   file: string;

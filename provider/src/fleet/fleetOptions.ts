@@ -26,7 +26,7 @@ export interface FleetOptions extends FleetProject {
   concurrency?: number;
   /** Run only these shards (stack names), e.g. one CI job's; the others are still read to place new tenants. */
   only?: readonly string[];
-  /** `up` runs every shard, not only those whose tenants changed or that failed. */
+  /** `up` and `preview` run every shard, not only those whose tenants changed or that failed. */
   all?: boolean;
   /** `up` and `preview` refresh every existing shard first, so drift nobody looked for is healed too. */
   refresh?: boolean;

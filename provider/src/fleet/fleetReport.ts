@@ -1,8 +1,13 @@
-import { type FleetFindings, fleetFindings, type UnmanagedOrganizations } from "./findings/findings";
+import {
+  type FleetFindings,
+  fleetFindings,
+  type UnchangedShard,
+  type UnmanagedOrganizations,
+} from "./findings/findings";
 import type { FleetCommand, FleetOptions } from "./fleetOptions";
 import type { PaceUse } from "./pacer";
 import type { FleetPlan } from "./plan/fleetPlan";
-import type { ShardOverview } from "./plan/shardOverview";
+import { type ShardOverview, unchangedEvidence } from "./plan/shardOverview";
 import type { ShardResult } from "./result";
 import type { ShardState } from "./shard/shard";
 import type { StepLog } from "./shard/stepLog";
@@ -12,9 +17,13 @@ import type { StepLog } from "./shard/stepLog";
 
 /** The runner's own work before any shard runs, in seconds. */
 export interface FleetTiming {
-  /** Finding the CLI (`pulumi version`), listing the fleet's shard stacks in the backend, exporting each one's state and reading its tags. */
+  /**
+   * Finding the CLI (`pulumi version`), listing the fleet's shard stacks in
+   * the backend, reading each one's state and tags (from a file backend's
+   * files, else one CLI process each).
+   */
   scanSeconds: number;
-  /** Reading and checking the partner's catalogue (preview and up), 0 otherwise. */
+  /** Reading and checking the partner's catalogue (preview and up, when a shard runs), 0 otherwise. */
   catalogueSeconds: number;
   /** Listing the account's organisations (drift, once the shards have run), 0 otherwise. */
   accountSeconds: number;
@@ -50,6 +59,15 @@ export interface FleetRun {
   timing: FleetTiming;
 }
 
+/** The shards skipped as up to date, each with its evidence and tenants. */
+function unchangedShards(plan: FleetPlan, results: readonly ShardResult[]): UnchangedShard[] {
+  return results.flatMap((result) => {
+    const overview = plan.overviews.get(result.shard);
+    if (result.status !== "skipped" || !overview?.upToDate) return [];
+    return [{ shard: result.shard, evidence: unchangedEvidence(overview), tenants: overview.tenants }];
+  });
+}
+
 export function fleetReport(run: FleetRun, results: ShardResult[], unmanaged?: UnmanagedOrganizations): FleetReport {
   const { command, options, plan, states } = run;
   const { formatVersion, ...findings } = fleetFindings({
@@ -59,6 +77,7 @@ export function fleetReport(run: FleetRun, results: ShardResult[], unmanaged?: U
     deployed: new Set([...states.values()].flatMap((state) => state.tenants)),
     allowed: options.allowOffboard ?? [],
     applied: command === "up",
+    unchanged: unchangedShards(plan, results),
     ...(unmanaged ? { unmanaged } : {}),
   });
   return {

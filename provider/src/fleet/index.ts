@@ -38,6 +38,7 @@ export {
   type ObjectChange,
   type TenantFindings,
   type TenantOffboarding,
+  type UnchangedShard,
   type UnmanagedOrganizations,
 } from "./findings/findings";
 export { COMMENT_LIMIT, type CommentOptions, type CommentSubject, findingsMarkdown } from "./findings/markdown";

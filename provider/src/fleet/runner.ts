@@ -80,12 +80,13 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   if (command === "shards" || command === "status") return fleetReport(run, []);
 
   return withFleetPacer(options, true, async (pacer) => {
+    const { jobs, skipped } = await jobsToRun(command, options, plan, states);
+    // Only the shards' programs price tenants: a run that skips every shard reads no catalogue.
     const catalogue = await timed(async () =>
-      command === "preview" || command === "up" ? checkedCatalogue(options) : undefined,
+      (command === "preview" || command === "up") && jobs.length > 0 ? checkedCatalogue(options) : undefined,
     );
     timing.catalogueSeconds = catalogue.seconds;
 
-    const { jobs, skipped } = await jobsToRun(command, options, plan, states);
     const shared = { options, pulumi, plans: catalogue.value, steps };
     const results = await runJobs(shared, jobs, skipped, concurrency, pacer);
     // After the shards, which need nothing of it: its reads follow theirs instead of leaving the pace

@@ -124,8 +124,8 @@ export const FLEET_SPEC: CommandSpec = {
     {
       name: "all",
       type: "boolean",
-      description: "run every shard, not only changed or failed ones",
-      commands: ["up"],
+      description: "run every shard, not only the due ones (changed, failed, interrupted or drifted)",
+      commands: ["preview", "up"],
     },
     {
       name: "refresh",

@@ -66,6 +66,14 @@ export interface UnmanagedOrganizations {
   organizations: { id: string; name: string }[];
 }
 
+/** A shard the run left alone as unchanged since its last `up`, with the evidence, and its tenants. */
+export interface UnchangedShard {
+  shard: string;
+  /** Its `up` mark's account of it: `unchanged since its last up at <time> (digest <digest>)`. */
+  evidence: string;
+  tenants: string[];
+}
+
 export interface FindingsTotals {
   tenants: { new: number; changed: number; offboarding: number; refused: number; drifted: number };
   objects: Record<StepKind, number>;
@@ -81,6 +89,8 @@ export interface FleetFindings {
   /** Anything else the run wants read: approvals that matched nothing. */
   notes: string[];
   unmanaged?: UnmanagedOrganizations;
+  /** The shards `preview` or `up` skipped as unchanged since their last `up`: their tenants have nothing to report. */
+  unchanged?: UnchangedShard[];
 }
 
 const STEP_LISTS: Record<
@@ -147,6 +157,7 @@ export interface FindingsInputs {
   /** The steps were carried out (`up`), not planned: an offboarding done frees its tombstone. */
   applied: boolean;
   unmanaged?: UnmanagedOrganizations;
+  unchanged?: UnchangedShard[];
 }
 
 function totalsOf(tenants: readonly TenantFindings[]): FindingsTotals {
@@ -213,5 +224,6 @@ export function fleetFindings(inputs: FindingsInputs): FleetFindings {
     removableTombstones,
     notes,
     ...(inputs.unmanaged ? { unmanaged: inputs.unmanaged } : {}),
+    ...(inputs.unchanged && inputs.unchanged.length > 0 ? { unchanged: inputs.unchanged } : {}),
   };
 }

@@ -8,13 +8,15 @@ import {
   propertyText,
   tenantSummary,
   totalsText,
+  unchangedHeading,
 } from "./phrases";
 
 // The findings as the body of a pull-request comment: alerts for what must
 // not be missed, a summary table, then one collapsible section per tenant,
-// and the totals. GitHub refuses a comment over COMMENT_LIMIT characters,
-// so rows and sections that do not fit are left out, and a line says how
-// many and where the full report is.
+// one for the shards skipped as unchanged with their tenants, and the
+// totals. GitHub refuses a comment over COMMENT_LIMIT characters, so rows
+// and sections that do not fit are left out, and a line says how many and
+// where the full report is.
 
 /** GitHub's limit on a comment's body. */
 export const COMMENT_LIMIT = 65_536;
@@ -121,6 +123,18 @@ function unmanagedSection(findings: FleetFindings): string[] {
   ];
 }
 
+function unchangedSection(findings: FleetFindings): string[] {
+  if (!findings.unchanged) return [];
+  const shards = findings.unchanged.map(
+    ({ shard, evidence, tenants }) => `- ${code(shard)}: ${html(evidence)}: ${tenants.map(code).join(", ")}`,
+  );
+  return [
+    [`<details><summary>${html(unchangedHeading(findings.unchanged))}</summary>`, "", ...shards, "</details>"].join(
+      "\n",
+    ),
+  ];
+}
+
 /** Takes parts in order while they fit in `budget` characters; answers those taken and how many did not fit. */
 function fitting(parts: readonly string[], budget: number): { taken: string[]; left: number; spent: number } {
   const taken: string[] = [];
@@ -154,7 +168,7 @@ export function findingsMarkdown(subject: CommentSubject, options: CommentOption
   const fixed = [...head, ...table, ...tail].join("\n").length + CUT_LINE_ROOM;
   const rows = fitting(findings.tenants.map(tableRow), limit - fixed);
   const sections = fitting(
-    [...findings.tenants.map(tenantSection), ...unmanagedSection(findings)],
+    [...findings.tenants.map(tenantSection), ...unchangedSection(findings), ...unmanagedSection(findings)],
     limit - fixed - rows.spent - 1,
   );
   const cut =

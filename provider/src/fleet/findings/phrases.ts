@@ -1,7 +1,7 @@
 import { shortened } from "../../cli/shown";
 import { policyText, withoutPolicyTags } from "../../tenant/policy";
 import type { PropertyChange, StepKind } from "../shard/stepLog";
-import type { FindingsTotals, ObjectChange, TenantFindings } from "./findings";
+import type { FindingsTotals, ObjectChange, TenantFindings, UnchangedShard } from "./findings";
 
 // The words the terminal summary and the pull-request comment share, so the
 // two views of the findings say the same thing the same way.
@@ -135,4 +135,10 @@ export function totalsText(totals: FindingsTotals): string {
     `tenants: ${tenants.new} new, ${tenants.changed} changed, ${tenants.offboarding} offboarding, ${tenants.refused} offboarding refused, ${tenants.drifted} drifted`,
     `objects: ${LISTS.map(({ kind, heading }) => `${objects[kind]} ${heading}`).join(", ")}`,
   ].join("; ");
+}
+
+/** The line over the shards a run skipped as unchanged: their tenants are not left out, only not run. */
+export function unchangedHeading(unchanged: readonly UnchangedShard[]): string {
+  const tenants = unchanged.reduce((sum, shard) => sum + shard.tenants.length, 0);
+  return `Unchanged, not run: ${tenants} tenant(s) in ${unchanged.length} shard(s) whose last up deployed them as they are`;
 }

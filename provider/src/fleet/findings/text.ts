@@ -7,10 +7,12 @@ import {
   propertyText,
   tenantSummary,
   totalsText,
+  unchangedHeading,
 } from "./phrases";
 
 // The findings on a terminal or in a CI log: offboardings first, then every
-// tenant with something to report, its objects one a line, then the totals.
+// tenant with something to report, its objects one a line, the tenants of
+// the shards skipped as unchanged, then the totals.
 
 function objectLines(mark: string, object: ObjectChange, list: FindingsList): string[] {
   const { line, properties } = objectWords(object, list);
@@ -37,6 +39,11 @@ export function findingsText(findings: FleetFindings, heading: string): string {
   const lines = [`${heading}:`];
   if (findings.tenants.length === 0) lines.push("  nothing to report");
   for (const tenant of findings.tenants) lines.push(...tenantLines(tenant));
+  if (findings.unchanged) {
+    lines.push(unchangedHeading(findings.unchanged));
+    for (const { shard, evidence, tenants } of findings.unchanged)
+      lines.push(`  ${shard}: ${evidence}: ${tenants.join(" ")}`);
+  }
   if (findings.unmanaged) {
     const { managed, total, organizations } = findings.unmanaged;
     lines.push(

@@ -7,7 +7,7 @@ import type { ShardJob } from "../shard/shardJob";
 import { assignShards, DEFAULT_SHARD_SIZE, type Shard } from "./assignment";
 import { auditedDriftJobs } from "./auditedDrift";
 import { DEFAULT_MAX_OFFBOARD, gateOffboarding, type LeavingTenant, type OffboardingDecision } from "./offboardingGate";
-import { overviewOf, type ShardOverview } from "./shardOverview";
+import { overviewOf, type ShardOverview, UNCHANGED_SINCE_UP } from "./shardOverview";
 
 // What one run does to which shard, decided before any shard runs: the
 // shards the inventory needs, each offboarding approved or refused, and per
@@ -64,6 +64,14 @@ function excludedUrns(shard: Shard, refused: readonly OffboardingDecision[]): st
     .flatMap((decision) => decision.holding?.urns ?? []);
 }
 
+/**
+ * The operations that leave a shard alone while its `up` mark shows it up to
+ * date: its last `up` succeeded with the tenants as the inventory declares
+ * them now, so `up` has nothing to deploy and `preview` nothing to plan but
+ * drift, which only a refresh reads (`--refresh`; a drift mark makes it due).
+ */
+const SKIP_UP_TO_DATE: ReadonlySet<FleetCommand> = new Set(["preview", "up"]);
+
 /** Why an operation leaves a shard alone, or undefined when it runs it. */
 function skipReason(
   options: FleetOptions,
@@ -77,7 +85,7 @@ function skipReason(
   if (excluded.length > 0 && shard.tenants.length === 0) return "nothing to run but refused offboardings";
   const unsupported = excluded.length > 0 ? excludeUnsupported() : undefined;
   if (unsupported) return `an offboarding was refused and ${unsupported}, so its other changes wait`;
-  if (command === "up" && !options.all && !options.refresh && overview?.upToDate) return "unchanged since its last up";
+  if (SKIP_UP_TO_DATE.has(command) && !options.all && !options.refresh && overview?.upToDate) return UNCHANGED_SINCE_UP;
   return undefined;
 }
 

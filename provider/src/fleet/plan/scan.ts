@@ -1,6 +1,8 @@
 import { availableParallelism } from "node:os";
-import { LocalWorkspace, PulumiCommand, type StackSummary } from "@pulumi/pulumi/automation";
+import { LocalWorkspace, PulumiCommand, type StackSummary, type TagMap } from "@pulumi/pulumi/automation";
+import type { Deployment } from "../../checkpoint/deployment";
 import { fileBackendFolder, projectStackNames } from "../../checkpoint/fileBackend";
+import { fileStack } from "../../checkpoint/fileStack";
 import { brokenCheckpoints } from "../../checkpoint/repair";
 import type { FleetOptions } from "../fleetOptions";
 import { runPool } from "../pool";
@@ -9,8 +11,8 @@ import { type ShardState, shardStateOf, workspaceOptions } from "../shard/shard"
 import { lastUpIn } from "../shard/upMark";
 import { shardNumber } from "./assignment";
 
-// What the backend holds of a fleet: each shard stack's state, read with
-// one CLI and no engine operation. The runner starts from it; the import
+// What the backend holds of a fleet: each shard stack's state, read from a
+// file backend's files, else with the CLI, and no engine operation. The runner starts from it; the import
 // reads it to leave alone what the shards hold.
 
 function stackNameOf(listed: string): string {
@@ -74,14 +76,29 @@ async function listedStacks(workspace: LocalWorkspace): Promise<StackSummary[]> 
  * killed run left one cut short; the fleet's shards left so are recovered
  * first. Other backends are asked through the CLI.
  */
-async function stackNames(options: FleetOptions, workspace: LocalWorkspace): Promise<string[]> {
+async function stackNames(
+  options: FleetOptions,
+  workspace: LocalWorkspace,
+): Promise<{ names: string[]; folder?: string }> {
   const folder = await backendFolderOf(workspace, options.backendUrl ?? options.env.PULUMI_BACKEND_URL);
   const names = folder === undefined ? undefined : projectStackNames(folder, options.projectName);
   if (folder === undefined || names === undefined) {
-    return (await listedStacks(workspace)).map((summary) => stackNameOf(summary.name));
+    return { names: (await listedStacks(workspace)).map((summary) => stackNameOf(summary.name)) };
   }
   if (options.recover) await recoverBrokenShards(options, folder, names);
-  return names;
+  return { names, folder };
+}
+
+/** A shard stack's state and tags: from a file backend's files where they can be read, else from the CLI. */
+async function stateAndTags(
+  workspace: LocalWorkspace,
+  projectName: string,
+  folder: string | undefined,
+  name: string,
+): Promise<{ state: Deployment; tags: () => Promise<TagMap> }> {
+  const read = folder === undefined ? undefined : fileStack(folder, projectName, name);
+  if (read) return { state: read.state, tags: async () => read.tags };
+  return { state: await workspace.exportStack(name), tags: () => workspace.listTags(name) };
 }
 
 /**
@@ -97,13 +114,15 @@ export async function scanFleet(
   readMarks: boolean,
 ): Promise<Map<number, ShardState>> {
   const workspace = await LocalWorkspace.create(workspaceOptions(options, `${options.fleet}.scan`, pulumi));
-  const numbered = (await stackNames(options, workspace))
+  const { names, folder } = await stackNames(options, workspace);
+  const numbered = names
     .map((name) => ({ name, number: shardNumber(options.fleet, name) }))
     .filter((entry): entry is { name: string; number: number } => entry.number !== undefined);
   const states = await runPool(numbered, concurrency, async ({ name }) => {
-    const state = shardStateOf(name, await workspace.exportStack(name));
+    const stack = await stateAndTags(workspace, options.projectName, folder, name);
+    const state = shardStateOf(name, stack.state);
     if (!readMarks) return state;
-    const tags = await workspace.listTags(name);
+    const tags = await stack.tags();
     const mark = driftFoundIn(tags);
     const checkedAt = checkedAtIn(tags);
     return {

@@ -28,6 +28,8 @@ export interface ShardOverview {
   due?: string;
   /** What its last `up` came to, from its `up` mark; none for a shard no `up` of this version ran. */
   lastUp?: LastUp;
+  /** The digest its last successful `up` deployed, from its `up` mark. */
+  digest?: string;
   interrupted?: string;
   /** Its drift mark: drift found by `drift` or `refresh` that no `up` has healed yet. */
   drift?: string;
@@ -60,7 +62,16 @@ export function overviewOf(options: FleetOptions, shard: Shard, state: ShardStat
     upToDate: reasons.length === 0,
     ...(reasons.length > 0 ? { due: reasons.join("; ") } : {}),
     ...(state?.lastUp ? { lastUp: state.lastUp } : {}),
+    ...(state?.digest ? { digest: state.digest } : {}),
     ...(state?.interruption ? { interrupted: interruptionSummary(state.interruption) } : {}),
     ...(state?.driftMark ? { drift: state.driftMark } : {}),
   };
+}
+
+/** Why `preview` and `up` skip an up-to-date shard. */
+export const UNCHANGED_SINCE_UP = "unchanged since its last up";
+
+/** The evidence that nothing of an up-to-date shard changed: its `up` mark's time and digest. */
+export function unchangedEvidence(overview: ShardOverview): string {
+  return `${UNCHANGED_SINCE_UP} at ${overview.lastUp?.at} (digest ${overview.digest})`;
 }
