@@ -82,6 +82,14 @@ export class FleetPacer implements TurnSource {
   private given = 0;
   private refusals = 0;
   private url = "";
+  /** The pacer's routes: a turn, and news of a refusal. */
+  private readonly routes: Record<string, (response: ServerResponse) => void> = {
+    [TURN_PATH]: (response) => this.giveTurn(response),
+    [REFUSED_PATH]: (response) => {
+      this.refused();
+      response.writeHead(204).end();
+    },
+  };
 
   /** @param pace the fleet's pace, for every shard and the runner together, and the budget it books in. */
   constructor(
@@ -187,10 +195,10 @@ export class FleetPacer implements TurnSource {
 
   private answer(request: IncomingMessage, response: ServerResponse): void {
     request.resume();
-    const route = request.method === "POST" ? ROUTES[request.url ?? ""] : undefined;
+    const route = request.method === "POST" ? this.routes[request.url ?? ""] : undefined;
     if (route === undefined) return void response.writeHead(404).end();
     if (!this.admits(request.headers.authorization)) return void response.writeHead(401).end();
-    route(this, response);
+    route(response);
   }
 
   private giveTurn(response: ServerResponse): void {
@@ -213,20 +221,7 @@ export class FleetPacer implements TurnSource {
     const expected = Buffer.from(`Bearer ${this.token}`);
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
-
-  /** The pacer's routes: a turn, and news of a refusal. */
-  static routes(): Record<string, (pacer: FleetPacer, response: ServerResponse) => void> {
-    return {
-      [TURN_PATH]: (pacer, response) => pacer.giveTurn(response),
-      [REFUSED_PATH]: (pacer, response) => {
-        pacer.refused();
-        response.writeHead(204).end();
-      },
-    };
-  }
 }
-
-const ROUTES = FleetPacer.routes();
 
 /**
  * The fleet's pace for all shards and the runner together, in requests a

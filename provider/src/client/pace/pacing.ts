@@ -61,13 +61,6 @@ export class Pacer {
     return this.started;
   }
 
-  /** Where this process's own turns come from, in words: a store the partner's runs share, or the process alone. */
-  get budget(): string {
-    return this.local instanceof BookedTurns && this.local.shared
-      ? `${this.local.store.where}, shared by every run of this partner that books there`
-      : "this process alone, adapting to the service's refusals";
-  }
-
   configure(changes: Partial<PacingSettings>): void {
     this.settings = { ...this.settings, ...changes };
     this.adaptive.setCeiling(this.settings.requestsPerMinute);
