@@ -5,6 +5,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { cruise, format } from "dependency-cruiser";
 import extractDepcruiseOptions from "dependency-cruiser/config-utl/extract-depcruise-options";
 import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
@@ -58,7 +59,7 @@ export function contributingGraph() {
   return text.slice(start + START.length, end).trim();
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { violations, graph } = await cruiseProject();
   const text = readFileSync(CONTRIBUTING, "utf8");
   const start = text.indexOf(START);

@@ -31,7 +31,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const projectRoot = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
@@ -379,7 +379,7 @@ export async function ensureEngine() {
   return { version, source, env };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { source, env } = await ensureEngine();
   process.stdout.write(
     `${source}\n${Object.entries(env)

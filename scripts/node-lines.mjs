@@ -7,6 +7,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { projectRoot } from "./engine.mjs";
 
 /** The Node.js release lines the project supports, as in `engines`. */
@@ -64,7 +65,7 @@ export function ensureNodeLine(line) {
   return { node, binDir, version };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const lines = process.argv.slice(2).map(Number);
   for (const line of lines.length > 0 ? lines : otherNodeLines()) {
     const { node, version } = ensureNodeLine(line);

@@ -10,7 +10,6 @@ import { inventoryOf, tenant } from "./support";
 
 const at = new Date("2026-11-25T09:12:03.417Z");
 const inventory = inventoryOf([tenant("alpha"), tenant("bravo")]);
-const options = { inventory } as Parameters<typeof overviewOf>[0];
 const digest = shardDigest(inventory, ["alpha", "bravo"]);
 
 /** Shard 001 of fleet `prod` as the scan found it: alpha and bravo deployed, plus what `found` says. */
@@ -24,7 +23,7 @@ function due(found: Partial<ShardState> | undefined): string | undefined {
   const deployed = new Map(state ? [[1, state.tenants]] : []);
   const [shard] = assignShards("prod", deployed, ["alpha", "bravo"], 50);
   if (!shard) throw new Error("no shard");
-  const overview = overviewOf(options, shard, state);
+  const overview = overviewOf(inventory, shard, state);
   expect(overview.upToDate).toBe(overview.due === undefined);
   return overview.due;
 }

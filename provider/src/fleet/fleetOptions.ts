@@ -1,7 +1,9 @@
+import { availableParallelism } from "node:os";
 import type { Writable } from "node:stream";
 import type { StackRecovery } from "../recovery/shard";
 import { type ProviderSettings, settingsFrom, withStateBackendBudget } from "../runtime/config";
-import type { FleetProject } from "./shard/shard";
+import type { FleetScan } from "./plan/scan";
+import type { FleetProject, ShardBackend } from "./shard/shard";
 
 export type FleetCommand = "preview" | "up" | "refresh" | "drift" | "destroy" | "status" | "shards";
 export const FLEET_COMMANDS: readonly FleetCommand[] = [
@@ -61,4 +63,35 @@ export function settingsOf(
     settingsFrom((key) => options.config[key]?.value),
     backendUrl,
   );
+}
+
+// The options resolved once, at the command's edge, into the few values
+// each part of the run takes (CONTRIBUTING.md, "Each function takes what it uses").
+
+/** Shards run at once: the option, else the machine's cores. */
+export function concurrencyOf({ concurrency }: Pick<FleetOptions, "concurrency">): number {
+  return Math.max(1, concurrency ?? availableParallelism());
+}
+
+/** Where the shard stacks are, and only that: the configuration and the inventory stay behind. */
+function backendOf(options: Pick<FleetOptions, keyof ShardBackend>): ShardBackend {
+  const { projectName, projectDir, stateDir, backendUrl, secretsProvider, env } = options;
+  return {
+    projectName,
+    projectDir,
+    stateDir,
+    env,
+    ...(backendUrl ? { backendUrl } : {}),
+    ...(secretsProvider ? { secretsProvider } : {}),
+  };
+}
+
+/** What a scan of the fleet's shards reads, with the progress on stderr unless given. */
+export function scanOf(options: Pick<FleetOptions, keyof ShardBackend | "fleet" | "recover" | "progress">): FleetScan {
+  return {
+    fleet: options.fleet,
+    backend: backendOf(options),
+    progress: options.progress ?? process.stderr,
+    ...(options.recover ? { recover: options.recover } : {}),
+  };
 }

@@ -1,10 +1,11 @@
+import type { InventoryTombstone } from "../inventory/inventory";
 import {
   type FleetFindings,
   fleetFindings,
   type UnchangedShard,
   type UnmanagedOrganizations,
 } from "./findings/findings";
-import type { FleetCommand, FleetOptions } from "./fleetOptions";
+import type { FleetCommand } from "./fleetOptions";
 import type { PaceUse } from "./pacer";
 import type { FleetPlan } from "./plan/fleetPlan";
 import { type ShardOverview, unchangedEvidence } from "./plan/shardOverview";
@@ -52,7 +53,9 @@ export interface FleetReport extends FleetFindings {
 /** What a run knows once it has planned: the report is made from it and the shards' results. */
 export interface FleetRun {
   command: FleetCommand;
-  options: FleetOptions;
+  fleet: string;
+  /** The offboardings asked for: the inventory's tombstones and the keys the command line approves. */
+  offboarding: { tombstones: readonly InventoryTombstone[]; allowed: readonly string[] };
   plan: FleetPlan;
   states: ReadonlyMap<number, ShardState>;
   steps: StepLog;
@@ -69,13 +72,13 @@ function unchangedShards(plan: FleetPlan, results: readonly ShardResult[]): Unch
 }
 
 export function fleetReport(run: FleetRun, results: ShardResult[], unmanaged?: UnmanagedOrganizations): FleetReport {
-  const { command, options, plan, states } = run;
+  const { command, offboarding, plan, states } = run;
   const { formatVersion, ...findings } = fleetFindings({
     steps: run.steps.steps,
     decisions: plan.decisions,
-    tombstones: options.inventory.offboard,
+    tombstones: offboarding.tombstones,
     deployed: new Set([...states.values()].flatMap((state) => state.tenants)),
-    allowed: options.allowOffboard ?? [],
+    allowed: offboarding.allowed,
     applied: command === "up",
     unchanged: unchangedShards(plan, results),
     ...(unmanaged ? { unmanaged } : {}),
@@ -83,7 +86,7 @@ export function fleetReport(run: FleetRun, results: ShardResult[], unmanaged?: U
   return {
     formatVersion,
     command,
-    fleet: options.fleet,
+    fleet: run.fleet,
     shardSize: plan.shardSize,
     shards: [...plan.overviews.values()],
     results,

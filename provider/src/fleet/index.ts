@@ -60,7 +60,7 @@ export type {
   StageRun,
   TenantStatus,
 } from "./page/model";
-export { buildFleetPage, PAGE_FILE, type PageOptions, writeFleetPage } from "./page/report";
+export { buildFleetPage, PAGE_FILE, type PageOptions, type PageSources, writeFleetPage } from "./page/report";
 export {
   type DayRate,
   type DayRates,
@@ -72,8 +72,9 @@ export {
 } from "./page/serviceReads";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./plan/assignment";
 export { DEFAULT_MAX_OFFBOARD } from "./plan/offboardingGate";
+export type { FleetScan } from "./plan/scan";
 export type { ShardOverview } from "./plan/shardOverview";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";
 export { runFleet } from "./runner";
-export type { FleetProject, ShardState } from "./shard/shard";
+export type { FleetProject, ShardBackend, ShardState, ShardTenants } from "./shard/shard";
 export type { PropertyChange } from "./shard/stepLog";

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Writable } from "node:stream";
 import {
   AdaptiveRate,
   BookedTurns,
@@ -19,13 +20,7 @@ import {
   takeTurnsFrom,
   WINDOW_MS,
 } from "../client";
-import { clientOptionsFrom, PACER_ENV } from "../runtime/config";
-import { type FleetOptions, settingsOf } from "./fleetOptions";
-
-/** What the fleet's pace is read from: the configuration, and where the state backend is. */
-type FleetSettingsSource = Pick<FleetOptions, "config"> &
-  Partial<Pick<FleetOptions, "backendUrl" | "env" | "progress">>;
-
+import { clientOptionsFrom, PACER_ENV, type ProviderSettings } from "../runtime/config";
 import type { ProgressSink } from "./progress";
 import type { ShardResult } from "./result";
 
@@ -229,8 +224,8 @@ export class FleetPacer implements TurnSource {
  * (`dmarc:requestsPerMinute`, else the default for the address); undefined
  * when unpaced.
  */
-export function fleetPace(options: FleetSettingsSource): Pacing | undefined {
-  const pacing = pacingFor(clientOptionsFrom(settingsOf(options)));
+export function fleetPace(settings: ProviderSettings): Pacing | undefined {
+  const pacing = pacingFor(clientOptionsFrom(settings));
   return pacing.requestsPerMinute > 0 ? pacing : undefined;
 }
 
@@ -240,13 +235,14 @@ export function fleetPace(options: FleetSettingsSource): Pacing | undefined {
  * for the shards' providers. None when the fleet is unpaced.
  */
 export async function withFleetPacer<T>(
-  options: FleetSettingsSource,
+  settings: ProviderSettings,
+  progress: Writable,
   listen: boolean,
   work: (pacer: FleetPacer | undefined) => Promise<T>,
 ): Promise<T> {
-  const pace = fleetPace(options);
+  const pace = fleetPace(settings);
   if (pace === undefined) return work(undefined);
-  const notice = (line: string) => (options.progress ?? process.stderr).write(`${line}\n`);
+  const notice = (line: string) => progress.write(`${line}\n`);
   const pacer = new FleetPacer(pace, notice);
   if (listen) await pacer.start();
   takeTurnsFrom(pacer, "the fleet's pacer");

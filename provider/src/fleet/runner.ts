@@ -1,15 +1,20 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { formatRate } from "../client";
+import type { Writable } from "node:stream";
+import { formatRate, type Pacing } from "../client";
+import type { ProviderSettings } from "../runtime/config";
 import { fallbackShare } from "./budget";
 import { accountCensus } from "./findings/unmanaged";
-import type { FleetCommand, FleetOptions } from "./fleetOptions";
+import { concurrencyOf, type FleetCommand, type FleetOptions, scanOf, settingsOf } from "./fleetOptions";
 import { type FleetReport, type FleetTiming, fleetReport } from "./fleetReport";
 import { keepLastReport } from "./lastRun";
 import { budgetWords, type FleetPacer, fleetPace, paceLines, paceOf, withFleetPacer } from "./pacer";
+import { DEFAULT_SHARD_SIZE } from "./plan/assignment";
+import { DEFAULT_AUDIT_LOG_MARGIN_SECONDS } from "./plan/auditedDrift";
 import { checkedCatalogue } from "./plan/catalogue";
-import { jobsToRun, planFleet } from "./plan/fleetPlan";
-import { concurrencyOf, pulumiCommand, scanFleet } from "./plan/scan";
+import { type JobChoice, jobsToRun, type PlanInputs, planFleet } from "./plan/fleetPlan";
+import { DEFAULT_MAX_OFFBOARD } from "./plan/offboardingGate";
+import { pulumiCommand, scanFleet } from "./plan/scan";
 import { runPool } from "./pool";
 import { progressSink } from "./progress";
 import type { ShardResult } from "./result";
@@ -22,36 +27,64 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; seconds: nu
   return { value, seconds: (performance.now() - start) / 1000 };
 }
 
+/** How the shards' jobs run: side by side, at the fleet's pace, with progress written to `progress`. */
+interface JobRun {
+  concurrency: number;
+  pacer: FleetPacer | undefined;
+  rate: Pacing | undefined;
+  progress: Writable;
+}
+
 /**
  * Runs the jobs side by side, every shard's provider taking its turns from
  * the run's pacer (through its workspace's environment), with progress from
  * the skipped shards on.
  */
 async function runJobs(
-  shared: Pick<ShardJobContext, "options" | "pulumi" | "plans" | "steps">,
+  shared: Omit<ShardJobContext, "fallbackRate" | "progress" | "logDir">,
   jobs: readonly ShardJob[],
   skipped: readonly ShardResult[],
-  concurrency: number,
-  pacer: FleetPacer | undefined,
+  run: JobRun,
 ): Promise<ShardResult[]> {
-  const logDir = join(shared.options.stateDir, "logs");
+  const { concurrency, pacer, rate } = run;
+  const logDir = join(shared.backend.stateDir, "logs");
   mkdirSync(logDir, { recursive: true });
-  const progress = progressSink(shared.options.progress ?? process.stderr, jobs.length + skipped.length);
+  const progress = progressSink(run.progress, jobs.length + skipped.length);
   for (const result of skipped) progress.finished(result);
-  const rate = fleetPace(shared.options);
   if (rate && pacer && jobs.length > 0) {
     progress.note(
       "requests",
       `${formatRate(rate.requestsPerMinute)} a minute for all shards together (${rate.source}), one pacer for the run, ${budgetWords(pacer)}`,
     );
   }
-  const options = pacer ? { ...shared.options, env: { ...shared.options.env, ...pacer.env } } : shared.options;
+  const backend = pacer ? { ...shared.backend, env: { ...shared.backend.env, ...pacer.env } } : shared.backend;
   const fallbackRate = fallbackShare(rate?.requestsPerMinute, concurrency);
-  const context: ShardJobContext = { ...shared, options, fallbackRate, progress, logDir };
+  const context: ShardJobContext = { ...shared, backend, fallbackRate, progress, logDir };
   const stopLines = pacer ? paceLines(pacer, progress) : () => {};
   const results = await runPool(jobs, concurrency, (job) => runShardJob(context, job)).finally(stopLines);
   progress.close();
   return results;
+}
+
+/** The plan's inputs, defaults resolved. */
+function planInputsOf(options: FleetOptions): PlanInputs {
+  return {
+    fleet: options.fleet,
+    inventory: options.inventory,
+    shardSize: options.shardSize ?? DEFAULT_SHARD_SIZE,
+    ...(options.only ? { only: options.only } : {}),
+    offboarding: { allowed: options.allowOffboard ?? [], maxOffboard: options.maxOffboard ?? DEFAULT_MAX_OFFBOARD },
+  };
+}
+
+/** Which shards the command line takes on beyond those due. */
+function jobChoiceOf(options: FleetOptions, settings: ProviderSettings): JobChoice {
+  const marginSeconds = options.auditLogMarginSeconds ?? DEFAULT_AUDIT_LOG_MARGIN_SECONDS;
+  return {
+    all: options.all === true,
+    refresh: options.refresh === true,
+    ...(options.auditLog ? { auditLog: { settings, marginSeconds } } : {}),
+  };
 }
 
 /**
@@ -63,39 +96,57 @@ async function runJobs(
  * one pacer the runner holds for the run (./pacer.ts), and a
  * failed shard does not stop the others: the report lists every shard's
  * result, and the findings per tenant. This function only schedules; each
- * shard's run is {@link runShardJob}.
+ * shard's run is {@link runShardJob}. It is the edge: the options are
+ * resolved here into what each part takes.
  */
 export async function runFleet(command: FleetCommand, options: FleetOptions): Promise<FleetReport> {
   const concurrency = concurrencyOf(options);
+  const settings = settingsOf(options);
+  const fleetScan = scanOf(options);
+  const { backend, progress } = fleetScan;
   const scan = await timed(async () => {
-    const pulumi = await pulumiCommand(options);
+    const pulumi = await pulumiCommand(backend.env);
     // Every command reads the marks: its report says which shards are up to date, from their up marks.
-    return { pulumi, states: await scanFleet(options, pulumi, concurrency, true) };
+    return { pulumi, states: await scanFleet(fleetScan, pulumi, concurrency, true) };
   });
   const { pulumi, states } = scan.value;
-  const plan = planFleet(command, options, states);
+  const plan = planFleet(command, planInputsOf(options), states);
   const timing: FleetTiming = { scanSeconds: scan.seconds, catalogueSeconds: 0, accountSeconds: 0 };
   const steps = new StepLog();
-  const run = { command, options, plan, states, steps, timing };
+  const offboarding = { tombstones: options.inventory.offboard, allowed: options.allowOffboard ?? [] };
+  const run = { command, fleet: options.fleet, offboarding, plan, states, steps, timing };
   if (command === "shards" || command === "status") return fleetReport(run, []);
 
-  return withFleetPacer(options, true, async (pacer) => {
-    const { jobs, skipped } = await jobsToRun(command, options, plan, states);
+  return withFleetPacer(settings, progress, true, async (pacer) => {
+    const { jobs, skipped } = await jobsToRun(command, jobChoiceOf(options, settings), plan, states);
     // Only the shards' programs price tenants: a run that skips every shard reads no catalogue.
     const catalogue = await timed(async () =>
-      (command === "preview" || command === "up") && jobs.length > 0 ? checkedCatalogue(options) : undefined,
+      (command === "preview" || command === "up") && jobs.length > 0
+        ? checkedCatalogue(settings, options.inventory)
+        : undefined,
     );
     timing.catalogueSeconds = catalogue.seconds;
 
-    const shared = { options, pulumi, plans: catalogue.value, steps };
-    const results = await runJobs(shared, jobs, skipped, concurrency, pacer);
+    const tenants = { inventory: options.inventory, ...(options.declare ? { declare: options.declare } : {}) };
+    const shared = {
+      backend,
+      tenants,
+      config: options.config,
+      ...(options.recover ? { recover: options.recover } : {}),
+      auditLog: options.auditLog === true,
+      pulumi,
+      plans: catalogue.value,
+      steps,
+    };
+    const rate = fleetPace(settings);
+    const results = await runJobs(shared, jobs, skipped, { concurrency, pacer, rate, progress });
     // After the shards, which need nothing of it: its reads follow theirs instead of leaving the pace
     // unused while the shards' engines start.
-    const census = await timed(async () => (command === "drift" ? accountCensus(options, states) : undefined));
+    const census = await timed(async () => (command === "drift" ? accountCensus(settings, states) : undefined));
     timing.accountSeconds = census.seconds;
     const report = fleetReport(run, [...skipped, ...results], census.value);
     const paced = pacer ? { ...report, ...paceOf(pacer, results) } : report;
-    keepLastReport(options.stateDir, paced);
+    keepLastReport(backend.stateDir, paced);
     return paced;
   });
 }

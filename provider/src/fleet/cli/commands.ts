@@ -4,6 +4,7 @@ import { type ImportReport, importSummary } from "../../discovery/report";
 import { InventoryError } from "../../inventory/inventory";
 import { type EnforceReport, movesCount, runEnforce } from "../enforce/enforce";
 import { enforceMarkdown, enforceText } from "../enforce/text";
+import { concurrencyOf, scanOf, settingsOf } from "../fleetOptions";
 import type { FleetReport } from "../fleetReport";
 import type { FleetPage } from "../page/model";
 import { buildFleetPage, writeFleetPage } from "../page/report";
@@ -120,7 +121,13 @@ function pageSummary(page: FleetPage, file: string | undefined): string {
 export async function reportCommand({ options, json, html, until }: ReportInvocation): Promise<number> {
   let page: FleetPage;
   try {
-    page = await buildFleetPage(options, until ? { until } : {});
+    const sources = {
+      scan: scanOf(options),
+      concurrency: concurrencyOf(options),
+      settings: settingsOf(options),
+      inventory: options.inventory,
+    };
+    page = await buildFleetPage(sources, until ? { until } : {});
   } catch (error) {
     process.stderr.write(`dmarc-fleet ${REPORT_COMMAND}: ${errorMessage(error)}\n`);
     return failureCode(error);

@@ -1,5 +1,5 @@
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, writeSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename } from "node:path";
 import type { Writable } from "node:stream";
 import { shownPath } from "../../cli/shown";
 import { ImportIncomplete, importAccount } from "../../discovery/importer";
@@ -7,7 +7,7 @@ import type { ImportProgress, ImportReport } from "../../discovery/report";
 import { type Inventory, loadInventory } from "../../inventory/inventory";
 import { readTextIfAny } from "../../runtime/readText";
 import type { TenantOnDelete } from "../../tenant/tenant";
-import { type FleetOptions, settingsOf } from "../fleetOptions";
+import { concurrencyOf, type FleetOptions, scanOf, settingsOf } from "../fleetOptions";
 import { withFleetPacer } from "../pacer";
 import { fleetHoldings } from "../plan/scan";
 import { duration } from "../progress";
@@ -118,24 +118,20 @@ export async function runImport(options: ImportCommandOptions): Promise<ImportRe
   const { inventoryPath } = options;
   refuseOverwrite(options);
   const existing = options.append ? existingInventory(inventoryPath) : undefined;
-  const empty: Inventory = {
-    tenants: [],
-    offboard: [],
-    source: basename(inventoryPath),
-    folder: dirname(inventoryPath),
-  };
-  const holdings = await fleetHoldings({ ...options, inventory: existing?.inventory ?? empty });
+  const scan = scanOf(options);
+  const holdings = await fleetHoldings(scan, concurrencyOf(options));
   if (!existing) refuseOffboarding(options, holdings.keys);
+  const settings = settingsOf(options);
   let report: ImportReport;
   try {
     // Its requests take their turns at the fleet's pace, as a fleet run's own do.
-    report = await withFleetPacer(options, false, () =>
+    report = await withFleetPacer(settings, scan.progress, false, () =>
       importAccount({
-        settings: settingsOf(options),
+        settings,
         inventoryName: basename(inventoryPath),
         deployed: holdings,
         write: (text) => writeWhole(inventoryPath, text),
-        progress: progressPrinter(options.progress ?? process.stderr),
+        progress: progressPrinter(scan.progress),
         ...(existing ? { existing } : {}),
         ...(options.organizations ? { only: options.organizations } : {}),
         ...(options.onDelete ? { onDelete: options.onDelete } : {}),

@@ -1,6 +1,5 @@
 import type { DmarcClient } from "../../client";
-import { clientFrom } from "../../runtime/config";
-import { type FleetOptions, settingsOf } from "../fleetOptions";
+import { clientFrom, type ProviderSettings } from "../../runtime/config";
 import { organizationIdsOf } from "../plan/scan";
 import type { ShardState } from "../shard/shard";
 import type { UnmanagedOrganizations } from "./findings";
@@ -24,9 +23,9 @@ async function unmanagedOrganizations(
 
 /** The account's organisations that no shard's state holds (drift). */
 export async function accountCensus(
-  options: FleetOptions,
+  settings: ProviderSettings,
   states: ReadonlyMap<number, ShardState>,
 ): Promise<UnmanagedOrganizations> {
   const managed = new Set([...states.values()].flatMap(organizationIdsOf));
-  return unmanagedOrganizations(clientFrom(settingsOf(options)), managed);
+  return unmanagedOrganizations(clientFrom(settings), managed);
 }

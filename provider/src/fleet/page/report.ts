@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { clientFrom } from "../../runtime/config";
-import { type FleetOptions, settingsOf } from "../fleetOptions";
+import type { Inventory } from "../../inventory/inventory";
+import { clientFrom, type ProviderSettings } from "../../runtime/config";
 import { type KeptReport, lastReport } from "../lastRun";
-import { concurrencyOf, pulumiCommand, scanFleet } from "../plan/scan";
+import { type FleetScan, pulumiCommand, scanFleet } from "../plan/scan";
 import { fleetPage, type PageInputs } from "./fleetData";
 import { fleetPageHtml } from "./html";
 import { keepReads, keptReads } from "./keptReads";
@@ -26,7 +26,16 @@ export interface PageOptions {
   now?: Date;
 }
 
-function lastRunsOf({ stateDir, fleet }: FleetOptions): PageInputs["lastRuns"] {
+/** What the page is made from: the fleet's shards, the service asked with the fleet's settings, and the inventory. */
+export interface PageSources {
+  scan: FleetScan;
+  /** Shard stacks read at once. */
+  concurrency: number;
+  settings: ProviderSettings;
+  inventory: Inventory;
+}
+
+function lastRunsOf(stateDir: string, fleet: string): PageInputs["lastRuns"] {
   const kept: [string, KeptReport | undefined][] = [
     ["up", lastReport(stateDir, fleet, "up")],
     ["drift", lastReport(stateDir, fleet, "drift")],
@@ -40,26 +49,28 @@ function lastDay(options: PageOptions, now: Date): Date {
 }
 
 /** The page's data: the shards scanned, the kept reports read, the service asked at its pace. */
-export async function buildFleetPage(options: FleetOptions, pageOptions: PageOptions = {}): Promise<FleetPage> {
+export async function buildFleetPage(sources: PageSources, pageOptions: PageOptions = {}): Promise<FleetPage> {
+  const { scan, inventory } = sources;
+  const { fleet } = scan;
+  const { stateDir } = scan.backend;
   const now = pageOptions.now ?? new Date();
-  const states = await scanFleet(options, await pulumiCommand(options), concurrencyOf(options), true);
+  const states = await scanFleet(scan, await pulumiCommand(scan.backend.env), sources.concurrency, true);
   let requests = 0;
-  const client = clientFrom(settingsOf(options), {
+  const client = clientFrom(sources.settings, {
     log: (line) => {
       if (ATTEMPT_LINE.test(line)) requests++;
     },
   });
   const deployed = new Map([...states.values()].flatMap((state) => Object.entries(state.holdings)));
-  const tenants = options.inventory.tenants.filter((tenant) => deployed.get(tenant.key)?.organizationId);
+  const tenants = inventory.tenants.filter((tenant) => deployed.get(tenant.key)?.organizationId);
   const organizations = [...new Set(tenants.map((tenant) => deployed.get(tenant.key)?.organizationId as string))];
   const domains = [...new Set(tenants.flatMap((tenant) => tenant.domains.map((domain) => domain.name)))];
   const days = pageDays(lastDay(pageOptions, now));
-  const kept = keptReads(options.stateDir, options.fleet);
+  const kept = keptReads(stateDir, fleet);
   const facts = await readServiceFacts(client, organizations, domains, days, kept.rates);
-  const lastRuns = lastRunsOf(options);
-  const { fleet, inventory } = options;
+  const lastRuns = lastRunsOf(stateDir, fleet);
   const page = fleetPage({ fleet, inventory, states, lastRuns, facts, requests, now, earlierRuns: kept.runs });
-  keepReads(options.stateDir, fleet, { rates: facts.rates, runs: page.trend });
+  keepReads(stateDir, fleet, { rates: facts.rates, runs: page.trend });
   return page;
 }
 

@@ -41,7 +41,7 @@ async function unchangedReason(client: DmarcClient, job: ShardJob, marginSeconds
 export async function auditedDriftJobs(
   client: DmarcClient,
   jobs: readonly ShardJob[],
-  marginSeconds = DEFAULT_AUDIT_LOG_MARGIN_SECONDS,
+  marginSeconds: number,
 ): Promise<{ jobs: ShardJob[]; skipped: ShardResult[] }> {
   const reasons = await Promise.all(jobs.map((job) => unchangedReason(client, job, marginSeconds)));
   const kept: ShardJob[] = [];

@@ -1,12 +1,13 @@
-import { clientFrom } from "../../runtime/config";
-import { type FleetCommand, type FleetOptions, type ShardOperation, settingsOf } from "../fleetOptions";
+import type { Inventory } from "../../inventory/inventory";
+import { clientFrom, type ProviderSettings } from "../../runtime/config";
+import type { FleetCommand, ShardOperation } from "../fleetOptions";
 import { type ShardResult, shardResult } from "../result";
 import { excludeUnsupported } from "../shard/automation";
 import type { ShardState } from "../shard/shard";
 import type { ShardJob } from "../shard/shardJob";
-import { assignShards, DEFAULT_SHARD_SIZE, type Shard } from "./assignment";
+import { assignShards, type Shard } from "./assignment";
 import { auditedDriftJobs } from "./auditedDrift";
-import { DEFAULT_MAX_OFFBOARD, gateOffboarding, type LeavingTenant, type OffboardingDecision } from "./offboardingGate";
+import { gateOffboarding, type LeavingTenant, type OffboardingDecision } from "./offboardingGate";
 import { overviewOf, type ShardOverview, UNCHANGED_SINCE_UP } from "./shardOverview";
 
 // What one run does to which shard, decided before any shard runs: the
@@ -21,9 +22,22 @@ export interface FleetPlan {
   decisions: OffboardingDecision[];
 }
 
+/** What a run's plan is made from besides the shards' states: the inventory and how it is cut into shards. */
+export interface PlanInputs {
+  /** Stem of the shard stacks' names. */
+  fleet: string;
+  inventory: Inventory;
+  /** Tenants per new shard. */
+  shardSize: number;
+  /** Only these shards run; the others are still read to place new tenants. */
+  only?: readonly string[];
+  /** The offboardings the command line approves besides the inventory's tombstones, and how many one run may do. */
+  offboarding: { allowed: readonly string[]; maxOffboard: number };
+}
+
 /** The offboardings of the run's shards, each approved or refused, before any shard runs (preview and up). */
 function offboardings(
-  options: FleetOptions,
+  { inventory, offboarding }: PlanInputs,
   command: FleetCommand,
   chosen: readonly Shard[],
   states: ReadonlyMap<number, ShardState>,
@@ -34,27 +48,28 @@ function offboardings(
   );
   const deployed = [...states.values()].reduce((sum, state) => sum + state.tenants.length, 0);
   return gateOffboarding(leaving, deployed, {
-    tombstones: options.inventory.offboard,
-    allowed: options.allowOffboard ?? [],
-    maxOffboard: options.maxOffboard ?? DEFAULT_MAX_OFFBOARD,
-    inventoryTenants: options.inventory.tenants.length,
-    source: options.inventory.source,
+    ...offboarding,
+    tombstones: inventory.offboard,
+    inventoryTenants: inventory.tenants.length,
+    source: inventory.source,
   });
 }
 
 /** The shards of the inventory's tenants, those the run looks at, and its offboardings decided. */
 export function planFleet(
   command: FleetCommand,
-  options: FleetOptions,
+  inputs: PlanInputs,
   states: ReadonlyMap<number, ShardState>,
 ): FleetPlan {
-  const shardSize = options.shardSize ?? DEFAULT_SHARD_SIZE;
+  const { fleet, inventory, shardSize, only } = inputs;
   const deployed = new Map([...states].map(([number, state]) => [number, state.tenants]));
-  const keys = options.inventory.tenants.map((tenant) => tenant.key);
-  const shards = assignShards(options.fleet, deployed, keys, shardSize);
-  const chosen = shards.filter((shard) => !options.only || options.only.includes(shard.name));
-  const overviews = new Map(chosen.map((shard) => [shard.name, overviewOf(options, shard, states.get(shard.number))]));
-  return { shardSize, chosen, overviews, decisions: offboardings(options, command, chosen, states) };
+  const keys = inventory.tenants.map((tenant) => tenant.key);
+  const shards = assignShards(fleet, deployed, keys, shardSize);
+  const chosen = shards.filter((shard) => !only || only.includes(shard.name));
+  const overviews = new Map(
+    chosen.map((shard) => [shard.name, overviewOf(inventory, shard, states.get(shard.number))]),
+  );
+  return { shardSize, chosen, overviews, decisions: offboardings(inputs, command, chosen, states) };
 }
 
 /** The resources a shard's operation leaves alone: those of its tenants whose offboarding was refused. */
@@ -72,9 +87,17 @@ function excludedUrns(shard: Shard, refused: readonly OffboardingDecision[]): st
  */
 const SKIP_UP_TO_DATE: ReadonlySet<FleetCommand> = new Set(["preview", "up"]);
 
+/** Which shards a run takes on beyond those due: `--all`, `--refresh`, and the audit log's say for `drift`. */
+export interface JobChoice {
+  all: boolean;
+  refresh: boolean;
+  /** `drift --audit-log`: the settings its reads go with, and how far the service's clock may lag. */
+  auditLog?: { settings: ProviderSettings; marginSeconds: number };
+}
+
 /** Why an operation leaves a shard alone, or undefined when it runs it. */
 function skipReason(
-  options: FleetOptions,
+  choice: JobChoice,
   command: FleetCommand,
   shard: Shard,
   overview: ShardOverview | undefined,
@@ -85,14 +108,14 @@ function skipReason(
   if (excluded.length > 0 && shard.tenants.length === 0) return "nothing to run but refused offboardings";
   const unsupported = excluded.length > 0 ? excludeUnsupported() : undefined;
   if (unsupported) return `an offboarding was refused and ${unsupported}, so its other changes wait`;
-  if (SKIP_UP_TO_DATE.has(command) && !options.all && !options.refresh && overview?.upToDate) return UNCHANGED_SINCE_UP;
+  if (SKIP_UP_TO_DATE.has(command) && !choice.all && !choice.refresh && overview?.upToDate) return UNCHANGED_SINCE_UP;
   return undefined;
 }
 
 /** Per chosen shard, the job the operation runs on it, or its result as skipped. */
 function shardJobs(
   operation: ShardOperation,
-  options: FleetOptions,
+  choice: JobChoice,
   plan: FleetPlan,
   states: ReadonlyMap<number, ShardState>,
 ): { jobs: ShardJob[]; skipped: ShardResult[] } {
@@ -101,9 +124,9 @@ function shardJobs(
   const skipped: ShardResult[] = [];
   for (const shard of plan.chosen) {
     const exclude = excludedUrns(shard, refused);
-    const reason = skipReason(options, operation, shard, plan.overviews.get(shard.name), exclude);
+    const reason = skipReason(choice, operation, shard, plan.overviews.get(shard.name), exclude);
     const state = states.get(shard.number);
-    const refresh = shard.exists && (options.refresh === true || state?.driftMark !== undefined);
+    const refresh = shard.exists && (choice.refresh || state?.driftMark !== undefined);
     if (reason === undefined) jobs.push({ operation, shard, state, exclude, refresh });
     else {
       const run = { shard: shard.name, operation, tenants: shard.tenants.length };
@@ -116,12 +139,13 @@ function shardJobs(
 /** The shard jobs of the run; with `drift --audit-log`, only those the audit log asks for. */
 export async function jobsToRun(
   command: ShardOperation,
-  options: FleetOptions,
+  choice: JobChoice,
   plan: FleetPlan,
   states: ReadonlyMap<number, ShardState>,
 ): Promise<{ jobs: ShardJob[]; skipped: ShardResult[] }> {
-  const planned = shardJobs(command, options, plan, states);
-  if (command !== "drift" || !options.auditLog) return planned;
-  const audited = await auditedDriftJobs(clientFrom(settingsOf(options)), planned.jobs, options.auditLogMarginSeconds);
+  const planned = shardJobs(command, choice, plan, states);
+  const { auditLog } = choice;
+  if (command !== "drift" || !auditLog) return planned;
+  const audited = await auditedDriftJobs(clientFrom(auditLog.settings), planned.jobs, auditLog.marginSeconds);
   return { jobs: audited.jobs, skipped: [...planned.skipped, ...audited.skipped] };
 }

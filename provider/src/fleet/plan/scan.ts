@@ -1,13 +1,13 @@
-import { availableParallelism } from "node:os";
+import type { Writable } from "node:stream";
 import { LocalWorkspace, PulumiCommand, type StackSummary, type TagMap } from "@pulumi/pulumi/automation";
 import type { Deployment } from "../../checkpoint/deployment";
 import { fileBackendFolder, projectStackNames } from "../../checkpoint/fileBackend";
 import { fileStack } from "../../checkpoint/fileStack";
 import { brokenCheckpoints } from "../../checkpoint/repair";
-import type { FleetOptions } from "../fleetOptions";
+import type { StackRecovery } from "../../recovery/shard";
 import { runPool } from "../pool";
 import { checkedAtIn, driftFoundIn } from "../shard/driftMark";
-import { type ShardState, shardStateOf, workspaceOptions } from "../shard/shard";
+import { type ShardBackend, type ShardState, shardStateOf, workspaceOptions } from "../shard/shard";
 import { lastUpIn } from "../shard/upMark";
 import { shardNumber } from "./assignment";
 
@@ -19,13 +19,20 @@ function stackNameOf(listed: string): string {
   return listed.slice(listed.lastIndexOf("/") + 1);
 }
 
-/** The CLI, found and checked as each workspace would: its version checked unless the environment given says not to. */
-export function pulumiCommand(options: FleetOptions): Promise<PulumiCommand> {
-  return PulumiCommand.get({ skipVersionCheck: Boolean(options.env.PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK) });
+/** What a scan reads the fleet's shards from. */
+export interface FleetScan {
+  /** Stem of the shard stacks' names. */
+  fleet: string;
+  backend: ShardBackend;
+  /** Settles a shard whose checkpoint a killed run cut short; without it, such a shard is left to fail. */
+  recover?: StackRecovery;
+  /** Where the scan says what it recovered. */
+  progress: Writable;
 }
 
-export function concurrencyOf(options: FleetOptions): number {
-  return Math.max(1, options.concurrency ?? availableParallelism());
+/** The CLI, found and checked as each workspace would: its version checked unless the environment given says not to. */
+export function pulumiCommand(env: Record<string, string>): Promise<PulumiCommand> {
+  return PulumiCommand.get({ skipVersionCheck: Boolean(env.PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK) });
 }
 
 /**
@@ -41,15 +48,19 @@ export async function backendFolderOf(
 }
 
 /** Recovers the shards whose checkpoint a killed run cut short: the backend could not load them. */
-async function recoverBrokenShards(options: FleetOptions, folder: string, names: readonly string[]): Promise<void> {
-  const shards = names.filter((name) => shardNumber(options.fleet, name) !== undefined);
-  for (const { stackName, file } of brokenCheckpoints(folder, options.projectName, shards)) {
-    const workDir = workspaceOptions(options, stackName).workDir as string;
+async function recoverBrokenShards(
+  scan: FleetScan,
+  recover: StackRecovery,
+  folder: string,
+  names: readonly string[],
+): Promise<void> {
+  const { fleet, backend } = scan;
+  const shards = names.filter((name) => shardNumber(fleet, name) !== undefined);
+  for (const { stackName, file } of brokenCheckpoints(folder, backend.projectName, shards)) {
+    const workDir = workspaceOptions(backend, stackName).workDir as string;
     const reason = { kind: "brokenCheckpoint", file } as const;
-    const outcome = await options.recover?.({ stackName, workDir, env: options.env, reason });
-    (options.progress ?? process.stderr).write(
-      `${stackName}: its checkpoint was cut short; recovered first: ${outcome?.summary}\n`,
-    );
+    const outcome = await recover({ stackName, workDir, env: backend.env, reason });
+    scan.progress.write(`${stackName}: its checkpoint was cut short; recovered first: ${outcome.summary}\n`);
   }
 }
 
@@ -76,16 +87,14 @@ async function listedStacks(workspace: LocalWorkspace): Promise<StackSummary[]> 
  * killed run left one cut short; the fleet's shards left so are recovered
  * first. Other backends are asked through the CLI.
  */
-async function stackNames(
-  options: FleetOptions,
-  workspace: LocalWorkspace,
-): Promise<{ names: string[]; folder?: string }> {
-  const folder = await backendFolderOf(workspace, options.backendUrl ?? options.env.PULUMI_BACKEND_URL);
-  const names = folder === undefined ? undefined : projectStackNames(folder, options.projectName);
+async function stackNames(scan: FleetScan, workspace: LocalWorkspace): Promise<{ names: string[]; folder?: string }> {
+  const { backend } = scan;
+  const folder = await backendFolderOf(workspace, backend.backendUrl ?? backend.env.PULUMI_BACKEND_URL);
+  const names = folder === undefined ? undefined : projectStackNames(folder, backend.projectName);
   if (folder === undefined || names === undefined) {
     return { names: (await listedStacks(workspace)).map((summary) => stackNameOf(summary.name)) };
   }
-  if (options.recover) await recoverBrokenShards(options, folder, names);
+  if (scan.recover) await recoverBrokenShards(scan, scan.recover, folder, names);
   return { names, folder };
 }
 
@@ -108,18 +117,19 @@ async function stateAndTags(
  * deployed.
  */
 export async function scanFleet(
-  options: FleetOptions,
+  scan: FleetScan,
   pulumi: PulumiCommand,
   concurrency: number,
   readMarks: boolean,
 ): Promise<Map<number, ShardState>> {
-  const workspace = await LocalWorkspace.create(workspaceOptions(options, `${options.fleet}.scan`, pulumi));
-  const { names, folder } = await stackNames(options, workspace);
+  const { fleet, backend } = scan;
+  const workspace = await LocalWorkspace.create(workspaceOptions(backend, `${fleet}.scan`, pulumi));
+  const { names, folder } = await stackNames(scan, workspace);
   const numbered = names
-    .map((name) => ({ name, number: shardNumber(options.fleet, name) }))
+    .map((name) => ({ name, number: shardNumber(fleet, name) }))
     .filter((entry): entry is { name: string; number: number } => entry.number !== undefined);
   const states = await runPool(numbered, concurrency, async ({ name }) => {
-    const stack = await stateAndTags(workspace, options.projectName, folder, name);
+    const stack = await stateAndTags(workspace, backend.projectName, folder, name);
     const state = shardStateOf(name, stack.state);
     if (!readMarks) return state;
     const tags = await stack.tags();
@@ -147,8 +157,8 @@ export interface FleetHoldings {
 }
 
 /** Reads every shard stack of the fleet from the backend, and runs nothing. */
-export async function fleetHoldings(options: FleetOptions): Promise<FleetHoldings> {
-  const states = await scanFleet(options, await pulumiCommand(options), concurrencyOf(options), false);
+export async function fleetHoldings(scan: FleetScan, concurrency: number): Promise<FleetHoldings> {
+  const states = await scanFleet(scan, await pulumiCommand(scan.backend.env), concurrency, false);
   const holdings: FleetHoldings = { organizations: new Map(), keys: new Map() };
   for (const state of states.values()) {
     for (const id of organizationIdsOf(state)) holdings.organizations.set(id, state.name);

@@ -1,5 +1,5 @@
 import { interruptionSummary } from "../../checkpoint/interruption";
-import type { FleetOptions } from "../fleetOptions";
+import type { Inventory } from "../../inventory/inventory";
 import { type ShardState, shardDigest } from "../shard/shard";
 import type { LastUp } from "../shard/upMark";
 import type { Shard } from "./assignment";
@@ -36,7 +36,7 @@ export interface ShardOverview {
 }
 
 /** Why a plain `up` runs the shard, most pressing first; none when it is up to date. */
-function dueReasons(options: FleetOptions, shard: Shard, state: ShardState | undefined): string[] {
+function dueReasons(inventory: Inventory, shard: Shard, state: ShardState | undefined): string[] {
   const { lastUp } = state ?? {};
   const reasons: string[] = [];
   if (!shard.exists || (state?.tenants.length === 0 && !lastUp)) reasons.push("never deployed");
@@ -46,14 +46,14 @@ function dueReasons(options: FleetOptions, shard: Shard, state: ShardState | und
     // Deployed by a version before the up mark, or its first up was cut short.
     reasons.push("no successful up recorded");
   }
-  const changed = state?.digest !== undefined && state.digest !== shardDigest(options.inventory, shard.tenants);
+  const changed = state?.digest !== undefined && state.digest !== shardDigest(inventory, shard.tenants);
   if (changed || (lastUp?.outcome === "done" && shard.leaving.length > 0)) reasons.push("the inventory changed");
   if (state?.driftMark) reasons.push(`drift ${state.driftMark}`);
   return reasons;
 }
 
-export function overviewOf(options: FleetOptions, shard: Shard, state: ShardState | undefined): ShardOverview {
-  const reasons = dueReasons(options, shard, state);
+export function overviewOf(inventory: Inventory, shard: Shard, state: ShardState | undefined): ShardOverview {
+  const reasons = dueReasons(inventory, shard, state);
   return {
     name: shard.name,
     exists: shard.exists,

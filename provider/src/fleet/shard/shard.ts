@@ -29,8 +29,8 @@ import { stageName } from "../../tenant/policy";
 import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
 import type { LastUp } from "./upMark";
 
-/** Everything every shard stack shares. */
-export interface FleetProject {
+/** Where the shard stacks live and how a workspace reaches them: what every workspace of the fleet is made from. */
+export interface ShardBackend {
   /** Pulumi project name of every shard stack. */
   projectName: string;
   /** The folder whose node_modules holds pulumi-dmarc-partner: the providers of every shard load it from there. */
@@ -41,13 +41,21 @@ export interface FleetProject {
   backendUrl?: string;
   /** Secrets provider of new shard stacks, as `pulumi stack init --secrets-provider` takes it; default the backend's. */
   secretsProvider?: string;
-  /** Stack configuration applied to every shard (`dmarc:*` and any other). */
-  config: ConfigMap;
   /** Extra environment for the Pulumi CLI. */
   env: Record<string, string>;
+}
+
+/** What the shards' programs declare their tenants from. */
+export interface ShardTenants {
   inventory: Inventory;
   /** DNS publishing and verification hooks for the tenants, for Automation API users. */
   declare?: Omit<DeclareOptions, "plans">;
+}
+
+/** Everything every shard stack shares. */
+export interface FleetProject extends ShardBackend, ShardTenants {
+  /** Stack configuration applied to every shard (`dmarc:*` and any other). */
+  config: ConfigMap;
 }
 
 function packageVersion(): string {
@@ -110,14 +118,14 @@ export function shardDigest(inventory: Inventory, keys: readonly string[]): stri
  * runner records it in the shard's `up` mark once the whole `up` succeeded.
  */
 export function shardProgram(
-  project: FleetProject,
+  shardTenants: ShardTenants,
   keys: readonly string[],
   plans: readonly Plan[] | undefined,
 ): PulumiFn {
   return async () => {
     if (keys.length === 0) return { tenants: {} };
-    const declare = { ...project.declare, ...(plans ? { plans: [...plans] } : {}) };
-    const tenants = declareTenants(project.inventory, declare, new Set(keys));
+    const declare = { ...shardTenants.declare, ...(plans ? { plans: [...plans] } : {}) };
+    const tenants = declareTenants(shardTenants.inventory, declare, new Set(keys));
     return {
       tenants: Object.fromEntries(
         tenants.map((tenant) => [
@@ -140,32 +148,32 @@ export function shardProgram(
  * node_modules is the project's: the shard's provider process resolves the
  * package from there, as it would in the project itself.
  */
-function workDirFor(project: FleetProject, stackName: string): string {
-  const folder = join(project.stateDir, "work", stackName);
+function workDirFor(backend: ShardBackend, stackName: string): string {
+  const folder = join(backend.stateDir, "work", stackName);
   mkdirSync(folder, { recursive: true });
   const modules = join(folder, "node_modules");
   // lstat, not exists: a link made while the project had no node_modules yet dangles, and stays valid once it has.
   if (!lstatSync(modules, { throwIfNoEntry: false }))
-    symlinkSync(join(project.projectDir, "node_modules"), modules, "dir");
+    symlinkSync(join(backend.projectDir, "node_modules"), modules, "dir");
   return folder;
 }
 
 /** `pulumi`: the CLI already found and checked, so the workspace does not run `pulumi version` again. */
 export function workspaceOptions(
-  project: FleetProject,
+  backend: ShardBackend,
   stackName: string,
   pulumi?: PulumiCommand,
 ): LocalWorkspaceOptions {
   return {
     ...(pulumi ? { pulumiCommand: pulumi } : {}),
-    workDir: workDirFor(project, stackName),
-    envVars: { ...stateBackendEnv(project.backendUrl ?? project.env.PULUMI_BACKEND_URL), ...project.env },
+    workDir: workDirFor(backend, stackName),
+    envVars: { ...stateBackendEnv(backend.backendUrl ?? backend.env.PULUMI_BACKEND_URL), ...backend.env },
     projectSettings: {
-      name: project.projectName,
+      name: backend.projectName,
       runtime: "nodejs",
-      ...(project.backendUrl ? { backend: { url: project.backendUrl } } : {}),
+      ...(backend.backendUrl ? { backend: { url: backend.backendUrl } } : {}),
     },
-    ...(project.secretsProvider ? { secretsProvider: project.secretsProvider } : {}),
+    ...(backend.secretsProvider ? { secretsProvider: backend.secretsProvider } : {}),
   };
 }
 
@@ -176,14 +184,14 @@ export function workspaceOptions(
  * or removed it since the scan, the other way is tried.
  */
 export async function shardStack(
-  project: FleetProject,
+  backend: ShardBackend,
   stackName: string,
   program: PulumiFn,
   exists: boolean,
   pulumi?: PulumiCommand,
 ): Promise<Stack> {
-  const args = { stackName, projectName: project.projectName, program };
-  const options = workspaceOptions(project, stackName, pulumi);
+  const args = { stackName, projectName: backend.projectName, program };
+  const options = workspaceOptions(backend, stackName, pulumi);
   const select = () => LocalWorkspace.selectStack(args, options);
   const create = () => LocalWorkspace.createStack(args, options);
   if (exists)

@@ -11,21 +11,39 @@ import {
 import type { Plan } from "../../api";
 import { type Interruption, interruptionSummary, lockOf, recoveryHint } from "../../checkpoint/interruption";
 import { formatRate, NOTICE_PREFIX } from "../../client";
+import type { StackRecovery } from "../../recovery/shard";
 import { CONFIG_NAMESPACE } from "../../runtime/config";
-import type { FleetOptions, ShardOperation } from "../fleetOptions";
+import type { ShardOperation } from "../fleetOptions";
 import type { Shard } from "../plan/assignment";
 import type { ProgressSink } from "../progress";
 import { type ShardOutcome, type ShardResult, shardResult } from "../result";
 import { previewRefreshOf } from "./automation";
 import { marking, type OperationMarks, ShardClock } from "./clock";
 import { driftMarkValue, writeDriftMark } from "./driftMark";
-import { applyConfig, type ShardState, shardDigest, shardProgram, shardStack, workspaceOptions } from "./shard";
+import {
+  applyConfig,
+  type ShardBackend,
+  type ShardState,
+  type ShardTenants,
+  shardDigest,
+  shardProgram,
+  shardStack,
+  workspaceOptions,
+} from "./shard";
 import type { StepLog } from "./stepLog";
 import { upDoneValue, upFailedValue, writeUpMark } from "./upMark";
 
 /** What every shard job of one fleet run shares. */
 export interface ShardJobContext {
-  options: FleetOptions;
+  /** Where the shard stacks are, with the environment that takes the shards' turns from the run's pacer. */
+  backend: ShardBackend;
+  tenants: ShardTenants;
+  /** Stack configuration applied to every shard. */
+  config: ConfigMap;
+  /** Settles an interrupted shard before it runs again; without it such a shard fails with the command to run. */
+  recover?: StackRecovery;
+  /** `drift --audit-log`: a drift that finds none still writes its check's time, which the next run reads the log from. */
+  auditLog: boolean;
   /** The one CLI every workspace of the run uses, so none of them runs `pulumi version` again. */
   pulumi: PulumiCommand;
   /** A shard's own rate should its provider lose the fleet's pacer; undefined when the fleet is unpaced. */
@@ -103,21 +121,21 @@ function shardConfig(config: ConfigMap, rate: number | undefined): ConfigMap {
 
 /** Hands an interrupted shard to the recovery, or fails with the command to run when the runner has none. */
 async function recover(running: Running, interruption: Interruption): Promise<void> {
-  const { options, progress } = running.context;
+  const { backend, config, recover, progress } = running.context;
   const stackName = running.job.shard.name;
-  if (!options.recover) throw new Error(recoveryHint(stackName, interruption));
+  if (!recover) throw new Error(recoveryHint(stackName, interruption));
   progress.note(stackName, `interrupted (${interruptionSummary(interruption)}); recovering`);
   // The run that was killed may have been on another machine (a CI job run again): the work folder is
   // made here, with the project settings the recovery's `pulumi` calls need and the stack's settings
   // file, whose provider settings it asks the service with.
-  const workspace = await LocalWorkspace.create(workspaceOptions(options, stackName, running.context.pulumi));
+  const workspace = await LocalWorkspace.create(workspaceOptions(backend, stackName, running.context.pulumi));
   if (!existsSync(join(workspace.workDir, `Pulumi.${stackName}.yaml`))) {
-    await workspace.setAllConfig(stackName, shardConfig(options.config, running.context.fallbackRate));
+    await workspace.setAllConfig(stackName, shardConfig(config, running.context.fallbackRate));
   }
-  const outcome = await options.recover({
+  const outcome = await recover({
     stackName,
     workDir: workspace.workDir,
-    env: options.env,
+    env: backend.env,
     reason: interruption,
   });
   running.recovered = outcome.summary;
@@ -126,10 +144,10 @@ async function recover(running: Running, interruption: Interruption): Promise<vo
 
 /** The shard's stack, selected or created, running the shard's program. */
 async function openStack(running: Running): Promise<Stack> {
-  const { options, pulumi, plans } = running.context;
+  const { backend, tenants, pulumi, plans } = running.context;
   const { shard } = running.job;
-  const program = shardProgram(options, shard.tenants, plans);
-  const stack = await shardStack(options, shard.name, program, shard.exists, pulumi);
+  const program = shardProgram(tenants, shard.tenants, plans);
+  const stack = await shardStack(backend, shard.name, program, shard.exists, pulumi);
   running.clock.lap("stackSeconds");
   running.stack = withoutReadsAfterOperations(stack);
   return running.stack;
@@ -143,7 +161,7 @@ async function openStack(running: Running): Promise<Stack> {
  * fleet is unpaced, so a shard never falls back to the default on its own.
  */
 async function writeConfig(running: Running, stack: Stack, rate: number | undefined): Promise<void> {
-  await applyConfig(stack, shardConfig(running.context.options.config, rate));
+  await applyConfig(stack, shardConfig(running.context.config, rate));
   running.clock.lap("configSeconds");
 }
 
@@ -246,7 +264,7 @@ async function markDrift(running: Running, stack: Stack): Promise<void> {
   const outcome = DRIFT_MARKING[operation]?.(
     running.context.steps.driftFound(shard.name),
     state?.driftMark !== undefined,
-    running.context.options.auditLog === true,
+    running.context.auditLog,
   );
   // The operation's start: a change made while it ran is after the mark, so it is never missed.
   if (outcome) await writeDriftMark(stack, driftMarkValue(outcome, operation, running.startedAt));
@@ -336,7 +354,7 @@ export async function runShardJob(context: ShardJobContext, job: ShardJob): Prom
     startedAt: new Date(),
     clock: new ShardClock(),
     log: createWriteStream(logFile),
-    digest: shardDigest(context.options.inventory, shard.tenants),
+    digest: shardDigest(context.tenants.inventory, shard.tenants),
   };
   const rate = context.fallbackRate;
   context.progress.started(shard.name, operation);
