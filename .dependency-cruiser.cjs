@@ -39,6 +39,7 @@ const ENTRY_POINTS = [
   "^provider/src/providers/",
   "^provider/src/fleet/cli/main\\.ts$",
   "^provider/src/recovery/cli\\.ts$",
+  "^provider/src/fleet/page/browser/pageScript\\.ts$",
   "^emulator/src/(index|main|cli)\\.ts$",
   "\\.d\\.ts$",
 ];
@@ -96,6 +97,14 @@ module.exports = {
       severity: "error",
       from: { path: "^provider/src/", pathNot: "^provider/src/client/" },
       to: { path: "^provider/src/client/[^/]+/" },
+    },
+    {
+      name: "page-script-stays-in-the-browser",
+      comment:
+        "fleet/page/browser/ runs in the page, which loads nothing: it imports only its own modules and the page's model (types)",
+      severity: "error",
+      from: { path: "^provider/src/fleet/page/browser/" },
+      to: { pathNot: "^provider/src/fleet/page/(browser/|model\\.ts$)" },
     },
     {
       name: "client-knows-no-pulumi",

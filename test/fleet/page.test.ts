@@ -24,7 +24,8 @@ import { fleetProjectFolder, organizationIdNamed, serviceClient, tenant, uniqueF
 // what it waits for or what failed and where that word comes from (the
 // failed shard's own error among them), a domain's chart has a point per
 // report day the emulator has, axe-core finds nothing serious in any state
-// of the page, and the page asks the network for nothing but itself. A
+// of the page, light or dark (a browser in dark mode draws the page dark),
+// and the page asks the network for nothing but itself. A
 // second report the next day reads only that day's pass rates and draws
 // the policy stages of both runs.
 // DMARC_PAGE_SCREENSHOT=<png> also saves the README's screenshot.
@@ -243,18 +244,22 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
     await opened.page.click(`#tenant-${key} button.expand`);
   });
 
-  it("breaks no serious WCAG 2.1 AA rule loaded, with a tenant open, or with filters on", async () => {
-    const audited = await openFile(browser, join(pageDir(), "index.html"), "", ROWS_DRAWN);
-    await audited.page.setViewport({ width: 1280, height: 900 });
-    expect(await blockingViolations(audited.page)).toEqual([]);
-    await audited.page.click(`#tenant-${DRIFTED} button.expand`);
-    expect(await blockingViolations(audited.page)).toEqual([]);
-    await audited.page.click("#attention");
-    await audited.page.select("#status", "failed shard");
-    expect(await audited.page.$$eval("tr.tenant:not([hidden])", (rows) => rows.length)).toBe(FAILED.length);
-    expect(await blockingViolations(audited.page)).toEqual([]);
-    await audited.page.close();
-  });
+  it.each(["light", "dark"])(
+    "breaks no serious WCAG 2.1 AA rule loaded, with a tenant open, or with filters on, in the %s scheme",
+    async (scheme) => {
+      const audited = await openFile(browser, join(pageDir(), "index.html"), "", ROWS_DRAWN);
+      await audited.page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: scheme }]);
+      await audited.page.setViewport({ width: 1280, height: 900 });
+      expect(await blockingViolations(audited.page)).toEqual([]);
+      await audited.page.click(`#tenant-${DRIFTED} button.expand`);
+      expect(await blockingViolations(audited.page)).toEqual([]);
+      await audited.page.click("#attention");
+      await audited.page.select("#status", "failed shard");
+      expect(await audited.page.$$eval("tr.tenant:not([hidden])", (rows) => rows.length)).toBe(FAILED.length);
+      expect(await blockingViolations(audited.page)).toEqual([]);
+      await audited.page.close();
+    },
+  );
 
   it("draws a point per report day the emulator has for a domain, opened from the keyboard", async () => {
     const { days } = await emulator.control<{ days: unknown[] }>("GET", "/reports/alpha.example");

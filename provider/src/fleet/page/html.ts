@@ -1,5 +1,5 @@
 import type { FleetPage } from "./model";
-import { PAGE_SCRIPT } from "./script";
+import { pageScript } from "./script";
 import { PAGE_STYLES } from "./styles";
 
 // The fleet page as one HTML file: styles, script and data inline, and a
@@ -53,7 +53,7 @@ export function fleetPageHtml(page: FleetPage): string {
 </table>
 </main>
 <script type="application/json" id="fleet-data">${embeddedJson(page)}</script>
-<script>${PAGE_SCRIPT}</script>
+<script type="module">${pageScript()}</script>
 </body>
 </html>
 `;
