@@ -58,7 +58,10 @@ export async function runStackEnforce(options: StackEnforceOptions): Promise<Enf
   if (written)
     writeFileSync(
       options.configPath,
-      writtenPlacedMoves(text, moves, (after) => stackGroupOf(after, source, key, options.stackName)),
+      writtenPlacedMoves(text, moves, {
+        since: "QUOTE_DOUBLE",
+        check: (after) => stackGroupOf(after, source, key, options.stackName),
+      }),
     );
   const file = { stack: options.stackName, config: source };
   return { command: "enforce", ...file, today, read, tenants, totals: countsOf(tenants), written };

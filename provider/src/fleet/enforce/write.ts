@@ -1,4 +1,4 @@
-import { type Document, isScalar, parseDocument } from "yaml";
+import { type Document, isScalar, parseDocument, Scalar } from "yaml";
 import { parseInventory } from "../../inventory/inventory";
 import { type Stage, stageName } from "../../tenant/policy";
 
@@ -25,22 +25,34 @@ export interface PlacedMove {
 
 const KEYS = ["stage", "since"] as const;
 
+/**
+ * How `since` is written: plain, or double-quoted where the file is read by
+ * Pulumi, whose YAML reader takes a plain `2026-11-25` for a timestamp and
+ * gives the program `2026-11-25 00:00:00 +0000 UTC`.
+ */
+export type SinceStyle = "PLAIN" | "QUOTE_DOUBLE";
+
 const writtenValue = (move: PlacedMove, key: (typeof KEYS)[number]) =>
   key === "stage" ? stageName(move.stage) : move.since;
 
-/** The text with each plain value the file holds replaced in place; the moves whose keys it lacks. */
-function replacedInPlace(text: string, document: Document, moves: readonly PlacedMove[]) {
+/** Each value as its text in the file. */
+const writtenText = (move: PlacedMove, key: (typeof KEYS)[number], since: SinceStyle) =>
+  key === "since" && since === "QUOTE_DOUBLE" ? JSON.stringify(move.since) : writtenValue(move, key);
+
+/** The text with each value the file holds in a style it keeps replaced in place; the moves whose keys it lacks. */
+function replacedInPlace(text: string, document: Document, moves: readonly PlacedMove[], since: SinceStyle) {
   const edits: { start: number; end: number; value: string }[] = [];
   const left: PlacedMove[] = [];
+  const kept = ["PLAIN", since];
   for (const move of moves) {
     const nodes = KEYS.map((key) => document.getIn([...move.at, key], true));
-    if (!nodes.every((node) => isScalar(node) && node.range && node.type === "PLAIN")) {
+    if (!nodes.every((node) => isScalar(node) && node.range && kept.includes(String(node.type)))) {
       left.push(move);
       continue;
     }
     KEYS.forEach((key, index) => {
       const [start, end] = (nodes[index] as { range: [number, number, number] }).range;
-      edits.push({ start, end, value: writtenValue(move, key) });
+      edits.push({ start, end, value: writtenText(move, key, since) });
     });
   }
   let replaced = text;
@@ -49,21 +61,33 @@ function replacedInPlace(text: string, document: Document, moves: readonly Place
   return { replaced, left };
 }
 
+/** A value as the document adds it: `since` in its style. */
+function nodeOf(move: PlacedMove, key: (typeof KEYS)[number], since: SinceStyle) {
+  const node = new Scalar(writtenValue(move, key));
+  if (key === "since") node.type = since;
+  return node;
+}
+
 /**
  * The text with the moves written; the text itself when there are none, so a
  * run that proposes nothing leaves the file byte for byte. `check` throws
  * when the result would not read back as the file it is, and nothing is written.
  */
-export function writtenPlacedMoves(text: string, moves: readonly PlacedMove[], check: (written: string) => void) {
+export function writtenPlacedMoves(
+  text: string,
+  moves: readonly PlacedMove[],
+  options: { since: SinceStyle; check: (written: string) => void },
+) {
   if (moves.length === 0) return text;
-  const { replaced, left } = replacedInPlace(text, parseDocument(text), moves);
+  const { replaced, left } = replacedInPlace(text, parseDocument(text), moves, options.since);
   let written = replaced;
   if (left.length > 0) {
     const document = parseDocument(replaced);
-    for (const move of left) for (const key of KEYS) document.setIn([...move.at, key], writtenValue(move, key));
+    for (const move of left)
+      for (const key of KEYS) document.setIn([...move.at, key], nodeOf(move, key, options.since));
     written = document.toString();
   }
-  check(written);
+  options.check(written);
   return written;
 }
 
@@ -74,5 +98,8 @@ export function writtenMoves(text: string, source: string, moves: readonly Polic
     stage: move.stage,
     since: move.since,
   }));
-  return writtenPlacedMoves(text, placed, (written) => parseInventory(written, source));
+  return writtenPlacedMoves(text, placed, {
+    since: "PLAIN",
+    check: (written) => parseInventory(written, source),
+  });
 }
