@@ -6,7 +6,8 @@ import { type Stage, stageName } from "../../tenant/policy";
 // into the inventory or a stack's configuration file. A value the file
 // holds already is replaced where it stands, so the pull request's diff is
 // the moves and nothing else; a key the file lacks is added through the YAML
-// document, which keeps comments and order but may respace flow collections.
+// document, which keeps comments and order but may respace flow collections
+// and move a comment after a mapping's key to the line below it.
 
 /** One domain's new place on its ramp, by its position in the inventory. */
 export interface PolicyMove {
