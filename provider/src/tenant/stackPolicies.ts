@@ -15,7 +15,7 @@ import { PolicyError } from "./staging";
 export const STACK_POLICY_KEY = "dmarcPolicy";
 
 /** The key's value: each domain's ramp, by its name. */
-export const StackPolicies = z.record(DomainName, DomainPolicyArgs, {
+const StackPolicies = z.record(DomainName, DomainPolicyArgs, {
   error: (issue) => {
     if (issue.code === "invalid_key") return issue.issues[0]?.message;
     if (issue.code === "invalid_type") return "must be a mapping of domain names to their policy ramps";
