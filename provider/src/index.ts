@@ -58,6 +58,7 @@ export {
   type Stage,
   stageName,
 } from "./tenant/policy";
+export { STACK_POLICY_KEY, stackPolicies } from "./tenant/stackPolicies";
 export { PolicyError, stagedRecord } from "./tenant/staging";
 export {
   type PublishRecord,

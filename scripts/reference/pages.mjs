@@ -140,10 +140,12 @@ export function policyPage(schema) {
   };
   return [
     generatedFrom("provider/src/tenant/policy.ts"),
-    "# Policy ramp in a program (`stagedRecord`, `Tenant` domains' `policy`)",
+    "# Policy ramp in a program (`stagedRecord`, `stackPolicies`, `Tenant` domains' `policy`)",
     descriptionOf(schema),
     "```ts\nstagedRecord(domainName: string, record: pulumi.Input<DnsSetupRecord>, policy: DomainPolicyArgs): pulumi.Output<DnsSetupRecord>\n```",
     "Returns the record with `p`, `pct` and `sp` set from the ramp, every other tag kept; a refused ramp throws a `PolicyError` naming the domain, the key, the value and what is allowed. The ramp and its defaults are explained in [From monitoring to enforcement](../guides/enforcement.md).",
+    "```ts\nstackPolicies(): Readonly<Partial<Record<string, DomainPolicyArgs>>>\n```",
+    "Returns each domain's ramp from the stack's configuration, the project's `dmarcPolicy` key (`STACK_POLICY_KEY`): a mapping of domain name to the keys below, `since` quoted (`\"2026-11-25\"`: Pulumi reads a plain date as a timestamp). A domain the key does not name has no ramp; a refused value throws a `PolicyError` naming the domain and the key. `dmarc-fleet enforce --stack <name>` reads the same key from `Pulumi.<name>.yaml` and, with `--write`, moves `stage` and `since` there.",
     "## Keys",
     table(columns.header, fields.map(columns.cells)),
     ...nestedSections(fields, columns),

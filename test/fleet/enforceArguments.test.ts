@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { FLEET_EXIT, main } from "pulumi-dmarc-partner/fleet";
 import { afterEach, describe, expect, it, vi } from "vitest";
 
@@ -23,6 +25,23 @@ describe("dmarc-fleet enforce's arguments", () => {
     const { code, stderr } = await run(["enforce", "--today", day]);
     expect(code).toBe(FLEET_EXIT.usage.code);
     expect(stderr).toContain(`--today must be a day as YYYY-MM-DD, such as 2026-11-30, got "${day}"`);
+  });
+
+  it.each([
+    ["--inventory", "tenants.yaml"],
+    ["--config-stack", "prod"],
+  ])("refuses --stack with %s: the stack's file and settings are the program's", async (option, value) => {
+    const { code, stderr } = await run(["enforce", "--stack", "prod", option, value]);
+    expect(code).toBe(FLEET_EXIT.usage.code);
+    expect(stderr).toContain(`--stack enforces a program's stack, its configuration included: leave out ${option}`);
+  });
+
+  it("refuses --stack without its stack's configuration file", async () => {
+    const { code, stderr } = await run(["enforce", "--stack", "org/acme/nowhere", "--cwd", tmpdir()]);
+    expect(code).toBe(FLEET_EXIT.usage.code);
+    expect(stderr).toContain(
+      `--stack org/acme/nowhere: no stack configuration file ${join(tmpdir(), "Pulumi.nowhere.yaml")}`,
+    );
   });
 
   it("refuses its own options on another command", async () => {

@@ -30,6 +30,7 @@ export {
   type TenantDecisions,
 } from "./enforce/enforce";
 export { type Decision, decide, dmarcPassRate, type EvidenceRead, type Figures } from "./enforce/ramp";
+export { runStackEnforce, type StackEnforceOptions } from "./enforce/stack";
 export { enforceMarkdown, enforceText } from "./enforce/text";
 export {
   FINDINGS_FORMAT_VERSION,

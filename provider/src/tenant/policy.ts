@@ -116,7 +116,7 @@ export const DomainPolicyArgs = mapping({
     for (const { key, message } of policyProblems(entry)) context.addIssue({ code: "custom", path: [key], message });
   })
   .describe(
-    "A domain's DMARC policy ramp in a program: `Tenant`'s `domains[].policy`, or `stagedRecord(domainName, domain.setupRecord, policy)` for a program publishing a `Domain`'s record itself. The record takes the `stage`'s `p` and `pct` and the `sp`, every other tag as the service gave it. Keep `stage` and `since` where a pull request moves them, such as the stack's configuration; `dmarc-fleet enforce` proposes moves for the inventory only.",
+    "A domain's DMARC policy ramp in a program: `Tenant`'s `domains[].policy`, or `stagedRecord(domainName, domain.setupRecord, policy)` for a program publishing a `Domain`'s record itself. The record takes the `stage`'s `p` and `pct` and the `sp`, every other tag as the service gave it. Keep each domain's ramp in the stack's configuration, `<project>:dmarcPolicy` (domain name → these keys; `since` quoted), read by `stackPolicies()`: `dmarc-fleet enforce --stack <name> --write` moves `stage` and `since` there.",
   );
 export type DomainPolicyArgs = z.input<typeof DomainPolicyArgs>;
 

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
 import { stateBackendEnv } from "../../checkpoint/postgresBackend";
@@ -16,6 +17,7 @@ import { type Inventory, loadInventory } from "../../inventory/inventory";
 import { shardRecovery } from "../../recovery/shard";
 import { TenantOnDelete } from "../../tenant/schema";
 import type { EnforceOptions } from "../enforce/enforce";
+import type { StackEnforceOptions } from "../enforce/stack";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, settingsOf } from "../fleetOptions";
 import { backendFolderOf } from "../plan/scan";
 import { ENFORCE_COMMAND, FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES, REPORT_COMMAND } from "./commandSpec";
@@ -49,7 +51,8 @@ export interface EnforceInvocation {
   /** Where the pull request's body goes, absolute. */
   markdown?: string;
   detailedExitcode: boolean;
-  options: EnforceOptions;
+  /** The inventory's ramp, or a program's (`--stack`): its stack's configuration file. */
+  options: EnforceOptions | StackEnforceOptions;
 }
 
 /** The fleet's page, as the command line asked for it. */
@@ -189,21 +192,35 @@ function dayOption(values: OptionValues, name: string): string | undefined {
   return value;
 }
 
+/**
+ * `--stack`: a program's ramp, kept in that stack's configuration file beside
+ * Pulumi.yaml, whose settings read the evidence too; not the inventory's.
+ */
+async function stackEnforceOptions(values: OptionValues, cwd: string, stackName: string) {
+  for (const other of ["inventory", "config-stack"])
+    if (values[other] !== undefined)
+      throw new UsageError(`--stack enforces a program's stack, its configuration included: leave out --${other}`);
+  const configPath = resolve(cwd, `Pulumi.${stackName.split("/").at(-1)}.yaml`);
+  if (!existsSync(configPath))
+    throw new UsageError(`--stack ${stackName}: no stack configuration file ${shownPath(configPath)}`);
+  const { config, projectName } = await projectOptions({ ...values, "config-stack": stackName }, cwd);
+  return { configPath, projectName, stackName, settings: settingsOf({ config }) };
+}
+
 async function enforceInvocation(values: OptionValues, cwd: string, inventoryPath: string): Promise<EnforceInvocation> {
   const markdown = stringOption(values, "markdown");
   const today = dayOption(values, "today");
-  const { config } = await projectOptions(values, cwd);
+  const stackName = stringOption(values, "stack");
+  const file =
+    stackName === undefined
+      ? { inventoryPath, settings: settingsOf({ config: (await projectOptions(values, cwd)).config }) }
+      : await stackEnforceOptions(values, cwd, stackName);
   return {
     command: ENFORCE_COMMAND,
     json: values.json === true,
     ...(markdown ? { markdown: resolve(cwd, markdown) } : {}),
     detailedExitcode: values["detailed-exitcode"] === true,
-    options: {
-      inventoryPath,
-      settings: settingsOf({ config }),
-      ...(today ? { today } : {}),
-      ...(values.write ? { write: true } : {}),
-    },
+    options: { ...file, ...(today ? { today } : {}), ...(values.write ? { write: true } : {}) },
   };
 }
 

@@ -40,7 +40,7 @@ export const FLEET_EXIT = {
   moves: {
     code: 6,
     meaning:
-      "policy moves proposed (enforce --detailed-exitcode): a domain starts its ramp, advances or steps back; with --write they are in the inventory",
+      "policy moves proposed (enforce --detailed-exitcode): a domain starts its ramp, advances or steps back; with --write they are in the inventory or the stack's configuration",
   },
 } as const;
 
@@ -187,7 +187,15 @@ export const FLEET_SPEC: CommandSpec = {
       name: "write",
       type: "boolean",
       description:
-        "write the proposed moves into the inventory (each domain's policy.stage and policy.since), comments kept",
+        "write the proposed moves into the inventory (each domain's policy.stage and policy.since), or with --stack into the stack's configuration file, comments kept",
+      commands: [ENFORCE_COMMAND],
+    },
+    {
+      name: "stack",
+      type: "string",
+      value: "<name>",
+      description:
+        "a Pulumi program's ramp instead of the inventory's: each domain's policy under <project>:dmarcPolicy in Pulumi.<name>.yaml in --cwd, whose settings read the evidence and where --write puts the moves",
       commands: [ENFORCE_COMMAND],
     },
     {

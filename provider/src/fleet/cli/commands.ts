@@ -2,7 +2,9 @@ import { writeFileSync } from "node:fs";
 import { type ExitCode, UsageError } from "../../cli/options";
 import { type ImportReport, importSummary } from "../../discovery/report";
 import { InventoryError } from "../../inventory/inventory";
+import { PolicyError } from "../../tenant/staging";
 import { type EnforceReport, movesCount, runEnforce } from "../enforce/enforce";
+import { runStackEnforce } from "../enforce/stack";
 import { enforceMarkdown, enforceText } from "../enforce/text";
 import { concurrencyOf, scanOf, settingsOf } from "../fleetOptions";
 import type { FleetReport } from "../fleetReport";
@@ -18,7 +20,10 @@ import { printReport, writeComment } from "./render";
 // prints its report, and answers its exit code.
 
 const isBadInput = (error: unknown) =>
-  error instanceof UsageError || error instanceof InventoryError || error instanceof ImportRefused;
+  error instanceof UsageError ||
+  error instanceof InventoryError ||
+  error instanceof PolicyError ||
+  error instanceof ImportRefused;
 
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -94,7 +99,8 @@ export function enforceExitCode(report: EnforceReport, detailedExitcode: boolean
 export async function enforceCommand(invocation: EnforceInvocation): Promise<number> {
   let report: EnforceReport;
   try {
-    report = await runEnforce(invocation.options);
+    const { options } = invocation;
+    report = await ("configPath" in options ? runStackEnforce(options) : runEnforce(options));
   } catch (error) {
     process.stderr.write(`dmarc-fleet ${ENFORCE_COMMAND}: ${errorMessage(error)}\n`);
     return failureCode(error);

@@ -26,12 +26,20 @@ function readText(report: EnforceReport): string {
   return `evidence of ${domains} domain(s) read in ${requests} request(s)${failures}`;
 }
 
+/** The file the moves go to, and what publishes them once merged. */
+function fileOf(report: EnforceReport): { file: string; publish: string } {
+  return "inventory" in report
+    ? { file: report.inventory, publish: "dmarc-fleet up" }
+    : { file: report.config, publish: `pulumi up --stack ${report.stack}` };
+}
+
 function writtenText(report: EnforceReport): string {
   const moves = movesCount(report.totals);
-  if (moves === 0) return "no moves: the inventory stays as it is";
+  const { file, publish } = fileOf(report);
+  if (moves === 0) return `no moves: ${file} stays as it is`;
   return report.written
-    ? `${moves} move(s) written to ${report.inventory}: merge, then dmarc-fleet up republishes those records`
-    : `${moves} move(s) proposed; --write puts them in ${report.inventory}`;
+    ? `${moves} move(s) written to ${file}: merge, then ${publish} republishes those records`
+    : `${moves} move(s) proposed; --write puts them in ${file}`;
 }
 
 /** The summary per tenant, each domain's decision in numbers. */
@@ -60,10 +68,11 @@ export function enforceMarkdown(report: EnforceReport): string {
         .filter(({ decision }) => kinds.includes(decision.kind))
         .map(({ domain, decision }) => `| ${cell(tenant.name)} | \`${domain}\` | ${cell(decisionText(decision))} |`),
     );
+  const group = "inventory" in report ? "tenant" : "stack";
   const table = (heading: string, lines: string[]) =>
     lines.length === 0
       ? []
-      : [`### ${heading}`, "", "| tenant | domain | decision |", "| --- | --- | --- |", ...lines, ""];
+      : [`### ${heading}`, "", `| ${group} | domain | decision |`, "| --- | --- | --- |", ...lines, ""];
   return [
     `## DMARC policy ramp, ${report.today}`,
     "",
@@ -71,6 +80,8 @@ export function enforceMarkdown(report: EnforceReport): string {
     "",
     ...table("Moves", rows(MOVES)),
     ...table("Holding", rows(["hold"])),
-    "Merging this pull request changes each moved domain's `policy.stage` and `policy.since`; `dmarc-fleet up` then republishes those records, and only their shards run.",
+    "inventory" in report
+      ? "Merging this pull request changes each moved domain's `policy.stage` and `policy.since`; `dmarc-fleet up` then republishes those records, and only their shards run."
+      : `Merging this pull request changes each moved domain's \`stage\` and \`since\` in \`${report.config}\`; \`pulumi up --stack ${report.stack}\` then republishes those records.`,
   ].join("\n");
 }

@@ -1,14 +1,15 @@
-import { type Document, isScalar, parseDocument } from "yaml";
+import { type Document, isScalar, parseDocument, Scalar } from "yaml";
 import { parseInventory } from "../../inventory/inventory";
 import { type Stage, stageName } from "../../tenant/policy";
 
-// `enforce --write`: the moves written into the inventory as each domain's
-// `policy.stage` and `policy.since`. A value the file holds already is
-// replaced where it stands, so the pull request's diff is the moves and
-// nothing else; a key the file lacks is added through the YAML document,
-// which keeps comments and order but may respace flow collections.
+// `enforce --write`: the moves written as each domain's `stage` and `since`,
+// into the inventory or a stack's configuration file. A value the file
+// holds already is replaced where it stands, so the pull request's diff is
+// the moves and nothing else; a key the file lacks is added through the YAML
+// document, which keeps comments and order but may respace flow collections
+// and move a comment after a mapping's key to the line below it.
 
-/** One domain's new place on its ramp, by its position in the file. */
+/** One domain's new place on its ramp, by its position in the inventory. */
 export interface PolicyMove {
   tenantIndex: number;
   domainIndex: number;
@@ -16,28 +17,43 @@ export interface PolicyMove {
   since: string;
 }
 
-const KEYS = ["stage", "since"] as const;
-
-function pathOf(move: PolicyMove, key: (typeof KEYS)[number]): (string | number)[] {
-  return ["tenants", move.tenantIndex, "domains", move.domainIndex, "policy", key];
+/** One domain's new place on its ramp, by the path of the mapping that holds its `stage` and `since`. */
+export interface PlacedMove {
+  at: readonly (string | number)[];
+  stage: Stage;
+  since: string;
 }
 
-const writtenValue = (move: PolicyMove, key: (typeof KEYS)[number]) =>
+const KEYS = ["stage", "since"] as const;
+
+/**
+ * How `since` is written: plain, or double-quoted where the file is read by
+ * Pulumi, whose YAML reader takes a plain `2026-11-25` for a timestamp and
+ * gives the program `2026-11-25 00:00:00 +0000 UTC`.
+ */
+export type SinceStyle = "PLAIN" | "QUOTE_DOUBLE";
+
+const writtenValue = (move: PlacedMove, key: (typeof KEYS)[number]) =>
   key === "stage" ? stageName(move.stage) : move.since;
 
-/** The text with each plain value the file holds replaced in place; the moves whose keys it lacks. */
-function replacedInPlace(text: string, document: Document, moves: readonly PolicyMove[]) {
+/** Each value as its text in the file. */
+const writtenText = (move: PlacedMove, key: (typeof KEYS)[number], since: SinceStyle) =>
+  key === "since" && since === "QUOTE_DOUBLE" ? JSON.stringify(move.since) : writtenValue(move, key);
+
+/** The text with each value the file holds in a style it keeps replaced in place; the moves whose keys it lacks. */
+function replacedInPlace(text: string, document: Document, moves: readonly PlacedMove[], since: SinceStyle) {
   const edits: { start: number; end: number; value: string }[] = [];
-  const left: PolicyMove[] = [];
+  const left: PlacedMove[] = [];
+  const kept = ["PLAIN", since];
   for (const move of moves) {
-    const nodes = KEYS.map((key) => document.getIn(pathOf(move, key), true));
-    if (!nodes.every((node) => isScalar(node) && node.range && node.type === "PLAIN")) {
+    const nodes = KEYS.map((key) => document.getIn([...move.at, key], true));
+    if (!nodes.every((node) => isScalar(node) && node.range && kept.includes(String(node.type)))) {
       left.push(move);
       continue;
     }
     KEYS.forEach((key, index) => {
       const [start, end] = (nodes[index] as { range: [number, number, number] }).range;
-      edits.push({ start, end, value: writtenValue(move, key) });
+      edits.push({ start, end, value: writtenText(move, key, since) });
     });
   }
   let replaced = text;
@@ -46,20 +62,45 @@ function replacedInPlace(text: string, document: Document, moves: readonly Polic
   return { replaced, left };
 }
 
+/** A value as the document adds it: `since` in its style. */
+function nodeOf(move: PlacedMove, key: (typeof KEYS)[number], since: SinceStyle) {
+  const node = new Scalar(writtenValue(move, key));
+  if (key === "since") node.type = since;
+  return node;
+}
+
 /**
- * The inventory text with the moves written; the text itself when there are
- * none, so a run that proposes nothing leaves the file byte for byte. The
- * result must parse as an inventory again, or nothing is written.
+ * The text with the moves written; the text itself when there are none, so a
+ * run that proposes nothing leaves the file byte for byte. `check` throws
+ * when the result would not read back as the file it is, and nothing is written.
  */
-export function writtenMoves(text: string, source: string, moves: readonly PolicyMove[]): string {
+export function writtenPlacedMoves(
+  text: string,
+  moves: readonly PlacedMove[],
+  options: { since: SinceStyle; check: (written: string) => void },
+) {
   if (moves.length === 0) return text;
-  const { replaced, left } = replacedInPlace(text, parseDocument(text), moves);
+  const { replaced, left } = replacedInPlace(text, parseDocument(text), moves, options.since);
   let written = replaced;
   if (left.length > 0) {
     const document = parseDocument(replaced);
-    for (const move of left) for (const key of KEYS) document.setIn(pathOf(move, key), writtenValue(move, key));
+    for (const move of left)
+      for (const key of KEYS) document.setIn([...move.at, key], nodeOf(move, key, options.since));
     written = document.toString();
   }
-  parseInventory(written, source);
+  options.check(written);
   return written;
+}
+
+/** The inventory text with the moves written into each domain's `policy`; it must parse as an inventory again. */
+export function writtenMoves(text: string, source: string, moves: readonly PolicyMove[]): string {
+  const placed = moves.map((move) => ({
+    at: ["tenants", move.tenantIndex, "domains", move.domainIndex, "policy"],
+    stage: move.stage,
+    since: move.since,
+  }));
+  return writtenPlacedMoves(text, placed, {
+    since: "PLAIN",
+    check: (written) => parseInventory(written, source),
+  });
 }
