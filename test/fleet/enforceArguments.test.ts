@@ -1,3 +1,4 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FLEET_EXIT, main } from "pulumi-dmarc-partner/fleet";
@@ -41,6 +42,16 @@ describe("dmarc-fleet enforce's arguments", () => {
     expect(code).toBe(FLEET_EXIT.usage.code);
     expect(stderr).toContain(
       `--stack org/acme/nowhere: no stack configuration file ${join(tmpdir(), "Pulumi.nowhere.yaml")}`,
+    );
+  });
+
+  it("looks for the stack's configuration file in Pulumi.yaml's stackConfigDir", async () => {
+    const project = mkdtempSync(join(tmpdir(), "dmarc-enforce-config-dir-"));
+    writeFileSync(join(project, "Pulumi.yaml"), "name: acme\nruntime: nodejs\nstackConfigDir: settings\n");
+    const { code, stderr } = await run(["enforce", "--stack", "prod", "--cwd", project]);
+    expect(code).toBe(FLEET_EXIT.usage.code);
+    expect(stderr).toContain(
+      `--stack prod: no stack configuration file ${join(project, "settings", "Pulumi.prod.yaml")}`,
     );
   });
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
+import { parse } from "yaml";
 import { stateBackendEnv } from "../../checkpoint/postgresBackend";
 import { repairCutShortAttributes } from "../../checkpoint/repair";
 import {
@@ -15,6 +16,7 @@ import {
 import { shownPath } from "../../cli/shown";
 import { type Inventory, loadInventory } from "../../inventory/inventory";
 import { shardRecovery } from "../../recovery/shard";
+import { readTextIfAny } from "../../runtime/readText";
 import { TenantOnDelete } from "../../tenant/schema";
 import type { EnforceOptions } from "../enforce/enforce";
 import type { StackEnforceOptions } from "../enforce/stack";
@@ -193,14 +195,27 @@ function dayOption(values: OptionValues, name: string): string | undefined {
 }
 
 /**
- * `--stack`: a program's ramp, kept in that stack's configuration file beside
- * Pulumi.yaml, whose settings read the evidence too; not the inventory's.
+ * The folder of the project's stack configuration files: Pulumi.yaml's
+ * `stackConfigDir`, else the project's own. The Automation API's project
+ * settings leave that key out, so Pulumi.yaml is read here.
+ */
+function stackConfigFolder(cwd: string): string {
+  const text = readTextIfAny(join(cwd, "Pulumi.yaml")) ?? readTextIfAny(join(cwd, "Pulumi.yml"));
+  const project = text === undefined ? undefined : (parse(text) as { stackConfigDir?: unknown } | null);
+  const folder = project?.stackConfigDir;
+  return typeof folder === "string" ? resolve(cwd, folder) : cwd;
+}
+
+/**
+ * `--stack`: a program's ramp, kept in that stack's configuration file
+ * (beside Pulumi.yaml, or in its `stackConfigDir`), whose settings read the
+ * evidence too; not the inventory's.
  */
 async function stackEnforceOptions(values: OptionValues, cwd: string, stackName: string) {
   for (const other of ["inventory", "config-stack"])
     if (values[other] !== undefined)
       throw new UsageError(`--stack enforces a program's stack, its configuration included: leave out --${other}`);
-  const configPath = resolve(cwd, `Pulumi.${stackName.split("/").at(-1)}.yaml`);
+  const configPath = join(stackConfigFolder(cwd), `Pulumi.${stackName.split("/").at(-1)}.yaml`);
   if (!existsSync(configPath))
     throw new UsageError(`--stack ${stackName}: no stack configuration file ${shownPath(configPath)}`);
   const { config, projectName } = await projectOptions({ ...values, "config-stack": stackName }, cwd);
