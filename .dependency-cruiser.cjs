@@ -3,22 +3,7 @@
 // The layers are CONTRIBUTING's table, lowest first: a module imports from
 // its own layer and those below it, never from one above.
 
-const LAYERS = [
-  ["api", "cli"],
-  ["client", "receiver", "dns"],
-  ["runtime"],
-  ["resources"],
-  ["functions", "registry.ts"],
-  ["providerHost.ts"],
-  ["providers"],
-  ["tenant"],
-  ["inventory"],
-  ["discovery"],
-  ["checkpoint"],
-  ["recovery"],
-  ["fleet"],
-  ["index.ts"],
-];
+const LAYERS = require("./scripts/layers.cjs");
 
 const escaped = (name) => name.replace(/\./g, "\\.");
 /** The path pattern of a layer's folders and files under provider/src. */

@@ -10,6 +10,7 @@ import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { projectRoot } from "./engine.mjs";
+import LAYERS from "./layers.cjs";
 
 /** Where each command's options start: the function that receives them from the command line, and the parameter. */
 const TRAILS = [
@@ -29,32 +30,17 @@ const OPTIONS_EDGE = /^fleet\/(cli\/[^/]+|runner)\.ts$/;
 
 const SOURCE = join(projectRoot, "provider", "src");
 
-/** CONTRIBUTING's layers, lowest first, with the fleet's command layer above its own files, and those above its rooms. */
-const LAYERS = [
-  ["api", "cli"],
-  ["client", "receiver", "dns"],
-  ["runtime"],
-  ["resources"],
-  ["functions", "registry.ts"],
-  ["providerHost.ts"],
-  ["providers"],
-  ["tenant"],
-  ["inventory"],
-  ["discovery"],
-  ["checkpoint"],
-  ["recovery"],
-  ["fleet/<room>"],
-  ["fleet/<file>"],
-  ["fleet/cli"],
-  ["index.ts"],
-];
+/** CONTRIBUTING's layers, the fleet's split into floors: its rooms, its own files above them, its command layer on top. */
+const FLOORS = LAYERS.flatMap((names) =>
+  names.includes("fleet") ? [["fleet/<room>"], ["fleet/<file>"], ["fleet/cli"]] : [names],
+);
 
 /** A module's floor: its layer's place in the table, the fleet split into its rooms, its own files and its command layer. */
 function floorOf(module) {
   const parts = module.split("/");
   let name = parts[0];
   if (name === "fleet") name = parts.length === 2 ? "fleet/<file>" : parts[1] === "cli" ? "fleet/cli" : "fleet/<room>";
-  const floor = LAYERS.findIndex((names) => names.includes(name));
+  const floor = FLOORS.findIndex((names) => names.includes(name));
   if (floor < 0) throw new Error(`${module}: no floor in scripts/options-trail.mjs's table`);
   return floor;
 }

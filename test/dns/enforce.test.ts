@@ -20,6 +20,7 @@ import { fleetOptions, organizationsByName, serviceClient, uniqueFleetName } fro
 import { dnsServersUnavailable, type RunningDnsServer, startDnsServer } from "../support/dnsServers";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
+import { DEGRADED, SENDER_PROFILES } from "../support/ramp";
 
 // A fleet's DMARC policy ramp end to end: 10 tenants, 20 domains published
 // to BIND, each with a sender profile of its own (clean, forwarding-heavy,
@@ -39,20 +40,7 @@ const SECRET_ENV = "DMARC_TEST_RAMP_DNS_KEY_SECRET";
 const PASS_RATES_ROUTE = "POST /v1/dmarc/rua/auth-pass-rates";
 
 type Profile = "clean" | "forwarding" | "low" | "misconfigured" | "degrading";
-const PROFILES: Record<Profile, Record<string, unknown>> = {
-  clean: { messagesPerDay: 300, spfPassRate: 99, dkimPassRate: 99.5 },
-  // Forwarders break SPF; DKIM survives them, so DMARC still passes.
-  forwarding: {
-    messagesPerDay: 250,
-    spfPassRate: 82,
-    dkimPassRate: 98.8,
-    reportTypeShares: { "dmarc-capable": 68, forwarded: 30, "non-compliant": 2 },
-  },
-  low: { messagesPerDay: 20, spfPassRate: 100, dkimPassRate: 100 },
-  misconfigured: { messagesPerDay: 400, spfPassRate: 72, dkimPassRate: 64 },
-  degrading: { messagesPerDay: 300, spfPassRate: 99, dkimPassRate: 99.5 },
-};
-const DEGRADED = { messagesPerDay: 300, spfPassRate: 70, dkimPassRate: 62 };
+const PROFILES: Record<Profile, Record<string, unknown>> = SENDER_PROFILES;
 
 /** Two domains a tenant; shards of two tenants, so the last shard holds only domains that never move. */
 const LAYOUT: [Profile, Profile][] = [

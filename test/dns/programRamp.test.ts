@@ -1,10 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { type DnsSetupRecord, Domain, Rfc2136Record, stagedRecord, Tenant } from "pulumi-dmarc-partner";
+import { type DnsSetupRecord, Domain, stagedRecord, Tenant } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dnsServersUnavailable, type RunningDnsServer, startDnsServer, ZONE } from "../support/dnsServers";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack } from "../support/engine";
+import { rfc2136Publisher } from "../support/ramp";
 
 // A program's policy ramp through the real engine, the emulator and BIND: a
 // Tenant's domain with a `policy` and a Domain staged by `stagedRecord` each
@@ -27,20 +28,7 @@ describe.skipIf(unavailable !== undefined)("a program's policy ramp published to
   beforeAll(async () => {
     dns = await startDnsServer("bind");
     handle = await startTestEmulator();
-    const publish = (name: string, record: pulumi.Output<DnsSetupRecord>, opts?: pulumi.CustomResourceOptions) =>
-      new Rfc2136Record(
-        `${name}/dns-record`,
-        {
-          server: dns.address,
-          name: record.host,
-          type: record.recordType,
-          value: record.value,
-          ttl: 300,
-          keyName: dns.key.name,
-          keySecret: pulumi.secret(dns.key.secret),
-        },
-        opts,
-      );
+    const publish = rfc2136Publisher(dns);
     stack = await createTestStack({
       projectName: "program-ramp",
       config: { ...handle.stackConfig, "ramp:apex": { value: "quarantine-25" }, "ramp:mail": { value: "none" } },

@@ -1,8 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import * as pulumi from "@pulumi/pulumi";
 import type { Stack } from "@pulumi/pulumi/automation";
-import { Rfc2136Record, STACK_POLICY_KEY, stackPolicies, Tenant } from "pulumi-dmarc-partner";
+import { STACK_POLICY_KEY, stackPolicies, Tenant } from "pulumi-dmarc-partner";
 import { type EnforceReport, FLEET_EXIT, main } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { parseDocument } from "yaml";
@@ -10,6 +9,7 @@ import { serviceClient } from "../fleet/support";
 import { dnsServersUnavailable, type RunningDnsServer, startDnsServer } from "../support/dnsServers";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack } from "../support/engine";
+import { DEGRADED, rfc2136Publisher, SENDER_PROFILES } from "../support/ramp";
 
 // A Pulumi program's DMARC policy ramp end to end, with no inventory: a
 // Tenant (five domains, its plan's most) whose domains take their `policy` from the stack's configuration
@@ -28,18 +28,8 @@ const PROJECT = "stack-ramp";
 const KEY = `${PROJECT}:${STACK_POLICY_KEY}`;
 const PASS_RATES_ROUTE = "POST /v1/dmarc/rua/auth-pass-rates";
 
-const SENDERS = {
-  clean: { messagesPerDay: 300, spfPassRate: 99, dkimPassRate: 99.5 },
-  forwarding: {
-    messagesPerDay: 250,
-    spfPassRate: 82,
-    dkimPassRate: 98.8,
-    reportTypeShares: { "dmarc-capable": 68, forwarded: 30, "non-compliant": 2 },
-  },
-  misconfigured: { messagesPerDay: 400, spfPassRate: 72, dkimPassRate: 64 },
-  degrading: { messagesPerDay: 300, spfPassRate: 99, dkimPassRate: 99.5 },
-};
-const DEGRADED = { messagesPerDay: 300, spfPassRate: 70, dkimPassRate: 62 };
+const { clean, forwarding, misconfigured, degrading } = SENDER_PROFILES;
+const SENDERS = { clean, forwarding, misconfigured, degrading };
 /** Each domain by its sender; the parked one sends no mail. */
 type Sender = keyof typeof SENDERS | "parked";
 const domainOf = (sender: Sender) => `${sender}.${ZONE}`;
@@ -149,6 +139,7 @@ describe.skipIf(unavailable !== undefined)(
     beforeAll(async () => {
       dns = await startDnsServer("bind", "hmac-sha256", { zone: ZONE });
       emulator = await startTestEmulator({ dns: { resolver: dns.address, checkIntervalMs: 100 } });
+      const publish = rfc2136Publisher(dns);
       stack = await createTestStack({
         projectName: PROJECT,
         config: emulator.stackConfig,
@@ -159,20 +150,7 @@ describe.skipIf(unavailable !== undefined)(
             group: "Production",
             subscription: "none",
             domains: DOMAINS.map((name) => ({ name, verify: true, policy: policies[name] })),
-            publishRecord: (record, _domain, opts, name) =>
-              new Rfc2136Record(
-                `${name}/dns-record`,
-                {
-                  server: dns.address,
-                  name: record.host,
-                  type: record.recordType,
-                  value: record.value,
-                  ttl: 300,
-                  keyName: dns.key.name,
-                  keySecret: pulumi.secret(dns.key.secret),
-                },
-                opts,
-              ),
+            publishRecord: (record, _domain, opts, name) => publish(name, record, opts),
           });
           return { organizationId: tenant.organizationId, records: tenant.records };
         },

@@ -1,0 +1,21 @@
+// CONTRIBUTING's layers of provider/src, lowest first: a module imports from
+// its own layer and those below it, never from one above. Read by
+// .dependency-cruiser.cjs, which holds the rule, and scripts/options-trail.mjs,
+// which counts a command's options climbing back up them.
+
+module.exports = [
+  ["api", "cli"],
+  ["client", "receiver", "dns"],
+  ["runtime"],
+  ["resources"],
+  ["functions", "registry.ts"],
+  ["providerHost.ts"],
+  ["providers"],
+  ["tenant"],
+  ["inventory"],
+  ["discovery"],
+  ["checkpoint"],
+  ["recovery"],
+  ["fleet"],
+  ["index.ts"],
+];
