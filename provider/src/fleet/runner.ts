@@ -87,6 +87,16 @@ function jobChoiceOf(options: FleetOptions, settings: ProviderSettings): JobChoi
   };
 }
 
+/** What every shard job takes of the options: its tenants, the stacks' configuration, the recovery, the audit log's say. */
+function jobOptionsOf(options: FleetOptions): Pick<ShardJobContext, "tenants" | "config" | "recover" | "auditLog"> {
+  return {
+    tenants: { inventory: options.inventory, ...(options.declare ? { declare: options.declare } : {}) },
+    config: options.config,
+    ...(options.recover ? { recover: options.recover } : {}),
+    auditLog: options.auditLog === true,
+  };
+}
+
 /**
  * Runs one command over the fleet: every shard stack of `options.fleet` in
  * the backend, plus the new shards the inventory's new tenants need. Before
@@ -127,17 +137,7 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
     );
     timing.catalogueSeconds = catalogue.seconds;
 
-    const tenants = { inventory: options.inventory, ...(options.declare ? { declare: options.declare } : {}) };
-    const shared = {
-      backend,
-      tenants,
-      config: options.config,
-      ...(options.recover ? { recover: options.recover } : {}),
-      auditLog: options.auditLog === true,
-      pulumi,
-      plans: catalogue.value,
-      steps,
-    };
+    const shared = { ...jobOptionsOf(options), backend, pulumi, plans: catalogue.value, steps };
     const rate = fleetPace(settings);
     const results = await runJobs(shared, jobs, skipped, { concurrency, pacer, rate, progress });
     // After the shards, which need nothing of it: its reads follow theirs instead of leaving the pace
