@@ -1,3 +1,5 @@
+import { WINDOW_MS } from "./turns";
+
 // The floor of every pacing: a process that shares no budget with the
 // others of its partner (or shares one with a script that does not) still
 // meets them at the service's limit, and only learns so from its 429s. As
@@ -13,8 +15,6 @@
 
 /** The rate after a refusal without enough of its own requests to measure, as a share of the rate before it (TCP CUBIC's 0.7). */
 const DECREASE = 0.7;
-/** The service's window, in which the run counts its own requests. */
-const WINDOW_MS = 60_000;
 /** Fewer of its own requests in the window than this measure nothing: the rate falls by DECREASE instead. */
 const MEASURED_AT_LEAST = 10;
 /** The measured share is kept to with this margin, as the configured rate keeps 5% of the published limit. */
