@@ -1,4 +1,5 @@
-import { stopSending } from "./client";
+import { setTimeout as sleep } from "node:timers/promises";
+import { closeClients, requestsInFlight, stopSending } from "./client";
 import { resourceDefinitions } from "./registry";
 import type { ProviderSettings } from "./runtime/config";
 import { DynamicProviderHost } from "./runtime/host";
@@ -7,7 +8,10 @@ import { DynamicProviderHost } from "./runtime/host";
 // cancelled CI job, a SIGKILL to `pulumi`): nothing it does can be recorded
 // any more. Its requests not yet sent are dropped, so that a killed run
 // stops spending the partner's budget within a second; those in flight
-// finish, and the process waits for the recovery to stop it, as before.
+// finish, and then the process exits, so a runner that is not thrown away
+// after each job (a self-hosted one) does not keep it for ever. The
+// recovery waits for the same moment before it reads the service: an orphan
+// gone by itself counts as stopped.
 // Its writes to the engine's closed standard error fail, and Pulumi's
 // dynamic provider host reports an unhandled failure by writing again:
 // without a handler, an endless loop at full CPU with its memory growing.
@@ -15,21 +19,31 @@ import { DynamicProviderHost } from "./runtime/host";
 /** How often the process looks for its engine. */
 const CHECK_INTERVAL_MS = 1_000;
 
+/** The longest an orphan waits for its connections and budget store to close before it exits anyway: nothing is in flight by then. */
+const CLOSE_BOUND_MS = 5_000;
+
 /** Pulumi's host of dynamic providers, the one process this guard is for. */
 const DYNAMIC_PROVIDER_HOST = /[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/;
 
 let guarded = false;
 
-/** In the dynamic provider process: once its engine (the parent that started it) is gone, sends nothing more. */
+/** In the dynamic provider process: once its engine (the parent that started it) is gone, sends nothing more and exits when its requests in flight have ended. */
 function stopWhenEngineGone(argv: readonly string[] = process.argv): void {
   if (guarded || !DYNAMIC_PROVIDER_HOST.test(argv[1] ?? "")) return;
   guarded = true;
   const engine = process.ppid;
+  let stopped = false;
   const watch = setInterval(() => {
     if (process.ppid === engine) return;
+    if (!stopped) {
+      stopped = true;
+      stopSending(new Error("the engine that started this provider process is gone; nothing more is sent"));
+    }
+    if (requestsInFlight() > 0) return;
     clearInterval(watch);
-    stopSending(new Error("the engine that started this provider process is gone; nothing more is sent"));
-  }, CHECK_INTERVAL_MS).unref();
+    void Promise.race([closeClients(), sleep(CLOSE_BOUND_MS)]).finally(() => process.exit(0));
+  }, CHECK_INTERVAL_MS);
+  watch.unref();
   process.stderr.on("error", () => {});
 }
 

@@ -17,6 +17,8 @@ const PROVIDER_HOST = join(__dirname, "..", "..", "provider", "dist", "providerH
 const CONFIG = join(__dirname, "..", "..", "provider", "dist", "runtime", "config.js");
 const CALLS = 60;
 const PACE = 120;
+/** How long the service holds each request once the engine is about to die: longer than the checks below take. */
+const HOLD_MS = 15_000;
 
 let emulator: EmulatorHandle;
 const children: ChildProcess[] = [];
@@ -27,6 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of children) child.kill("SIGKILL");
+  await emulator?.control("DELETE", "/faults");
   await emulator?.emulator.close();
 });
 
@@ -57,8 +60,22 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/** Requests the emulator has received and not yet answered (or dropped). */
+function unanswered(counted: { requests: number; byStatus: Record<string, number>; dropped: number }): number {
+  return counted.requests - Object.values(counted.byStatus).reduce((sum, count) => sum + count, 0) - counted.dropped;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe("a provider process whose engine is gone", () => {
-  it("sends nothing more and does not spin on its closed standard error", async () => {
+  it("sends nothing more, does not spin on its closed standard error, and exits once its requests in flight are answered", async () => {
     // The engine: starts the provider with its standard error piped to itself, then is killed.
     const engineScript = `
       const { spawn } = require("node:child_process");
@@ -74,22 +91,33 @@ describe("a provider process whose engine is gone", () => {
     engine.stdout?.on("data", (chunk: Buffer) => {
       pid ||= Number.parseInt(chunk.toString(), 10);
     });
-    const stats = () => emulator.control<{ requests: number }>("GET", "/stats");
-    let sent = 0;
+    type Stats = { requests: number; byStatus: Record<string, number>; dropped: number };
+    const stats = () => emulator.control<Stats>("GET", "/stats");
+    let counted = await stats();
     await until(
-      () => pid > 0 && sent >= 5,
+      () => pid > 0 && counted.requests >= 5,
       "the provider's first requests",
       60_000,
       async () => {
-        sent = (await stats()).requests;
+        counted = await stats();
+      },
+    );
+    // The service holds what arrives from now on, so that the engine dies with requests in flight.
+    await emulator.control("POST", "/faults", { route: "*", latencyMs: HOLD_MS });
+    const held = counted.requests + 2;
+    await until(
+      () => counted.requests >= held,
+      "two requests the service holds",
+      60_000,
+      async () => {
+        counted = await stats();
       },
     );
     engine.kill("SIGKILL");
     await exited(engine);
-    const orphan = { pid, kill: () => process.kill(pid, "SIGKILL") };
-    children.push({ kill: orphan.kill } as unknown as ChildProcess);
+    children.push({ kill: () => isAlive(pid) && process.kill(pid, "SIGKILL") } as unknown as ChildProcess);
 
-    // Within its check's second (and a request in flight), it stops: the count holds still.
+    // Within its check's second, it stops: the count holds still while the held requests wait.
     let before = -1;
     let now = (await stats()).requests;
     await until(
@@ -103,9 +131,17 @@ describe("a provider process whose engine is gone", () => {
       },
     );
     expect(now).toBeLessThan(CALLS);
-    // Its failed requests were written to a standard error nobody reads any more, and it sits idle.
+    // Its failed requests were written to a standard error nobody reads any more: with requests
+    // still held by the service, it is alive and idle.
+    expect(unanswered(await stats())).toBeGreaterThan(0);
     const ticks = cpuTicks(pid);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(cpuTicks(pid) - ticks).toBeLessThan(20);
-  }, 120_000);
+    expect(unanswered(await stats())).toBeGreaterThan(0);
+    expect(isAlive(pid)).toBe(true);
+
+    // Once the service has answered them, it exits by itself: nothing of a killed run stays behind.
+    await until(() => !isAlive(pid), "the orphan to exit by itself", HOLD_MS + 30_000);
+    expect(unanswered(await stats())).toBe(0);
+  }, 180_000);
 });

@@ -153,6 +153,11 @@ export function stopSending(reason: Error): void {
   sharedPacer.stop(reason);
 }
 
+/** Requests of this process sent and not yet answered, or waiting for their turn. */
+export function requestsInFlight(): number {
+  return sharedPacer.slotsHeld;
+}
+
 /** Closes every pooled connection and forgets cached clients and tokens (end of a process, or between tests). */
 export async function closeClients(): Promise<void> {
   clients.clear();

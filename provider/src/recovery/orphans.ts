@@ -9,7 +9,9 @@ import { hasOpenConnections, isRunning, type RunProcess, runProcessesIn } from "
 // create whose object then exists), but it cannot start a new one: a call
 // starts only when the engine asks. So the recovery waits, bounded by how
 // long one call may take with all its retries, until the orphan holds no
-// open connection, then stops it, and only then reads the service.
+// open connection, then stops it, and only then reads the service. This
+// package's provider exits by itself at that moment (providerHost.ts); any
+// other plugin is stopped here.
 
 export interface RunProcesses {
   /** Processes of a run that is alive: never touched, the recovery refuses. */

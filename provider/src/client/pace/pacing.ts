@@ -61,6 +61,11 @@ export class Pacer {
     return this.started;
   }
 
+  /** Requests holding a slot: sent and not yet answered, or waiting for their turn. */
+  get slotsHeld(): number {
+    return this.active;
+  }
+
   configure(changes: Partial<PacingSettings>): void {
     this.settings = { ...this.settings, ...changes };
     this.adaptive.setCeiling(this.settings.requestsPerMinute);
