@@ -1,0 +1,237 @@
+import { z } from "zod";
+import { ClientOptionsSchema } from "../client";
+import { registeredTypes } from "../registry";
+import { PARTNER_ID_DESCRIPTION, SETTINGS, type SettingKey } from "../runtime/config";
+import type { AnyResourceDefinition } from "../runtime/lifecycle";
+import { invokeDefinitions } from "./invokes";
+import { PACKAGE_NAME, typeToken } from "./tokens";
+
+// The Pulumi package schema of the plugin, derived from what the dynamic
+// resources are declared with: each type's zod schemas and comments (through
+// zod's own JSON Schema of them), its secret and id-derived outputs, the
+// `dmarc:*` settings and the invoke table. Nothing here is written beside a
+// definition: a new registry entry is a new resource of the schema.
+
+/** The JSON Schema node zod writes for a field, as far as the conversion reads it. */
+interface JsonNode {
+  type?: string | string[];
+  enum?: unknown[];
+  items?: JsonNode;
+  properties?: Record<string, JsonNode>;
+  required?: string[];
+  description?: string;
+  default?: unknown;
+  anyOf?: JsonNode[];
+}
+
+/** A property of the Pulumi schema: a primitive, a list, or a reference to a named type. */
+export interface PropertySpec {
+  type?: string;
+  $ref?: string;
+  items?: PropertySpec;
+  additionalProperties?: PropertySpec;
+  description?: string;
+  default?: unknown;
+  secret?: boolean;
+}
+
+interface ObjectSpec {
+  description?: string;
+  properties: Record<string, PropertySpec>;
+  required?: string[];
+}
+
+export interface ResourceSpec extends ObjectSpec {
+  inputProperties: Record<string, PropertySpec>;
+  requiredInputs: string[];
+}
+
+type TypeSpec = (ObjectSpec & { type: "object" }) | { type: "string"; description?: string; enum: { value: string }[] };
+
+export interface PackageSchema {
+  name: string;
+  version: string;
+  displayName: string;
+  description: string;
+  license: string;
+  keywords: string[];
+  config: { variables: Record<string, PropertySpec> };
+  provider: {
+    description: string;
+    inputProperties: Record<string, PropertySpec>;
+    properties: Record<string, PropertySpec>;
+  };
+  resources: Record<string, ResourceSpec>;
+  functions: Record<string, { description: string; inputs: ObjectSpec; outputs: ObjectSpec }>;
+  types: Record<string, TypeSpec>;
+  language: Record<string, Record<string, unknown>>;
+}
+
+const PRIMITIVES = new Set(["string", "integer", "number", "boolean"]);
+
+/** zod's JSON Schema of an object schema, on the side the plugin receives (`input`) or records (`output`). */
+function jsonOf(schema: z.ZodType, io: "input" | "output"): JsonNode {
+  return z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonNode;
+}
+
+/** The one type a node stands for, `null` dropped (a nullable string is a string the plugin may leave out). */
+function typeOfNode(node: JsonNode): string | undefined {
+  if (node.anyOf) return node.anyOf.map(typeOfNode).find((type) => type !== undefined && type !== "null");
+  if (Array.isArray(node.type)) return node.type.find((type) => type !== "null");
+  return node.type;
+}
+
+/** Upper camel case of a field's name: `setupRecord` → `SetupRecord`. */
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/**
+ * A field as a schema property; enumerations and objects become named types
+ * (`<Owner><Field>`, as Pulumi's own providers name them) added to `types`.
+ */
+function propertyOf(node: JsonNode, typeName: string, types: Record<string, TypeSpec>): PropertySpec {
+  const described = {
+    ...(node.description === undefined ? {} : { description: node.description }),
+    ...(node.default === undefined ? {} : { default: node.default }),
+  };
+  const type = typeOfNode(node);
+  if (node.enum?.every((value) => typeof value === "string")) {
+    types[typeToken(typeName)] = {
+      type: "string",
+      ...(node.description === undefined ? {} : { description: node.description }),
+      enum: (node.enum as string[]).map((value) => ({ value })),
+    };
+    return { $ref: `#/types/${typeToken(typeName)}`, ...described };
+  }
+  if (type === "array") {
+    return { type: "array", items: propertyOf(node.items ?? {}, `${typeName}Item`, types), ...described };
+  }
+  if (type === "object" && node.properties) {
+    types[typeToken(typeName)] = { type: "object", ...objectOf(node, typeName, types) };
+    return { $ref: `#/types/${typeToken(typeName)}`, ...described };
+  }
+  if (type === "object") return { type: "object", additionalProperties: { $ref: "pulumi.json#/Any" }, ...described };
+  return { type: type && PRIMITIVES.has(type) ? type : "string", ...described };
+}
+
+function objectOf(node: JsonNode, typeName: string, types: Record<string, TypeSpec>): ObjectSpec {
+  const properties = Object.fromEntries(
+    Object.entries(node.properties ?? {}).map(([key, field]) => [
+      key,
+      propertyOf(field, `${typeName}${pascal(key)}`, types),
+    ]),
+  );
+  return {
+    ...(node.description === undefined ? {} : { description: node.description }),
+    properties,
+    ...(node.required && node.required.length > 0 ? { required: node.required } : {}),
+  };
+}
+
+function markSecret(properties: Record<string, PropertySpec>, keys: readonly string[]): void {
+  for (const key of keys) {
+    const property = properties[key];
+    if (property) property.secret = true;
+  }
+}
+
+/** The inputs a declaration gives: every input but the one the plugin fills with the URN. */
+function declaredInputs(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ObjectSpec {
+  const inputs = objectOf(jsonOf(definition.inputs, "input"), definition.typeName, types);
+  const hidden = new Set<string>([definition.urnInput, ...Object.keys(definition.fromSettings ?? {})].filter(Boolean));
+  if (definition.urnInput) delete inputs.properties[definition.urnInput];
+  return { ...inputs, required: (inputs.required ?? []).filter((key) => !hidden.has(key)) };
+}
+
+/** A resource type: its inputs, and what it records (its inputs after defaults, its outputs, those made from its id). */
+export function resourceSpec(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ResourceSpec {
+  const inputs = declaredInputs(definition, types);
+  const checked = objectOf(jsonOf(definition.inputs, "output"), definition.typeName, types);
+  const outputs = objectOf(jsonOf(definition.outputs, "output"), definition.typeName, types);
+  if (definition.urnInput) delete checked.properties[definition.urnInput];
+  const fromId = Object.fromEntries(
+    Object.entries(definition.idOutputs ?? {}).map(([key, output]) => [
+      key,
+      { type: "string", description: output.description },
+    ]),
+  );
+  const properties: Record<string, PropertySpec> = { ...checked.properties, ...outputs.properties, ...fromId };
+  for (const property of Object.values(properties)) delete property.default;
+  markSecret(inputs.properties, definition.secretInputs ?? []);
+  markSecret(properties, [...(definition.secretInputs ?? []), ...(definition.secretOutputs ?? [])]);
+  const required = [...(checked.required ?? []), ...(outputs.required ?? []), ...Object.keys(fromId)];
+  return {
+    description: `${definition.description}\n\nImport id: \`${definition.idFormat}\`.`,
+    inputProperties: inputs.properties,
+    requiredInputs: inputs.required ?? [],
+    properties,
+    required: [...new Set(required)].filter((key) => key !== definition.urnInput),
+  };
+}
+
+/** Each `dmarc:*` setting as a config variable, with the client option's description and its secrecy. */
+function settingVariables(): Record<string, PropertySpec> {
+  const options = ClientOptionsSchema.shape as Record<string, z.ZodType>;
+  const json = jsonOf(ClientOptionsSchema, "input").properties ?? {};
+  const variables: Record<string, PropertySpec> = {};
+  for (const setting of SETTINGS) {
+    const node = json[setting.key as Exclude<SettingKey, "partnerId">];
+    const description = options[setting.key]?.description ?? PARTNER_ID_DESCRIPTION;
+    const type = node ? typeOfNode(node) : "string";
+    variables[setting.key] = {
+      type: type === "integer" || type === "number" ? type : "string",
+      description: `${description} Environment variable: \`${setting.env}\`.`,
+      ...(setting.secret ? { secret: true } : {}),
+    };
+  }
+  return variables;
+}
+
+/** The package schema of the plugin at `version`. */
+export function packageSchema(version: string): PackageSchema {
+  const types: Record<string, TypeSpec> = {};
+  const resources = Object.fromEntries(
+    registeredTypes.map(({ typeName, definition }) => [typeToken(typeName), resourceSpec(definition, types)]),
+  );
+  const functions = Object.fromEntries(
+    Object.entries(invokeDefinitions).map(([name, invoke]) => {
+      const outputs = objectOf(jsonOf(invoke.outputs, "output"), pascal(name), types);
+      markSecret(outputs.properties, invoke.secretOutputs ?? []);
+      return [
+        typeToken(name),
+        {
+          description: invoke.description,
+          inputs: objectOf(jsonOf(invoke.inputs, "input"), pascal(name), types),
+          outputs,
+        },
+      ];
+    }),
+  );
+  const variables = settingVariables();
+  return {
+    name: PACKAGE_NAME,
+    version,
+    displayName: "DMARC partner",
+    description:
+      "Tenants of the DMARC management service for its partners: organisations, domain groups, domains, verification, webhooks, subscriptions, invitations and RFC 2136 DNS records.",
+    license: "Apache-2.0",
+    keywords: ["pulumi", "dmarc", "dns", "category/network", "kind/native"],
+    config: { variables },
+    provider: {
+      description: "The DMARC partner provider: the service's address and credentials, and how calls are paced.",
+      inputProperties: variables,
+      properties: {},
+    },
+    resources,
+    functions,
+    types,
+    language: {
+      nodejs: { packageName: "@dmarc-partner/pulumi-dmarc", dependencies: { "@pulumi/pulumi": "^3.139.0" } },
+      python: { packageName: "pulumi_dmarc", requires: { pulumi: ">=3.139.0,<4.0.0" } },
+      go: {
+        importBasePath: "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc",
+        generateResourceContainerTypes: false,
+      },
+      csharp: { rootNamespace: "DmarcPartner", packageReferences: { Pulumi: "3.*" } },
+    },
+  };
+}
