@@ -55,6 +55,8 @@ export function buildPluginArchive(folder = join(projectRoot, ".cache", "plugin"
       ],
       staging,
     );
+    // Pulumi's installer takes regular files and folders only: npm's command links go.
+    execFileSync("find", [staging, "-type", "l", "-delete"]);
     writeFileSync(join(staging, "pulumi-resource-dmarc"), launcher);
     chmodSync(join(staging, "pulumi-resource-dmarc"), 0o755);
     mkdirSync(folder, { recursive: true });

@@ -35,6 +35,7 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
     work = mkdtempSync(join(tmpdir(), "dmarc plugin install "));
     const engine = await useEngine();
     env = { ...engine, PULUMI_HOME: join(work, "pulumi home"), PULUMI_BACKEND_URL: `file://${join(work, "state")}` };
+    mkdirSync(join(work, "state"));
     const archive = buildPluginArchive(join(work, "archive"));
     await pulumiOk(["plugin", "install", "resource", "dmarc", pluginVersion(), "--file", archive], work, env);
   }, ENGINE_TIMEOUT);

@@ -94,14 +94,34 @@ describe("pulumi import through the provider plugin", () => {
         resources: Record<string, { type: string; properties: Record<string, unknown> }>;
       };
       expect(Object.keys(generated.resources).sort()).toEqual(entries.map((entry) => entry.name).sort());
+      // Pulumi YAML writes the short form of a token of the package's index module.
       expect(generated.resources.initech).toMatchObject({
-        type: "dmarc:index:Organization",
+        type: "dmarc:Organization",
         properties: { name: "Initech" },
       });
       expect(generated.resources.initechDomain?.properties).toMatchObject({ domain: "initech.example" });
       expect(generated.resources.admin?.properties).toMatchObject({ email: "admin@initech.example", role: "admin" });
       project.write({ resources: generated.resources });
       await project.ok(["preview", "--expect-no-changes"]);
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "refers to the organisation by reference in the code it writes; linking the group too changes nothing",
+    async () => {
+      const generated = parse(readFileSync(join(project.folder, "imported.yaml"), "utf8")) as {
+        resources: Record<string, { type: string; properties: Record<string, unknown> }>;
+      };
+      const organizationReference = "$" + "{initech.id}";
+      expect(generated.resources.plan?.properties.organizationId).toBe(organizationReference);
+      expect(generated.resources.admin?.properties.organizationId).toBe(organizationReference);
+      const domain = generated.resources.initechDomain;
+      if (!domain) throw new Error("no domain in the imported program");
+      domain.properties.groupId = "$" + "{mail.groupId}";
+      project.write({ resources: generated.resources });
+      // An up with no change records the references as dependencies, so destroy goes in order.
+      await project.ok(["up", "--yes", "--expect-no-changes"]);
     },
     ENGINE_TIMEOUT,
   );

@@ -58,7 +58,7 @@ describe("a Pulumi YAML program through the provider plugin", () => {
       const organizations = await client().listOrganizations();
       expect(organizations.map((organization) => organization.name)).toEqual(["Acme Corp"]);
       const domains = await client().listDomains(String(outputs.organizationId));
-      expect(domains).toMatchObject([{ domain: "acme.example", verified: true }]);
+      expect(domains).toMatchObject([{ domain: "acme.example", domainVerified: true }]);
     },
     ENGINE_TIMEOUT,
   );

@@ -85,39 +85,74 @@ function typeOfNode(node: JsonNode): string | undefined {
 const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 /**
+ * Where named types go, and whether enumerations become enum types: on
+ * inputs, so a typed language offers the allowed values; outputs stay
+ * strings, as Pulumi's own providers keep them, so one resource's output
+ * can be another's input (an enum-typed output is not assignable in
+ * Pulumi YAML, even to an input of the same enum).
+ */
+interface TypeScope {
+  types: Record<string, TypeSpec>;
+  enums: boolean;
+}
+
+/**
  * A field as a schema property; enumerations and objects become named types
  * (`<Owner><Field>`, as Pulumi's own providers name them) added to `types`.
  */
-function propertyOf(node: JsonNode, typeName: string, types: Record<string, TypeSpec>): PropertySpec {
+function propertyOf(node: JsonNode, typeName: string, scope: TypeScope): PropertySpec {
   const described = {
     ...(node.description === undefined ? {} : { description: node.description }),
     ...(node.default === undefined ? {} : { default: node.default }),
   };
   const type = typeOfNode(node);
   if (node.enum?.every((value) => typeof value === "string")) {
-    types[typeToken(typeName)] = {
-      type: "string",
-      ...(node.description === undefined ? {} : { description: node.description }),
-      enum: (node.enum as string[]).map((value) => ({ value })),
-    };
-    return { $ref: `#/types/${typeToken(typeName)}`, ...described };
+    const values = node.enum as string[];
+    if (scope.enums) return { $ref: `#/types/${enumType(values, typeName, scope.types)}`, ...described };
+    return { type: "string", ...described };
   }
   if (type === "array") {
-    return { type: "array", items: propertyOf(node.items ?? {}, `${typeName}Item`, types), ...described };
+    return { type: "array", items: propertyOf(node.items ?? {}, itemName(typeName), scope), ...described };
   }
   if (type === "object" && node.properties) {
-    types[typeToken(typeName)] = { type: "object", ...objectOf(node, typeName, types) };
-    return { $ref: `#/types/${typeToken(typeName)}`, ...described };
+    const token = named(scope.types, typeName, { type: "object", ...objectOf(node, typeName, scope) });
+    return { $ref: `#/types/${token}`, ...described };
   }
   if (type === "object") return { type: "object", additionalProperties: { $ref: "pulumi.json#/Any" }, ...described };
   return { type: type && PRIMITIVES.has(type) ? type : "string", ...described };
 }
 
-function objectOf(node: JsonNode, typeName: string, types: Record<string, TypeSpec>): ObjectSpec {
+/**
+ * The named type of an enumeration: the one already named for the same
+ * values, so that an output of one resource (a Domain's record type) can be
+ * the input of another (an Rfc2136Record's `type`) in a typed language.
+ */
+function enumType(values: readonly string[], typeName: string, types: Record<string, TypeSpec>): string {
+  const same = Object.entries(types).find(
+    ([, type]) => type.type === "string" && type.enum.map((entry) => entry.value).join("\0") === values.join("\0"),
+  );
+  if (same) return same[0];
+  return named(types, typeName, { type: "string", enum: values.map((value) => ({ value })) });
+}
+
+/** The name of a list's items: `WebhookEvents` → `WebhookEvent`. */
+const itemName = (listName: string) => (listName.endsWith("s") ? listName.slice(0, -1) : `${listName}Item`);
+
+/** Adds a named type, refusing a second type under a name already taken: the schema must stay unambiguous. */
+function named(types: Record<string, TypeSpec>, typeName: string, type: TypeSpec): string {
+  const token = typeToken(typeName);
+  const taken = types[token];
+  if (taken && JSON.stringify(taken) !== JSON.stringify(type))
+    throw new Error(`the plugin's schema names two different types ${token}`);
+  types[token] = type;
+  return token;
+}
+
+function objectOf(node: JsonNode, typeName: string, scope: TypeScope): ObjectSpec {
   const properties = Object.fromEntries(
     Object.entries(node.properties ?? {}).map(([key, field]) => [
       key,
-      propertyOf(field, `${typeName}${pascal(key)}`, types),
+      propertyOf(field, `${typeName}${pascal(key)}`, scope),
     ]),
   );
   return {
@@ -136,7 +171,7 @@ function markSecret(properties: Record<string, PropertySpec>, keys: readonly str
 
 /** The inputs a declaration gives: every input but the one the plugin fills with the URN. */
 function declaredInputs(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ObjectSpec {
-  const inputs = objectOf(jsonOf(definition.inputs, "input"), definition.typeName, types);
+  const inputs = objectOf(jsonOf(definition.inputs, "input"), definition.typeName, { types, enums: true });
   const hidden = new Set<string>([definition.urnInput, ...Object.keys(definition.fromSettings ?? {})].filter(Boolean));
   if (definition.urnInput) delete inputs.properties[definition.urnInput];
   return { ...inputs, required: (inputs.required ?? []).filter((key) => !hidden.has(key)) };
@@ -145,8 +180,8 @@ function declaredInputs(definition: AnyResourceDefinition, types: Record<string,
 /** A resource type: its inputs, and what it records (its inputs after defaults, its outputs, those made from its id). */
 export function resourceSpec(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ResourceSpec {
   const inputs = declaredInputs(definition, types);
-  const checked = objectOf(jsonOf(definition.inputs, "output"), definition.typeName, types);
-  const outputs = objectOf(jsonOf(definition.outputs, "output"), definition.typeName, types);
+  const checked = objectOf(jsonOf(definition.inputs, "output"), definition.typeName, { types, enums: false });
+  const outputs = objectOf(jsonOf(definition.outputs, "output"), definition.typeName, { types, enums: false });
   if (definition.urnInput) delete checked.properties[definition.urnInput];
   const fromId = Object.fromEntries(
     Object.entries(definition.idOutputs ?? {}).map(([key, output]) => [
@@ -194,13 +229,14 @@ export function packageSchema(version: string): PackageSchema {
   );
   const functions = Object.fromEntries(
     Object.entries(invokeDefinitions).map(([name, invoke]) => {
-      const outputs = objectOf(jsonOf(invoke.outputs, "output"), pascal(name), types);
+      // A function's types are named after their fields alone (`Plan`, `PlanPrice`), not the function.
+      const outputs = objectOf(jsonOf(invoke.outputs, "output"), "", { types, enums: false });
       markSecret(outputs.properties, invoke.secretOutputs ?? []);
       return [
         typeToken(name),
         {
           description: invoke.description,
-          inputs: objectOf(jsonOf(invoke.inputs, "input"), pascal(name), types),
+          inputs: objectOf(jsonOf(invoke.inputs, "input"), "", { types, enums: true }),
           outputs,
         },
       ];
