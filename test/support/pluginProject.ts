@@ -6,7 +6,7 @@ import { type CliResult, pulumi, pulumiOk } from "../reliability/harness";
 import { uniqueStackName, useEngine } from "./engine";
 
 /** The folder holding `pulumi-resource-dmarc`, the plugin's launcher, for a project's `plugins.providers`. */
-export const pluginFolder = join(projectRoot, "provider", "bin");
+const pluginFolder = join(projectRoot, "provider", "bin");
 
 export interface PluginProject {
   folder: string;

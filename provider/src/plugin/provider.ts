@@ -2,6 +2,7 @@ import type * as provider from "@pulumi/pulumi/provider";
 import { dynamicProviderHost } from "../providerHost";
 import { definitionOf } from "../registry";
 import { clientFrom } from "../runtime/config";
+import type { DynamicProviderHost } from "../runtime/host";
 import type { AnyResourceDefinition } from "../runtime/lifecycle";
 import { describeValue, plain } from "../runtime/values";
 import { type InvokeName, invokeDefinitions } from "./invokes";
@@ -102,13 +103,27 @@ function checkInvokeInputs(name: string, inputs: Props) {
   return { failures };
 }
 
-/** The plugin's provider: every resource type of the registry and the invoke table, over the one host. */
-export function dmarcProvider(version: string): provider.Provider {
-  const host = dynamicProviderHost;
+/** Reads an object back: for refresh, with its recorded properties; for `pulumi import`, with none. */
+async function readResource(host: DynamicProviderHost, id: string, urn: string, props: Props | undefined) {
+  const definition = definitionOfUrn(urn);
+  const given = fromEngine(props);
+  const known = Object.keys(given.props).length > 0 ? withUrn(definition, given.props, urn) : undefined;
+  const found = await host.read(definition.typeName, id, known);
+  if (found.id === undefined) return { id: "", props: {}, inputs: {} };
+  const { [definition.urnInput ?? ""]: _urn, ...inputs } = found.inputs ?? {};
+  const secrets = secretKeysOf(definition, given.secrets);
   return {
-    version,
-    getSchema: async () => JSON.stringify(packageSchema(version)),
+    id: found.id,
+    props: recorded(definition, found.id, found.props ?? {}, secrets),
+    inputs: toEngine(inputs, secrets),
+  };
+}
 
+/** The resource calls of the plugin's provider, each over the host's call of the same name. */
+function resourceCalls(
+  host: DynamicProviderHost,
+): Pick<provider.Provider, "check" | "diff" | "create" | "read" | "update" | "delete"> {
+  return {
     async check(urn, olds, news) {
       const definition = definitionOfUrn(urn);
       const given = fromEngine(news);
@@ -130,20 +145,7 @@ export function dmarcProvider(version: string): provider.Provider {
       return { id: created.id, outs: recorded(definition, created.id, created.outs ?? {}, given.secrets) };
     },
 
-    async read(id, urn, props) {
-      const definition = definitionOfUrn(urn);
-      const given = fromEngine(props);
-      const known = Object.keys(given.props).length > 0 ? withUrn(definition, given.props, urn) : undefined;
-      const found = await host.read(definition.typeName, id, known);
-      if (found.id === undefined) return { id: "", props: {}, inputs: {} };
-      const { [definition.urnInput ?? ""]: _urn, ...inputs } = found.inputs ?? {};
-      const secrets = secretKeysOf(definition, given.secrets);
-      return {
-        id: found.id,
-        props: recorded(definition, found.id, found.props ?? {}, secrets),
-        inputs: toEngine(inputs, secrets),
-      };
-    },
+    read: (id, urn, props) => readResource(host, id, urn, props),
 
     async update(id, urn, olds, news) {
       const definition = definitionOfUrn(urn);
@@ -157,7 +159,16 @@ export function dmarcProvider(version: string): provider.Provider {
       const definition = definitionOfUrn(urn);
       await host.delete(definition.typeName, id, withUrn(definition, fromEngine(props).props, urn));
     },
+  };
+}
 
+/** The plugin's provider: every resource type of the registry and the invoke table, over the one host. */
+export function dmarcProvider(version: string): provider.Provider {
+  const host = dynamicProviderHost;
+  return {
+    version,
+    getSchema: async () => JSON.stringify(packageSchema(version)),
+    ...resourceCalls(host),
     async invoke(token, inputs) {
       const name = nameOfToken(token) ?? token;
       const checked = checkInvokeInputs(name, fromEngine(inputs).props);

@@ -41,7 +41,7 @@ interface ObjectSpec {
   required?: string[];
 }
 
-export interface ResourceSpec extends ObjectSpec {
+interface ResourceSpec extends ObjectSpec {
   inputProperties: Record<string, PropertySpec>;
   requiredInputs: string[];
 }
@@ -178,7 +178,7 @@ function declaredInputs(definition: AnyResourceDefinition, types: Record<string,
 }
 
 /** A resource type: its inputs, and what it records (its inputs after defaults, its outputs, those made from its id). */
-export function resourceSpec(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ResourceSpec {
+function resourceSpec(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ResourceSpec {
   const inputs = declaredInputs(definition, types);
   const checked = objectOf(jsonOf(definition.inputs, "output"), definition.typeName, { types, enums: false });
   const outputs = objectOf(jsonOf(definition.outputs, "output"), definition.typeName, { types, enums: false });
