@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
 
@@ -94,11 +95,20 @@ func bind(path string) (*schema.Package, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("%s: %w", path, diags)
-	}
+	var problems []string
 	for _, diag := range diags {
-		fmt.Fprintf(os.Stderr, "%s: warning: %s\n", path, diag.Error())
+		text := diag.Summary
+		if diag.Detail != "" {
+			text += ": " + diag.Detail
+		}
+		if diag.Severity == hcl.DiagError {
+			problems = append(problems, fmt.Sprintf("%s: %s", path, text))
+		} else {
+			fmt.Fprintf(os.Stderr, "%s: warning: %s\n", path, text)
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errors.New(strings.Join(problems, "\n"))
 	}
 	return pkg, nil
 }
