@@ -392,8 +392,8 @@ const ownSourcesUnchanged = (folder) => (entry) => entry.digest === sourceDigest
 
 // What is built beside the engine, each on its own when its binary or its
 // stamp entry is missing or `current` says the entry is stale: the official
-// Node.js host only with the engine's version, ours and the SDK generator
-// when their sources change, the YAML host with yamlVersion.
+// Node.js host only with the engine's version, ours when its sources change,
+// the YAML host with yamlVersion.
 const languageHosts = [
   {
     key: "languageHost",
@@ -411,6 +411,8 @@ const languageHosts = [
   },
 ];
 
+// The SDK generator's two builds, each rebuilt when the sources change, and
+// the .NET one also with dotnetCodegenVersion.
 const sdkGenerators = [
   {
     key: "sdkGenerator",

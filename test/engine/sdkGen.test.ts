@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -51,6 +51,12 @@ describe("SDK generator", () => {
     expect(read(sdk, "getWidgetTier.ts")).toContain("export function getWidgetTier(");
     expect(read(sdk, "types/enums/index.ts")).toContain('Free: "free"');
     expect(JSON.parse(read(sdk, "package.json"))).toMatchObject({ name: "@acme/pulumi-acme", version: "0.1.0" });
+
+    // Built once: asked again, the stamp says the binary is current.
+    const generator = await ensureSdkGenerator("nodejs");
+    const builtAt = statSync(generator).mtimeMs;
+    expect(await ensureSdkGenerator("python")).toBe(generator);
+    expect(statSync(generator).mtimeMs).toBe(builtAt);
 
     symlinkSync(join(projectRoot, "node_modules"), join(sdk, "node_modules"), "dir");
     run(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json", "--noEmit"], sdk);
