@@ -60,7 +60,7 @@ describe("SDK generator", () => {
 
     symlinkSync(join(projectRoot, "node_modules"), join(sdk, "node_modules"), "dir");
     run(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json", "--noEmit"], sdk);
-  }, 300_000);
+  }, 600_000);
 
   it("writes a Go SDK that builds against the engine's sdk/v3", async () => {
     const sdk = await generate("go");
@@ -85,7 +85,7 @@ describe("SDK generator", () => {
 
     run("python3", ["-m", "compileall", "-q", "pulumi_acme"], sdk);
     expect(existsSync(join(sdk, "pulumi_acme", "__pycache__"))).toBe(true);
-  }, 300_000);
+  }, 600_000);
 
   it("writes a .NET SDK: its project, the resource, the function, the enum and the icon given", async () => {
     const sdk = await generate("dotnet");
@@ -96,7 +96,7 @@ describe("SDK generator", () => {
     expect(read(sdk, "GetWidgetTier.cs")).toContain("public static class GetWidgetTier");
     expect(read(sdk, "Enums.cs")).toContain('public static Tier Free { get; } = new Tier("free");');
     expect(readFileSync(join(sdk, "logo.png"))).toEqual(readFileSync(logo));
-  }, 300_000);
+  }, 600_000);
 
   it("names the file and the problem of a schema it cannot bind, and the languages it has", async () => {
     const broken = join(out, "broken.json");
@@ -114,5 +114,5 @@ describe("SDK generator", () => {
     await expect(ensureSdkGenerator("java" as "go")).rejects.toThrow(
       'no SDK generator for the language "java": the languages are nodejs, python, go, dotnet',
     );
-  }, 300_000);
+  }, 600_000);
 });
