@@ -5,14 +5,18 @@
 // Order: a `pulumi` on PATH at least as new as the repository's pinned
 // @pulumi/pulumi (root package.json) is used as it is, with the plugins its
 // install brings; otherwise the CLI is built once from its Go module into
-// .engine/<version>/ and reused on later runs. Next to it go the two plugins
-// an official install ships beside `pulumi`: the Node.js language host
+// .engine/<version>/ and reused on later runs. Next to it go the plugins an
+// official install ships beside `pulumi`: the Node.js language host
 // `pulumi-language-nodejs`, which `pulumi up` on a folder with a Pulumi.yaml
 // needs (inline Automation API programs do not), the official one when the
 // module proxy serves it, else this project's own from scripts/language-host/;
-// and the dynamic provider plugin `pulumi-resource-pulumi-nodejs`. The engine
-// looks for both next to its own executable, and warns ("using ... from
+// the YAML language host `pulumi-language-yaml`, for Pulumi YAML programs; and
+// the dynamic provider plugin `pulumi-resource-pulumi-nodejs`. The engine
+// looks for them next to its own executable, and warns ("using ... from
 // $PATH") when the copy it finds on PATH is not that one.
+//
+// The SDK generator (scripts/sdk-gen/) is built into the same folder on
+// demand, by ensureSdkGenerator(): only what writes the SDKs needs it.
 //
 // Dependency-free on purpose: it runs before `npm ci` has finished on a fresh
 // clone only through scripts/run.mjs, which installs first, but it must never
@@ -37,8 +41,26 @@ export const projectRoot = resolve(fileURLToPath(new URL("..", import.meta.url))
 
 const engineCache = join(projectRoot, ".engine");
 const languageHostSource = join(projectRoot, "scripts", "language-host");
+const sdkGeneratorSource = join(projectRoot, "scripts", "sdk-gen");
 const officialLanguageHost = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
+const engineModule = "github.com/pulumi/pulumi/pkg/v3";
 const sdkModule = "github.com/pulumi/pulumi/sdk/v3";
+const yamlModule = "github.com/pulumi/pulumi-yaml";
+const yamlLanguageHost = `${yamlModule}/cmd/pulumi-language-yaml`;
+
+// pulumi-yaml is versioned apart from the engine. 1.25.0 requires pkg/v3 and
+// sdk/v3 3.206.0 and is built with those: pinned to the engine's 3.246.0 it
+// does not compile (plugin.NewContextWithRoot gained parameters), and as a
+// process of its own it speaks to the engine through the language runtime's
+// gRPC protocol, which both releases share (test/engine/yaml.test.ts runs a
+// YAML program through it).
+const yamlVersion = "1.25.0";
+
+// .NET's code generator left pkg/v3 for pulumi-dotnet's module, which the
+// module proxy does not serve; 3.225.1 is the last pkg/v3 the proxy serves
+// that still has it, frozen as it was moved. The other languages' generators
+// are the engine's own version.
+const dotnetCodegenVersion = "3.225.1";
 
 // The passphrase only protects stacks in the project-local file backend used
 // by tests, the demo and the benchmark; a real stack brings its own.
@@ -82,50 +104,54 @@ function stampPath(version) {
   return join(engineDir(version), "stamp.json");
 }
 
-function readStamp(version) {
+// The stamp records what was built into the folder, an entry per binary.
+function readStampFile(version) {
   try {
-    const stamp = JSON.parse(readFileSync(stampPath(version), "utf8"));
-    return stamp.version === version && existsSync(join(engineDir(version), "bin", "pulumi")) ? stamp : undefined;
+    return JSON.parse(readFileSync(stampPath(version), "utf8"));
   } catch {
-    return undefined;
+    return {};
   }
 }
 
-function writeStamp(version, stamp) {
-  writeFileSync(stampPath(version), `${JSON.stringify(stamp, null, 2)}\n`);
+function readStamp(version) {
+  const stamp = readStampFile(version);
+  return stamp.version === version && existsSync(join(engineDir(version), "bin", "pulumi")) ? stamp : undefined;
 }
 
-function languageHostFiles() {
-  return readdirSync(languageHostSource).filter((name) => /\.go$|^go\.(mod|sum)$/.test(name));
+// Merged into what the file holds just now and renamed into place, so that
+// a command reading the stamp while another writes it never sees half of it.
+function updateStamp(version, entries) {
+  const partial = `${stampPath(version)}.${process.pid}.partial`;
+  writeFileSync(partial, `${JSON.stringify({ ...readStampFile(version), ...entries }, null, 2)}\n`);
+  renameSync(partial, stampPath(version));
 }
 
-// Our language host is rebuilt when its sources change; the official one only
-// with the version.
-function languageHostDigest() {
+function sourceFiles(folder) {
+  return readdirSync(folder).filter((name) => /\.go$|^go\.(mod|sum)$/.test(name));
+}
+
+// Our own Go programs are rebuilt when their sources change.
+function sourceDigest(folder) {
   const hash = createHash("sha256");
-  for (const name of languageHostFiles().sort())
-    hash.update(`${name}\0`).update(readFileSync(join(languageHostSource, name)));
+  for (const name of sourceFiles(folder).sort()) hash.update(`${name}\0`).update(readFileSync(join(folder, name)));
   return hash.digest("hex").slice(0, 16);
-}
-
-function languageHostCurrent(stamp, version) {
-  const host = stamp.languageHost;
-  if (!host || !existsSync(join(engineDir(version), "bin", "pulumi-language-nodejs"))) return false;
-  return host.source === "official" || host.digest === languageHostDigest();
 }
 
 function goAvailable() {
   return spawnSync("go", ["version"], { encoding: "utf8" }).status === 0;
 }
 
-function requireGo(version) {
+function requireGo(version, part) {
   if (goAvailable()) return;
+  if (part?.languages) {
+    throw new Error(`Go 1.25+ (https://go.dev/dl/) is needed to build ${part.description} into .engine/ once.`);
+  }
   throw new Error(
     [
       `The Pulumi CLI ${version} or newer is not on PATH, and Go is not installed to build it.`,
       "Either install the Pulumi CLI (https://www.pulumi.com/docs/install/),",
       "or install Go 1.25+ (https://go.dev/dl/) and run this command again: it builds the engine and its",
-      "Node.js language host once into .engine/.",
+      "language hosts once into .engine/.",
     ].join("\n"),
   );
 }
@@ -194,6 +220,25 @@ async function nonLocalReplaces(modulePath, version, env) {
   return replaces;
 }
 
+// A throwaway module that requires `requires` ("module version" lines) and
+// repeats `replaces`; its tools.go keeps `target` in the build list.
+function writeBuildModule(work, name, requires, replaces, target) {
+  writeFileSync(
+    join(work, "go.mod"),
+    [
+      `module dmarc-partner/${name}`,
+      "",
+      "go 1.25",
+      "",
+      `require (\n${requires.map((line) => `\t${line}`).join("\n")}\n)`,
+      "",
+      ...replaces,
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(join(work, "tools.go"), `//go:build tools\n\npackage tools\n\nimport _ "${target}"\n`);
+}
+
 async function buildEngine(version) {
   requireGo(version);
   const env = goEnv();
@@ -203,23 +248,10 @@ async function buildEngine(version) {
   mkdirSync(join(dir, "bin"), { recursive: true });
   mkdirSync(work, { recursive: true });
 
-  const engineModule = "github.com/pulumi/pulumi/pkg/v3";
   process.stderr.write(`[engine] building Pulumi ${version} from Go modules (first run only; several minutes)\n`);
   const replaces = await nonLocalReplaces(engineModule, version, env);
-  writeFileSync(
-    join(work, "go.mod"),
-    [
-      "module dmarc-partner/engine-build",
-      "",
-      "go 1.25",
-      "",
-      `require (\n\t${engineModule} v${version}\n\t${sdkModule} v${version}\n)`,
-      "",
-      ...replaces,
-      "",
-    ].join("\n"),
-  );
-  writeFileSync(join(work, "tools.go"), `//go:build tools\n\npackage tools\n\nimport _ "${engineModule}/cmd/pulumi"\n`);
+  const requires = [`${engineModule} v${version}`, `${sdkModule} v${version}`];
+  writeBuildModule(work, "engine-build", requires, replaces, `${engineModule}/cmd/pulumi`);
 
   const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
   await runStep("resolving modules", "go", ["get", `${engineModule}/cmd/pulumi@v${version}`], { cwd: work, env });
@@ -235,11 +267,10 @@ async function buildEngine(version) {
   );
   renameSync(output, join(dir, "bin", "pulumi"));
   rmSync(work, { recursive: true, force: true });
-  // Stamped before the language host is built: if that fails, the next run
-  // builds only the host.
-  writeStamp(version, { version, builtAt: new Date().toISOString() });
+  // Stamped before the plugins are built: if one fails, the next run builds
+  // only what is missing.
+  updateStamp(version, { version, builtAt: new Date().toISOString() });
   process.stderr.write(`[engine] built Pulumi ${version} into ${join(dir, "bin")}\n`);
-  await buildLanguageHost(version);
 }
 
 // Prepares a throwaway module that builds the official host, as for the CLI.
@@ -248,20 +279,8 @@ async function buildEngine(version) {
 async function prepareOfficialLanguageHost(version, work, env) {
   try {
     const replaces = await nonLocalReplaces(officialLanguageHost, version, env);
-    writeFileSync(
-      join(work, "go.mod"),
-      [
-        "module dmarc-partner/language-host-build",
-        "",
-        "go 1.25",
-        "",
-        `require (\n\t${officialLanguageHost} v${version}\n\t${sdkModule} v${version}\n)`,
-        "",
-        ...replaces,
-        "",
-      ].join("\n"),
-    );
-    writeFileSync(join(work, "tools.go"), `//go:build tools\n\npackage tools\n\nimport _ "${officialLanguageHost}"\n`);
+    const requires = [`${officialLanguageHost} v${version}`, `${sdkModule} v${version}`];
+    writeBuildModule(work, "language-host-build", requires, replaces, officialLanguageHost);
     await runStep("resolving modules", "go", ["get", `${officialLanguageHost}@v${version}`], { cwd: work, env });
     return true;
   } catch (error) {
@@ -273,52 +292,79 @@ async function prepareOfficialLanguageHost(version, work, env) {
   }
 }
 
-// Our own host is built from a copy, so that builds never write into
-// scripts/, and `go get` moves its SDK to the pinned version should the pin
-// change.
-async function prepareOwnLanguageHost(version, work, env) {
-  process.stderr.write("[engine] building this project's own Node.js language host from scripts/language-host/\n");
-  for (const name of languageHostFiles()) copyFileSync(join(languageHostSource, name), join(work, name));
-  await runStep("resolving modules", "go", ["get", `${sdkModule}@v${version}`], { cwd: work, env });
+// Our own programs are built from a copy, so that builds never write into
+// scripts/, and `go get` moves their Pulumi modules to the wanted version
+// should it change.
+async function prepareOwnProgram(folder, modules, work, env) {
+  for (const name of sourceFiles(folder)) copyFileSync(join(folder, name), join(work, name));
+  await runStep("resolving modules", "go", ["get", ...modules], { cwd: work, env });
 }
 
-async function buildLanguageHost(version) {
-  requireGo(version);
+function emptyFolder(folder) {
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+}
+
+// Builds one binary of `part` (below) into bin/: `part.prepare` fills the
+// work folder and says what to build, and the stamp records it under
+// `part.key`. Work folder and partial binary per process: two commands
+// provisioning at once do not clobber each other, and the last rename wins
+// with an equivalent binary.
+async function buildPart(version, part) {
+  requireGo(version, part);
   const env = goEnv();
   const dir = engineDir(version);
   const started = Date.now();
-  // Work folder and partial binary per process: two commands provisioning at
-  // once do not clobber each other, and the last rename wins with an
-  // equivalent binary.
-  const work = join(dir, `build-language-host-${process.pid}`);
-  const output = join(dir, "bin", `pulumi-language-nodejs.${process.pid}.partial`);
+  const work = join(dir, `build-${part.binary}-${process.pid}`);
+  const output = join(dir, "bin", `${part.binary}.${process.pid}.partial`);
   mkdirSync(join(dir, "bin"), { recursive: true });
-
-  process.stderr.write(`[engine] building the Node.js language host for Pulumi ${version}\n`);
-  let languageHost;
-  let ldflags;
-  let target;
+  emptyFolder(work);
+  process.stderr.write(`[engine] building ${part.description} for Pulumi ${version}\n`);
+  const { record, ldflags, target, flags = [] } = await part.prepare(version, work, env);
+  const build = ["build", "-v", "-trimpath", ...flags, "-ldflags", ldflags, "-o", output, target];
+  await runStep(`compiling ${part.binary}`, "go", build, { cwd: work, env });
+  renameSync(output, join(dir, "bin", part.binary));
   rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  if (await prepareOfficialLanguageHost(version, work, env)) {
-    languageHost = { source: "official" };
-    ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
-    target = officialLanguageHost;
-  } else {
-    rmSync(work, { recursive: true, force: true });
-    mkdirSync(work, { recursive: true });
-    await prepareOwnLanguageHost(version, work, env);
-    languageHost = { source: "scripts/language-host", digest: languageHostDigest() };
-    ldflags = `-s -w -X main.version=v${version}`;
-    target = ".";
-  }
-  const build = ["build", "-v", "-trimpath", "-ldflags", ldflags, "-o", output, target];
-  await runStep("compiling pulumi-language-nodejs", "go", build, { cwd: work, env });
-  renameSync(output, join(dir, "bin", "pulumi-language-nodejs"));
-  rmSync(work, { recursive: true, force: true });
-  writeStamp(version, { ...readStamp(version), languageHost: { ...languageHost, builtAt: new Date().toISOString() } });
+  updateStamp(version, { [part.key]: { ...record, builtAt: new Date().toISOString() } });
   const seconds = Math.round((Date.now() - started) / 1000);
-  process.stderr.write(`[engine] built the Node.js language host (${languageHost.source}) in ${seconds}s\n`);
+  process.stderr.write(`[engine] built ${part.description} (${record.source}) in ${seconds}s\n`);
+}
+
+async function prepareLanguageHost(version, work, env) {
+  if (await prepareOfficialLanguageHost(version, work, env)) {
+    const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
+    return { record: { source: "official" }, ldflags, target: officialLanguageHost };
+  }
+  emptyFolder(work);
+  process.stderr.write("[engine] building this project's own Node.js language host from scripts/language-host/\n");
+  await prepareOwnProgram(languageHostSource, [`${sdkModule}@v${version}`], work, env);
+  const record = { source: "scripts/language-host", digest: sourceDigest(languageHostSource) };
+  return { record, ldflags: `-s -w -X main.version=v${version}`, target: "." };
+}
+
+// Built with the Pulumi modules its own go.mod requires (see yamlVersion).
+async function prepareYamlLanguageHost(_version, work, env) {
+  const replaces = await nonLocalReplaces(yamlModule, yamlVersion, env);
+  writeBuildModule(work, "language-yaml-build", [`${yamlModule} v${yamlVersion}`], replaces, yamlLanguageHost);
+  await runStep("resolving modules", "go", ["get", `${yamlLanguageHost}@v${yamlVersion}`], { cwd: work, env });
+  const ldflags = `-s -w -X ${yamlModule}/pkg/version.Version=v${yamlVersion}`;
+  return { record: { source: `${yamlModule} v${yamlVersion}` }, ldflags, target: yamlLanguageHost };
+}
+
+// The generator's two builds share its sources: the default one with the
+// engine's pkg/v3, the .NET one (`-tags dotnet`) with the last pkg/v3 that
+// has .NET's generator.
+function sdkGeneratorPreparer(codegenVersion, flags) {
+  return async (version, work, env) => {
+    const pulumiVersion = codegenVersion ?? version;
+    const modules = [`${engineModule}@v${pulumiVersion}`, `${sdkModule}@v${pulumiVersion}`];
+    await prepareOwnProgram(sdkGeneratorSource, modules, work, env);
+    const record = {
+      source: `scripts/sdk-gen with pkg/v3 v${pulumiVersion}`,
+      digest: sourceDigest(sdkGeneratorSource),
+    };
+    return { record, ldflags: "-s -w", target: ".", flags };
+  };
 }
 
 // What an official install ships as pulumi-resource-pulumi-nodejs: it runs the
@@ -342,10 +388,63 @@ function installDynamicProviderPlugin(version) {
   renameSync(partial, target);
 }
 
+const ownSourcesUnchanged = (folder) => (entry) => entry.digest === sourceDigest(folder);
+
+// What is built beside the engine, each on its own when its binary or its
+// stamp entry is missing or `current` says the entry is stale: the official
+// Node.js host only with the engine's version, ours when its sources change,
+// the YAML host with yamlVersion.
+const languageHosts = [
+  {
+    key: "languageHost",
+    binary: "pulumi-language-nodejs",
+    description: "the Node.js language host",
+    current: (entry) => entry.source === "official" || ownSourcesUnchanged(languageHostSource)(entry),
+    prepare: prepareLanguageHost,
+  },
+  {
+    key: "yamlLanguageHost",
+    binary: "pulumi-language-yaml",
+    description: "the YAML language host",
+    current: (entry) => entry.source === `${yamlModule} v${yamlVersion}`,
+    prepare: prepareYamlLanguageHost,
+  },
+];
+
+// The SDK generator's two builds, each rebuilt when the sources change, and
+// the .NET one also with dotnetCodegenVersion.
+const sdkGenerators = [
+  {
+    key: "sdkGenerator",
+    binary: "pulumi-sdk-gen",
+    description: "the SDK generator",
+    languages: ["nodejs", "python", "go"],
+    current: ownSourcesUnchanged(sdkGeneratorSource),
+    prepare: sdkGeneratorPreparer(undefined, []),
+  },
+  {
+    key: "sdkGeneratorDotnet",
+    binary: "pulumi-sdk-gen-dotnet",
+    description: "the .NET SDK generator",
+    languages: ["dotnet"],
+    current: (entry) =>
+      ownSourcesUnchanged(sdkGeneratorSource)(entry) && entry.source.endsWith(`v${dotnetCodegenVersion}`),
+    prepare: sdkGeneratorPreparer(dotnetCodegenVersion, ["-tags", "dotnet"]),
+  },
+];
+
+async function ensurePart(version, part) {
+  const entry = readStampFile(version)[part.key];
+  const present = existsSync(join(engineDir(version), "bin", part.binary));
+  if (!entry || !present || !part.current(entry)) await buildPart(version, part);
+  return join(engineDir(version), "bin", part.binary);
+}
+
 /**
  * Makes sure an engine is available and returns the environment every engine
- * run must use: PATH with the engine and the dynamic provider plugin, a file
- * backend, a passphrase, and a project-local PULUMI_HOME.
+ * run must use: PATH with the engine, its language hosts and the dynamic
+ * provider plugin, a file backend, a passphrase, and a project-local
+ * PULUMI_HOME.
  */
 export async function ensureEngine() {
   const version = pinnedPulumiVersion();
@@ -356,9 +455,8 @@ export async function ensureEngine() {
   if (onPath && compareVersions(onPath, version) >= 0) {
     source = `pulumi ${onPath} on PATH`;
   } else {
-    const stamp = readStamp(version);
-    if (!stamp) await buildEngine(version);
-    else if (!languageHostCurrent(stamp, version)) await buildLanguageHost(version);
+    if (!readStamp(version)) await buildEngine(version);
+    for (const part of languageHosts) await ensurePart(version, part);
     installDynamicProviderPlugin(version);
     pathEntries.push(join(engineDir(version), "bin"));
     source = `pulumi ${version} built into .engine/`;
@@ -377,6 +475,22 @@ export async function ensureEngine() {
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
   };
   return { version, source, env };
+}
+
+/**
+ * The SDK generator that writes `language`'s SDK (nodejs, python, go or
+ * dotnet), built into .engine/v<version>/bin/ when missing or stale; returns
+ * its path. It takes `-schema <schema.json> -language <language> -out
+ * <folder>` (and `-logo <png>` for .NET's package icon), and replaces the
+ * folder. Go is needed even when the CLI is on PATH.
+ */
+export async function ensureSdkGenerator(language) {
+  const generator = sdkGenerators.find((candidate) => candidate.languages.includes(language));
+  if (!generator) {
+    const known = sdkGenerators.flatMap((candidate) => candidate.languages).join(", ");
+    throw new Error(`no SDK generator for the language "${language}": the languages are ${known}`);
+  }
+  return ensurePart(pinnedPulumiVersion(), generator);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
