@@ -4,10 +4,11 @@ import { definitionOf } from "../registry";
 import { clientFrom } from "../runtime/config";
 import type { DynamicProviderHost } from "../runtime/host";
 import type { AnyResourceDefinition } from "../runtime/lifecycle";
+import { pluginTypeName } from "../runtime/typeToken";
 import { describeValue, plain } from "../runtime/values";
 import { type InvokeName, invokeDefinitions } from "./invokes";
 import { packageSchema } from "./schema";
-import { nameOfToken, typeNameOfUrn } from "./tokens";
+import { typeNameOfUrn } from "./tokens";
 
 // The provider plugin's calls, each handed to the same host the dynamic
 // resources use: the plugin adds the engine's secret markers, the URN a
@@ -170,7 +171,7 @@ export function dmarcProvider(version: string): provider.Provider {
     getSchema: async () => JSON.stringify(packageSchema(version)),
     ...resourceCalls(host),
     async invoke(token, inputs) {
-      const name = nameOfToken(token) ?? token;
+      const name = pluginTypeName(token) ?? token;
       const checked = checkInvokeInputs(name, fromEngine(inputs).props);
       if (!checked.definition) return { failures: checked.failures };
       const outputs = await checked.definition.run(clientFrom(host.currentSettings()), checked.inputs as never);

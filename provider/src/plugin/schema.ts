@@ -3,8 +3,8 @@ import { ClientOptionsSchema } from "../client";
 import { registeredTypes } from "../registry";
 import { PARTNER_ID_DESCRIPTION, SETTINGS, type SettingKey } from "../runtime/config";
 import type { AnyResourceDefinition } from "../runtime/lifecycle";
+import { PLUGIN_PACKAGE, pluginTypeToken as typeToken } from "../runtime/typeToken";
 import { invokeDefinitions } from "./invokes";
-import { PACKAGE_NAME, typeToken } from "./tokens";
 
 // The Pulumi package schema of the plugin, derived from what the dynamic
 // resources are declared with: each type's zod schemas and comments (through
@@ -64,7 +64,8 @@ export interface PackageSchema {
   resources: Record<string, ResourceSpec>;
   functions: Record<string, { description: string; inputs: ObjectSpec; outputs: ObjectSpec }>;
   types: Record<string, TypeSpec>;
-  language: Record<string, Record<string, unknown>>;
+  meta: typeof SDK_SETTINGS.meta;
+  language: typeof SDK_SETTINGS.language;
 }
 
 const PRIMITIVES = new Set(["string", "integer", "number", "boolean"]);
@@ -103,7 +104,8 @@ interface TypeScope {
 function propertyOf(node: JsonNode, typeName: string, scope: TypeScope): PropertySpec {
   const described = {
     ...(node.description === undefined ? {} : { description: node.description }),
-    ...(node.default === undefined ? {} : { default: node.default }),
+    // Pulumi's schema takes a default of a primitive only.
+    ...(["string", "number", "boolean"].includes(typeof node.default) ? { default: node.default } : {}),
   };
   const type = typeOfNode(node);
   if (node.enum?.every((value) => typeof value === "string")) {
@@ -221,6 +223,20 @@ function settingVariables(): Record<string, PropertySpec> {
   return variables;
 }
 
+/** How Pulumi's code generators name and package each SDK; a Go SDK gets its go.mod, and every SDK's manifest its version, rather than a placeholder. */
+const SDK_SETTINGS = {
+  meta: { moduleFormat: "(.*)", supportPack: true },
+  language: {
+    nodejs: { packageName: "@dmarc-partner/pulumi-dmarc", dependencies: { "@pulumi/pulumi": "^3.139.0" } },
+    python: { packageName: "pulumi_dmarc", requires: { pulumi: ">=3.139.0,<4.0.0" } },
+    go: {
+      importBasePath: "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc",
+      generateResourceContainerTypes: false,
+    },
+    csharp: { rootNamespace: "DmarcPartner", packageReferences: { Pulumi: "3.*" } },
+  },
+} as const;
+
 /** The package schema of the plugin at `version`. */
 export function packageSchema(version: string): PackageSchema {
   const types: Record<string, TypeSpec> = {};
@@ -244,7 +260,7 @@ export function packageSchema(version: string): PackageSchema {
   );
   const variables = settingVariables();
   return {
-    name: PACKAGE_NAME,
+    name: PLUGIN_PACKAGE,
     version,
     displayName: "DMARC partner",
     description:
@@ -260,14 +276,6 @@ export function packageSchema(version: string): PackageSchema {
     resources,
     functions,
     types,
-    language: {
-      nodejs: { packageName: "@dmarc-partner/pulumi-dmarc", dependencies: { "@pulumi/pulumi": "^3.139.0" } },
-      python: { packageName: "pulumi_dmarc", requires: { pulumi: ">=3.139.0,<4.0.0" } },
-      go: {
-        importBasePath: "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc",
-        generateResourceContainerTypes: false,
-      },
-      csharp: { rootNamespace: "DmarcPartner", packageReferences: { Pulumi: "3.*" } },
-    },
+    ...SDK_SETTINGS,
   };
 }
