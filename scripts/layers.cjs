@@ -12,6 +12,7 @@ module.exports = [
   ["providerHost.ts"],
   ["providers"],
   ["tenant"],
+  ["plugin"],
   ["inventory"],
   ["discovery"],
   ["checkpoint"],

@@ -33,9 +33,17 @@ export function referencePages() {
   const { typeToken } = fromProvider("./dist/runtime/typeToken.js");
   const { InventoryFile } = fromProvider("./dist/inventory/inventory.js");
   const { DomainPolicyArgs } = fromProvider("./dist/tenant/policy.js");
+  const { packageSchema } = fromProvider("./dist/plugin/schema.js");
+  const pluginTokens = Object.keys(packageSchema(fromProvider("./package.json").version).resources);
+  const pluginTokenOf = (typeName) => {
+    const token = pluginTokens.find((candidate) => candidate.endsWith(`:${typeName}`));
+    if (!token) throw new Error(`the plugin's schema has no resource ${typeName}`);
+    return token;
+  };
   const types = registeredTypes.map((type) => ({
     name: basename(type.providerModule),
     typeToken: typeToken(type.typeName),
+    pluginToken: pluginTokenOf(type.typeName),
     definition: type.definition,
   }));
   const pages = [

@@ -1,5 +1,5 @@
 // The one entry point behind `npm test`, `npm run test:guides`, `npm run test:reliability`,
-// `npm run demo`, `npm run emulator`, `npm run bench` and `npm run docs`. npm
+// `npm run demo`, `npm run emulator`, `npm run bench`, `npm run docs`, `npm run plugin` and `npm run sdk`. npm
 // runs these scripts even without node_modules, so this file is
 // dependency-free: it installs, builds and provisions the engine first, then
 // does the job. Every step says what it is doing.
@@ -113,6 +113,18 @@ switch (task) {
     process.exit(await run(process.execPath, [join(projectRoot, "scripts", "reference-docs.mjs"), ...args]));
     break;
   }
+  case "plugin": {
+    // The provider plugin's archive for `pulumi plugin install` (scripts/plugin-archive.mjs).
+    await prepare({ engine: false });
+    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "plugin-archive.mjs"), ...args]));
+    break;
+  }
+  case "sdk": {
+    // The plugin's schema and its four SDKs (scripts/sdk.mjs); the generators are built beside the engine.
+    await prepare({ engine: false });
+    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "sdk.mjs"), ...args]));
+    break;
+  }
   case "graph": {
     // CONTRIBUTING.md's module graph, drawn from the rules in .dependency-cruiser.cjs.
     await prepare({ engine: false });
@@ -120,6 +132,6 @@ switch (task) {
     break;
   }
   default:
-    say(`unknown task "${task}": use test, guides, reliability, demo, bench, emulator, docs or graph`);
+    say(`unknown task "${task}": use test, guides, reliability, demo, bench, emulator, docs, plugin, sdk or graph`);
     process.exit(2);
 }

@@ -22,14 +22,14 @@ const CHECK_INTERVAL_MS = 1_000;
 /** The longest an orphan waits for its connections and budget store to close before it exits anyway: nothing is in flight by then. */
 const CLOSE_BOUND_MS = 5_000;
 
-/** Pulumi's host of dynamic providers, the one process this guard is for. */
-const DYNAMIC_PROVIDER_HOST = /[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/;
+/** The processes this guard is for: Pulumi's host of dynamic providers, and this package's provider plugin. */
+const PROVIDER_PROCESSES = /[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$|[\\/]dist[\\/]plugin[\\/]main\.js$/;
 
 let guarded = false;
 
 /** In the dynamic provider process: once its engine (the parent that started it) is gone, sends nothing more and exits when its requests in flight have ended. */
 function stopWhenEngineGone(argv: readonly string[] = process.argv): void {
-  if (guarded || !DYNAMIC_PROVIDER_HOST.test(argv[1] ?? "")) return;
+  if (guarded || !PROVIDER_PROCESSES.test(argv[1] ?? "")) return;
   guarded = true;
   const engine = process.ppid;
   let stopped = false;

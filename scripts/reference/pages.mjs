@@ -46,10 +46,11 @@ const OUTPUT_COLUMNS = {
 
 /**
  * The page of one resource type.
- * @param {{ name: string, typeToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition }} type
- *   `name` is the provider module's name, which the page and the resource file are named after.
+ * @param {{ name: string, typeToken: string, pluginToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition }} type
+ *   `name` is the provider module's name, which the page and the resource file are named after;
+ *   `pluginToken` the type's token in the provider plugin's schema.
  */
-export function resourcePage({ name, typeToken, definition }) {
+export function resourcePage({ name, typeToken, pluginToken, definition }) {
   const { typeName, description, idFormat, replaceOn, urnInput, fromSettings = {}, secretOutputs = [] } = definition;
   const secretInputs = definition.secretInputs ?? [];
   const hints = definition.hints ?? [];
@@ -65,7 +66,7 @@ export function resourcePage({ name, typeToken, definition }) {
     description,
     [
       `- Class: ${code(typeName)} of \`pulumi-dmarc-partner\` (\`import { ${typeName} } from "pulumi-dmarc-partner"\`)`,
-      `- Type token: ${code(typeToken)}`,
+      `- Type token: ${code(typeToken)}; in the provider plugin, from any Pulumi language: ${code(pluginToken)}`,
       `- Resource id: ${code(idFormat)}`,
     ].join("\n"),
     "## Inputs",
@@ -105,6 +106,7 @@ export function resourcePage({ name, typeToken, definition }) {
     ...nestedSections(outputs, OUTPUT_COLUMNS),
     "## Adopting an existing object",
     `The input ${code("importId")} takes the id of an existing object, ${code(idFormat)}, to take under management instead of creating one. Nothing is changed: the create fails, listing the differences, when the object differs from the declaration. See [Import and drift](../guides/import-and-drift.md).`,
+    `With the provider plugin, ${code(`pulumi import ${pluginToken} <name> ${idFormat}`)} reads the object and writes its declaration in the project's language ([Every Pulumi language](../guides/languages.md)).`,
   ].join("\n\n");
 }
 

@@ -33,8 +33,9 @@ function packedFiles(): string[] {
 describe("the published package", () => {
   const files = packedFiles();
 
-  it("holds the compiled code, its declarations, its commands, README, LICENSE and package.json, and nothing else", () => {
-    const commands = Object.values((manifest.bin ?? {}) as Record<string, string>);
+  it("holds the compiled code, its declarations, its commands, the plugin's launcher, README, LICENSE and package.json, and nothing else", () => {
+    // The launcher is no npm command: a project's `plugins.providers` names its folder, the engine runs it.
+    const commands = [...Object.values((manifest.bin ?? {}) as Record<string, string>), "bin/pulumi-resource-dmarc"];
     const unexpected = files.filter(
       (path) =>
         !["package.json", "README.md", "LICENSE", ...commands].includes(path) && !/^dist\/.+\.(js|d\.ts)$/.test(path),

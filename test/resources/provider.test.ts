@@ -1,6 +1,7 @@
 import { dynamicProviderHost as host } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { badInputs } from "../support/badInputs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 
 // The provider functions each resource's serialized shim calls, driven
@@ -66,75 +67,6 @@ beforeEach(async () => {
 });
 
 describe("check", () => {
-  const badInputs: [string, Props, string, string][] = [
-    ["Organization", { name: "" }, "name", "must not be empty"],
-    ["Organization", { name: "x".repeat(129) }, "name", "at most 128"],
-    ["Organization", { name: 42 }, "name", "expected string"],
-    ["Organization", { name: "ok", onDelete: "archive" }, "onDelete", '"archive"'],
-    ["DomainGroup", { organizationId: "", name: "g" }, "organizationId", "organisation id"],
-    ["DomainGroup", { organizationId: "org_1", name: "" }, "name", "must not be empty"],
-    ["Domain", { organizationId: "org_1", domain: "Example.COM", groupId: "g" }, "domain", "lower-case domain"],
-    ["Domain", { organizationId: "org_1", domain: "localhost", groupId: "g" }, "domain", "lower-case domain"],
-    ["Domain", { organizationId: "org_1", domain: "exa mple.com", groupId: "g" }, "domain", "lower-case domain"],
-    ["Domain", { organizationId: "org_1", domain: "-bad.example.com", groupId: "g" }, "domain", "lower-case domain"],
-    ["Domain", { organizationId: "org_1", domain: "example.com.", groupId: "g" }, "domain", "lower-case domain"],
-    ["Domain", { organizationId: "org_1", domain: `${"a".repeat(64)}.com`, groupId: "g" }, "domain", "lower-case"],
-    ["Domain", { organizationId: "org_1", domain: "a.com", groupId: "g", type: "mailing" }, "type", '"mailing"'],
-    [
-      "Domain",
-      { organizationId: "org_1", domain: "a.com", groupId: "g", setupRecordType: "MX" },
-      "setupRecordType",
-      '"MX"',
-    ],
-    ["Domain", { organizationId: "org_1", domain: "a.com", groupId: "" }, "groupId", "domain group id"],
-    ["Domain", { organizationId: "org_1", domain: "mail.a.com", groupId: "g", zone: "b.com" }, "zone", "parent zones"],
-    ["Webhook", { name: "w", url: "http://hooks.example.com/x", events: ["domain.created"] }, "url", "https://"],
-    ["Webhook", { name: "w", url: "ftp://hooks.example.com/x", events: ["domain.created"] }, "url", "https://"],
-    ["Webhook", { name: "w", url: "not a url", events: ["domain.created"] }, "url", "https://"],
-    ["Webhook", { name: "w", url: "https://h.example.com", events: [] }, "events", "at least one event"],
-    [
-      "Webhook",
-      { name: "w", url: "https://h.example.com", events: ["domain.deleted"] },
-      "events.0",
-      '"domain.deleted"',
-    ],
-    ["Webhook", { name: "", url: "https://h.example.com", events: ["domain.created"] }, "name", "must not be empty"],
-    [
-      "Webhook",
-      { name: "w", url: "https://h.example.com", events: ["domain.created"], secretVersion: -1 },
-      "secretVersion",
-      "-1",
-    ],
-    ["Subscription", { organizationId: "org_1", priceId: "" }, "priceId", "getPriceId"],
-    ["Subscription", { organizationId: "org_1", priceId: "p", keepActiveUntil: "next year" }, "keepActiveUntil", "ISO"],
-    ["Invitation", { organizationId: "org_1", email: "not-an-email" }, "email", "e-mail address"],
-    ["Invitation", { organizationId: "org_1", email: "a@b.example", role: "owner" }, "role", '"owner"'],
-    ["Invitation", { organizationId: "org_1", email: "a@b.example", redirectUrl: "nowhere" }, "redirectUrl", "URL"],
-    ["Invitation", { organizationId: "", email: "a@b.example" }, "organizationId", "organisation id"],
-    ["Invitation", { organizationId: "org_1", email: "a@@b.example" }, "email", "e-mail address"],
-    ["Organization", { name: "   " }, "name", "must not be blank"],
-    ["Organization", { name: " Acme" }, "name", "white space"],
-    ["DomainGroup", { organizationId: "org_1", name: "\t" }, "name", "must not be blank"],
-    ["Webhook", { name: " ", url: "https://h.example.com", events: ["domain.created"] }, "name", "blank"],
-    ["DomainGroup", { organizationId: "org 1", name: "g" }, "organizationId", "no spaces"],
-    ["Domain", { organizationId: "org_1/x", domain: "a.com", groupId: "g" }, "organizationId", '"/"'],
-    ["Domain", { organizationId: "org_1", domain: "a.com", groupId: " " }, "groupId", "domain group id"],
-    ["Subscription", { organizationId: "org_1", priceId: "price 1" }, "priceId", "getPriceId"],
-    [
-      "Invitation",
-      { organizationId: "org_1", email: "a@b.example", redirectUrl: "javascript:alert(1)" },
-      "redirectUrl",
-      "https://",
-    ],
-    [
-      "Invitation",
-      { organizationId: "org_1", email: "a@b.example", redirectUrl: "http://app.example.com/welcome" },
-      "redirectUrl",
-      "https://",
-    ],
-    ["Invitation", { organizationId: "org_1", email: "   " }, "email", "e-mail address"],
-  ];
-
   it.each(badInputs)("refuses bad %s input %j at %s", async (typeName, news, field, expected) => {
     const before = await handle.control<{ requests: number }>("GET", "/stats");
     const result = await host.check(typeName, {}, news);

@@ -66,68 +66,85 @@ function baseUrlProblem(value: string): string | undefined {
  */
 export const ClientOptionsSchema = z
   .object({
-    /** Root address of the service, such as `https://api.example.com`. Required: there is no default production address. */
     baseUrl: z
       .string({ message: "is required: the service's root address, such as https://api.example.com" })
       .superRefine((value, ctx) => {
         const problem = baseUrlProblem(value);
         if (problem) ctx.addIssue({ code: "custom", message: problem });
-      }),
-    /** A static bearer token. It cannot be renewed, so a long run should prefer clientId/clientSecret. */
-    accessToken: z.string().min(1).optional(),
-    /** OAuth 2.0 client credentials, exchanged at `POST {baseUrl}/auth/token`. */
-    clientId: z.string().min(1).optional(),
-    clientSecret: z.string().min(1).optional(),
-    /** Time allowed to open a connection, in milliseconds. */
-    connectTimeoutMs: wholeNumber(1).default(CLIENT_DEFAULTS.connectTimeoutMs),
-    /** Time allowed for one attempt, from sending to the last byte of the answer, in milliseconds. */
-    requestTimeoutMs: wholeNumber(1).default(CLIENT_DEFAULTS.requestTimeoutMs),
-    /** Tries per call, the first included. */
-    maxAttempts: wholeNumber(1).default(CLIENT_DEFAULTS.maxAttempts),
-    /** No retry starts later than this after the first attempt, in milliseconds. */
-    maxRetryElapsedMs: wholeNumber(0).default(CLIENT_DEFAULTS.maxRetryElapsedMs),
-    /** Backoff before the first retry; doubles per retry, with full jitter. */
-    retryBaseDelayMs: wholeNumber(0).default(CLIENT_DEFAULTS.retryBaseDelayMs),
-    /** Ceiling of one backoff delay (a longer wait the service asks for is still honoured). */
-    retryMaxDelayMs: wholeNumber(0).default(CLIENT_DEFAULTS.retryMaxDelayMs),
-    /**
-     * Requests a minute across every client in the process; 0 turns pacing off. Unset: 57 (95% of
-     * the published 60) for the service, 0 for a loopback address (the emulator). Process-wide:
-     * the latest createClient call applies to all clients.
-     */
-    requestsPerMinute: rate.optional(),
-    /**
-     * The same limit per second (requestsPerMinute ÷ 60), as earlier releases took it; requestsPerMinute
-     * wins when both are set (so the fleet's share of its budget beats an older setting).
-     */
-    requestsPerSecond: rate.optional(),
-    /** Requests in flight across every client in the process, set like requestsPerMinute. */
-    maxConcurrency: wholeNumber(1).optional(),
-    /**
-     * Where every run of the partner books its requests' turns, so that together they keep to one pace:
-     * a postgres:// URL (a database every CI job reaches), "machine" (this machine's runs; or
-     * "machine:<folder>"), "off" (the run paces alone, slowing down on 429s), or "auto" (unset): a
-     * PostgreSQL state backend's database when the runs share one, else this machine.
-     */
+      })
+      .describe(
+        "Root address of the service, such as `https://api.example.com`. Required: there is no default production address.",
+      ),
+    accessToken: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("A static bearer token. It cannot be renewed, so a long run should prefer clientId/clientSecret."),
+    clientId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("OAuth 2.0 client id, exchanged with clientSecret at `POST {baseUrl}/auth/token`."),
+    clientSecret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("OAuth 2.0 client secret, exchanged with clientId at `POST {baseUrl}/auth/token`."),
+    connectTimeoutMs: wholeNumber(1)
+      .default(CLIENT_DEFAULTS.connectTimeoutMs)
+      .describe("Time allowed to open a connection, in milliseconds."),
+    requestTimeoutMs: wholeNumber(1)
+      .default(CLIENT_DEFAULTS.requestTimeoutMs)
+      .describe("Time allowed for one attempt, from sending to the last byte of the answer, in milliseconds."),
+    maxAttempts: wholeNumber(1).default(CLIENT_DEFAULTS.maxAttempts).describe("Tries per call, the first included."),
+    maxRetryElapsedMs: wholeNumber(0)
+      .default(CLIENT_DEFAULTS.maxRetryElapsedMs)
+      .describe("No retry starts later than this after the first attempt, in milliseconds."),
+    retryBaseDelayMs: wholeNumber(0)
+      .default(CLIENT_DEFAULTS.retryBaseDelayMs)
+      .describe("Backoff before the first retry; doubles per retry, with full jitter."),
+    retryMaxDelayMs: wholeNumber(0)
+      .default(CLIENT_DEFAULTS.retryMaxDelayMs)
+      .describe("Ceiling of one backoff delay (a longer wait the service asks for is still honoured)."),
+    requestsPerMinute: rate
+      .optional()
+      .describe(
+        "Requests a minute across every client in the process; 0 turns pacing off. Unset: 57 (95% of the published 60) for the service, 0 for a loopback address (the emulator). Process-wide: the latest createClient call applies to all clients.",
+      ),
+    requestsPerSecond: rate
+      .optional()
+      .describe(
+        "The same limit per second (requestsPerMinute ÷ 60), as earlier releases took it; requestsPerMinute wins when both are set (so the fleet's share of its budget beats an older setting).",
+      ),
+    maxConcurrency: wholeNumber(1)
+      .optional()
+      .describe("Requests in flight across every client in the process, set like requestsPerMinute."),
     budgetStore: z
       .string()
       .superRefine((value, ctx) => {
         const problem = budgetStoreProblem(value);
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       })
-      .optional(),
-    /** A token is renewed this long before it expires (at most half its lifetime). */
-    tokenRenewMarginSeconds: wholeNumber(0).default(CLIENT_DEFAULTS.tokenRenewMarginSeconds),
-    /**
-     * How long a domain create declared without a count of its siblings
-     * waits for others of its organisation, to send them as one
-     * `POST /v1/domains/batch`, in milliseconds; 0 sends each alone.
-     */
-    domainBatchWindowMs: wholeNumber(0).default(CLIENT_DEFAULTS.domainBatchWindowMs),
-    /** Receives one debug line per attempt (method, path, status, attempt, ms), secrets redacted. */
-    log: lineSink.optional(),
-    /** Receives a line whenever calls wait on the rate limit, saying how long and why; default standard error. */
-    notice: lineSink.optional(),
+      .optional()
+      .describe(
+        'Where every run of the partner books its requests\' turns, so that together they keep to one pace: a postgres:// URL (a database every CI job reaches), "machine" (this machine\'s runs; or "machine:<folder>"), "off" (the run paces alone, slowing down on 429s), or "auto" (unset): a PostgreSQL state backend\'s database when the runs share one, else this machine.',
+      ),
+    tokenRenewMarginSeconds: wholeNumber(0)
+      .default(CLIENT_DEFAULTS.tokenRenewMarginSeconds)
+      .describe("A token is renewed this long before it expires (at most half its lifetime)."),
+    domainBatchWindowMs: wholeNumber(0)
+      .default(CLIENT_DEFAULTS.domainBatchWindowMs)
+      .describe(
+        "How long a domain create declared without a count of its siblings waits for others of its organisation, to send them as one `POST /v1/domains/batch`, in milliseconds; 0 sends each alone.",
+      ),
+    log: lineSink
+      .optional()
+      .describe("Receives one debug line per attempt (method, path, status, attempt, ms), secrets redacted."),
+    notice: lineSink
+      .optional()
+      .describe(
+        "Receives a line whenever calls wait on the rate limit, saying how long and why; default standard error.",
+      ),
   })
   .superRefine((options, ctx) => {
     const hasClient = options.clientId !== undefined || options.clientSecret !== undefined;

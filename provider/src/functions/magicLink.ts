@@ -4,10 +4,15 @@ import type { MagicLink } from "../api";
 import { EmailAddress, OrganizationId, SecureLink, serviceId } from "../resources/fields";
 import { programClient } from "./programClient";
 
-const MagicLinkInputs = z.object({
-  userId: z.union([EmailAddress, serviceId("a user id or e-mail address", "alice@example.com")]),
-  organizationId: OrganizationId,
-  redirectUri: SecureLink.optional(),
+/** What a sign-in link is issued for: the program's function and the plugin's invoke take the same. */
+export const MagicLinkInputs = z.object({
+  userId: z
+    .union([EmailAddress, serviceId("a user id or e-mail address", "alice@example.com")])
+    .describe("The invited user's e-mail address (accepted as user id)."),
+  organizationId: OrganizationId.describe("The organisation the user signs in to."),
+  redirectUri: SecureLink.optional().describe(
+    "Where the user lands after signing in: https (http for loopback hosts only). Default: the service's own choice.",
+  ),
 });
 
 function validInputs(given: Record<keyof MagicLinkArgs, string | undefined>): z.output<typeof MagicLinkInputs> {

@@ -28,6 +28,16 @@ export const FREQUENCY_NAMES = { m: "monthly", y: "yearly", d: "daily" } as cons
   z.infer<typeof FrequencyName>
 >;
 
+/** A price of the catalogue by plan name: the plugin's `getPriceId` invoke checks its inputs with it. */
+export const PriceSelectorInputs = z.object({
+  plan: z.string().min(1).describe("Plan name, matched without regard to case, e.g. `Business`."),
+  frequency: z
+    .enum([...FrequencyName.options, "m", "y", "d"])
+    .optional()
+    .describe("Billing frequency; default `monthly`."),
+  currency: z.string().min(1).optional().describe("Currency, e.g. `EUR`, when a plan has prices in several."),
+});
+
 export interface PriceSelector {
   /** Plan name, matched without regard to case, e.g. `Business`. */
   plan: string;

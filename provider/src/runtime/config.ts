@@ -64,6 +64,10 @@ export const SETTINGS = Object.entries(SETTING_KINDS).map(([key, kind]) => ({
 }));
 
 const PARTNER_ID = /^[^\s/]+$/;
+
+/** What `dmarc:partnerId` is, for the plugin's schema (the other settings' descriptions are the client options'). */
+export const PARTNER_ID_DESCRIPTION =
+  "The partner id the service issued: the owner of the partner's own webhooks when a Webhook names none.";
 const CREDENTIAL_KEYS = ["clientId", "clientSecret", "accessToken"];
 
 /** The key of a setting in the stack's config: `dmarc:baseUrl` for `baseUrl`. */

@@ -21,6 +21,14 @@ const INFO_SEVERITY = 1;
 
 let engineConnection: EngineConnection | undefined;
 
+/** The engine's address, given by a provider process that is not Pulumi's dynamic provider host (the plugin). */
+let attachedEngine: string | undefined;
+
+/** Sends later lines to the engine at `address`: the plugin's process gets it among other arguments. */
+export function attachEngineLog(address: string): void {
+  attachedEngine = address;
+}
+
 /**
  * The dynamic provider process of @pulumi/pulumi gets the engine's address
  * as its one argument, but neither the resource's URN nor an engine
@@ -30,8 +38,10 @@ let engineConnection: EngineConnection | undefined;
  * an input; outside the engine (tests, scripts) they are printed.
  */
 export function engineLogFor(urn: string | undefined): EngineLog {
-  const address = process.argv[2] ?? "";
-  const inEngine = /dynamic-provider/.test(process.argv[1] ?? "") && /^[\w.[\]:-]+:\d+$/.test(address);
+  const address = attachedEngine ?? process.argv[2] ?? "";
+  const inEngine =
+    (attachedEngine !== undefined || /dynamic-provider/.test(process.argv[1] ?? "")) &&
+    /^[\w.[\]:-]+:\d+$/.test(address);
   if (!urn || !inEngine) return (line) => console.log(line);
   if (engineConnection?.address !== address) {
     const fromPulumi = createRequire(require.resolve("@pulumi/pulumi"));

@@ -1,7 +1,14 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { DmarcClient } from "../client";
-import { clientFrom, clientOptionsFrom, type ProviderSettings, type SettingKey, settingsFrom } from "./config";
+import {
+  clientFrom,
+  clientOptionsFrom,
+  type ProviderSettings,
+  type SettingKey,
+  type StackConfig,
+  settingsFrom,
+} from "./config";
 import { engineLogFor } from "./engineLog";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
 import { PROVIDER_KEY } from "./providerModule";
@@ -74,7 +81,12 @@ export class DynamicProviderHost {
   }
 
   async configure(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    this.settings = settingsFrom((key) => request.config.get(key));
+    this.configureFrom((key) => request.config.get(key));
+  }
+
+  /** Takes the settings of a provider's configuration, looked up by full key (`dmarc:baseUrl`). */
+  configureFrom(config: StackConfig): void {
+    this.settings = settingsFrom(config);
   }
 
   private definition(typeName: string): AnyResourceDefinition {
@@ -83,7 +95,8 @@ export class DynamicProviderHost {
     return definition;
   }
 
-  private currentSettings(): ProviderSettings {
+  /** The settings in use: the configured ones, else the environment's. */
+  currentSettings(): ProviderSettings {
     return this.settings ?? settingsFrom(() => undefined);
   }
 

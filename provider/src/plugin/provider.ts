@@ -1,0 +1,181 @@
+import type * as provider from "@pulumi/pulumi/provider";
+import { dynamicProviderHost } from "../providerHost";
+import { definitionOf } from "../registry";
+import { clientFrom } from "../runtime/config";
+import type { DynamicProviderHost } from "../runtime/host";
+import type { AnyResourceDefinition } from "../runtime/lifecycle";
+import { pluginTypeName } from "../runtime/typeToken";
+import { describeValue, plain } from "../runtime/values";
+import { type InvokeName, invokeDefinitions } from "./invokes";
+import { packageSchema } from "./schema";
+import { typeNameOfUrn } from "./tokens";
+
+// The provider plugin's calls, each handed to the same host the dynamic
+// resources use: the plugin adds the engine's secret markers, the URN a
+// resource logs on, and the outputs made from the id, which the dynamic
+// resources' classes add in the program instead.
+
+type Props = Record<string, unknown>;
+
+/** The engine's marker of a secret value in a property map (the "signature" key and its value). */
+const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270";
+
+function isSecret(value: unknown): value is { value: unknown } {
+  return typeof value === "object" && value !== null && (value as Props)[SIGNATURE_KEY] === SECRET_SIGNATURE;
+}
+
+/** The value without secret markers, at any depth. */
+function revealed(value: unknown): unknown {
+  if (isSecret(value)) return revealed(value.value);
+  if (Array.isArray(value)) return value.map(revealed);
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, revealed(field)]));
+  return value;
+}
+
+function containsSecret(value: unknown): boolean {
+  if (isSecret(value)) return true;
+  if (Array.isArray(value)) return value.some(containsSecret);
+  if (typeof value === "object" && value !== null) return Object.values(value).some(containsSecret);
+  return false;
+}
+
+/** Properties as the host takes them, and the keys that held a secret anywhere inside. */
+function fromEngine(props: Props | undefined): { props: Props; secrets: Set<string> } {
+  const given = props ?? {};
+  return {
+    props: revealed(given) as Props,
+    secrets: new Set(Object.keys(given).filter((key) => containsSecret(given[key]))),
+  };
+}
+
+function secretKeysOf(definition: AnyResourceDefinition, given: ReadonlySet<string>): Set<string> {
+  return new Set([...(definition.secretInputs ?? []), ...(definition.secretOutputs ?? []), ...given]);
+}
+
+function toEngine(props: Props, secrets: ReadonlySet<string>): Props {
+  return Object.fromEntries(
+    Object.entries(props).map(([key, value]) =>
+      secrets.has(key) ? [key, { [SIGNATURE_KEY]: SECRET_SIGNATURE, value }] : [key, value],
+    ),
+  );
+}
+
+function definitionOfUrn(urn: string): AnyResourceDefinition {
+  const typeName = typeNameOfUrn(urn);
+  const definition = typeName === undefined ? undefined : definitionOf(typeName);
+  if (!definition) throw new Error(`the DMARC provider has no resource type for ${urn}`);
+  return definition;
+}
+
+/** What a resource records: the host's outputs, those made from the id, secrets marked, the URN input left out. */
+function recorded(definition: AnyResourceDefinition, id: string, outs: Props, secrets: ReadonlySet<string>): Props {
+  const { [definition.urnInput ?? ""]: _urn, ...kept } = outs;
+  const fromId = Object.entries(definition.idOutputs ?? {}).map(([key, output]) => [key, output.fromId(id)]);
+  return toEngine({ ...kept, ...Object.fromEntries(fromId) }, secretKeysOf(definition, secrets));
+}
+
+/**
+ * Recorded properties as the host compares them: an output made from the id
+ * that the declaration does not give is left out, as the dynamic resources
+ * never record one (a DomainVerification declared by `domainId` has an
+ * `organizationId` output, not input).
+ */
+function comparable(definition: AnyResourceDefinition, olds: Props, news: Props): Props {
+  const derived = Object.keys(definition.idOutputs ?? {}).filter((key) => news[key] === undefined);
+  return Object.fromEntries(Object.entries(olds).filter(([key]) => !derived.includes(key)));
+}
+
+/** The inputs with the URN in the input the definition logs on, if it has one. */
+function withUrn(definition: AnyResourceDefinition, props: Props, urn: string): Props {
+  return definition.urnInput === undefined ? props : { ...props, [definition.urnInput]: urn };
+}
+
+function checkInvokeInputs(name: string, inputs: Props) {
+  const definition = invokeDefinitions[name as InvokeName];
+  if (!definition) return { failures: [{ property: "", reason: `the DMARC provider has no function "${name}"` }] };
+  const parsed = definition.inputs.safeParse(inputs);
+  if (parsed.success) return { definition, inputs: parsed.data };
+  const failures = parsed.error.issues.map((issue) => {
+    const property = String(issue.path[0] ?? "");
+    return { property, reason: `${name} input "${property}" ${issue.message}; got ${describeValue(inputs[property])}` };
+  });
+  return { failures };
+}
+
+/** Reads an object back: for refresh, with its recorded properties; for `pulumi import`, with none. */
+async function readResource(host: DynamicProviderHost, id: string, urn: string, props: Props | undefined) {
+  const definition = definitionOfUrn(urn);
+  const given = fromEngine(props);
+  const known = Object.keys(given.props).length > 0 ? withUrn(definition, given.props, urn) : undefined;
+  const found = await host.read(definition.typeName, id, known);
+  if (found.id === undefined) return { id: "", props: {}, inputs: {} };
+  const { [definition.urnInput ?? ""]: _urn, ...inputs } = found.inputs ?? {};
+  const secrets = secretKeysOf(definition, given.secrets);
+  return {
+    id: found.id,
+    props: recorded(definition, found.id, found.props ?? {}, secrets),
+    inputs: toEngine(inputs, secrets),
+  };
+}
+
+/** The resource calls of the plugin's provider, each over the host's call of the same name. */
+function resourceCalls(
+  host: DynamicProviderHost,
+): Pick<provider.Provider, "check" | "diff" | "create" | "read" | "update" | "delete"> {
+  return {
+    async check(urn, olds, news) {
+      const definition = definitionOfUrn(urn);
+      const given = fromEngine(news);
+      const result = await host.check(definition.typeName, fromEngine(olds).props, given.props);
+      if (result.failures && result.failures.length > 0) return { failures: [...result.failures] };
+      return { inputs: toEngine(result.inputs ?? {}, secretKeysOf(definition, given.secrets)) };
+    },
+
+    async diff(id, urn, olds, news) {
+      const definition = definitionOfUrn(urn);
+      const declared = fromEngine(news).props;
+      return host.diff(definition.typeName, id, comparable(definition, fromEngine(olds).props, declared), declared);
+    },
+
+    async create(urn, inputs) {
+      const definition = definitionOfUrn(urn);
+      const given = fromEngine(inputs);
+      const created = await host.create(definition.typeName, withUrn(definition, given.props, urn));
+      return { id: created.id, outs: recorded(definition, created.id, created.outs ?? {}, given.secrets) };
+    },
+
+    read: (id, urn, props) => readResource(host, id, urn, props),
+
+    async update(id, urn, olds, news) {
+      const definition = definitionOfUrn(urn);
+      const given = fromEngine(news);
+      const previous = comparable(definition, fromEngine(olds).props, given.props);
+      const updated = await host.update(definition.typeName, id, previous, withUrn(definition, given.props, urn));
+      return { outs: recorded(definition, id, updated.outs ?? {}, given.secrets) };
+    },
+
+    async delete(id, urn, props) {
+      const definition = definitionOfUrn(urn);
+      await host.delete(definition.typeName, id, withUrn(definition, fromEngine(props).props, urn));
+    },
+  };
+}
+
+/** The plugin's provider: every resource type of the registry and the invoke table, over the one host. */
+export function dmarcProvider(version: string): provider.Provider {
+  const host = dynamicProviderHost;
+  return {
+    version,
+    getSchema: async () => JSON.stringify(packageSchema(version)),
+    ...resourceCalls(host),
+    async invoke(token, inputs) {
+      const name = pluginTypeName(token) ?? token;
+      const checked = checkInvokeInputs(name, fromEngine(inputs).props);
+      if (!checked.definition) return { failures: checked.failures };
+      const outputs = await checked.definition.run(clientFrom(host.currentSettings()), checked.inputs as never);
+      return { outputs: toEngine(plain(outputs) as Props, new Set(checked.definition.secretOutputs ?? [])) };
+    },
+  };
+}

@@ -1,0 +1,281 @@
+import { z } from "zod";
+import { ClientOptionsSchema } from "../client";
+import { registeredTypes } from "../registry";
+import { PARTNER_ID_DESCRIPTION, SETTINGS, type SettingKey } from "../runtime/config";
+import type { AnyResourceDefinition } from "../runtime/lifecycle";
+import { PLUGIN_PACKAGE, pluginTypeToken as typeToken } from "../runtime/typeToken";
+import { invokeDefinitions } from "./invokes";
+
+// The Pulumi package schema of the plugin, derived from what the dynamic
+// resources are declared with: each type's zod schemas and comments (through
+// zod's own JSON Schema of them), its secret and id-derived outputs, the
+// `dmarc:*` settings and the invoke table. Nothing here is written beside a
+// definition: a new registry entry is a new resource of the schema.
+
+/** The JSON Schema node zod writes for a field, as far as the conversion reads it. */
+interface JsonNode {
+  type?: string | string[];
+  enum?: unknown[];
+  items?: JsonNode;
+  properties?: Record<string, JsonNode>;
+  required?: string[];
+  description?: string;
+  default?: unknown;
+  anyOf?: JsonNode[];
+}
+
+/** A property of the Pulumi schema: a primitive, a list, or a reference to a named type. */
+export interface PropertySpec {
+  type?: string;
+  $ref?: string;
+  items?: PropertySpec;
+  additionalProperties?: PropertySpec;
+  description?: string;
+  default?: unknown;
+  secret?: boolean;
+}
+
+interface ObjectSpec {
+  description?: string;
+  properties: Record<string, PropertySpec>;
+  required?: string[];
+}
+
+interface ResourceSpec extends ObjectSpec {
+  inputProperties: Record<string, PropertySpec>;
+  requiredInputs: string[];
+}
+
+type TypeSpec = (ObjectSpec & { type: "object" }) | { type: "string"; description?: string; enum: { value: string }[] };
+
+export interface PackageSchema {
+  name: string;
+  version: string;
+  displayName: string;
+  description: string;
+  license: string;
+  keywords: string[];
+  config: { variables: Record<string, PropertySpec> };
+  provider: {
+    description: string;
+    inputProperties: Record<string, PropertySpec>;
+    properties: Record<string, PropertySpec>;
+  };
+  resources: Record<string, ResourceSpec>;
+  functions: Record<string, { description: string; inputs: ObjectSpec; outputs: ObjectSpec }>;
+  types: Record<string, TypeSpec>;
+  meta: typeof SDK_SETTINGS.meta;
+  language: typeof SDK_SETTINGS.language;
+}
+
+const PRIMITIVES = new Set(["string", "integer", "number", "boolean"]);
+
+/** zod's JSON Schema of an object schema, on the side the plugin receives (`input`) or records (`output`). */
+function jsonOf(schema: z.ZodType, io: "input" | "output"): JsonNode {
+  return z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonNode;
+}
+
+/** The one type a node stands for, `null` dropped (a nullable string is a string the plugin may leave out). */
+function typeOfNode(node: JsonNode): string | undefined {
+  if (node.anyOf) return node.anyOf.map(typeOfNode).find((type) => type !== undefined && type !== "null");
+  if (Array.isArray(node.type)) return node.type.find((type) => type !== "null");
+  return node.type;
+}
+
+/** Upper camel case of a field's name: `setupRecord` → `SetupRecord`. */
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/**
+ * Where named types go, and whether enumerations become enum types: on
+ * inputs, so a typed language offers the allowed values; outputs stay
+ * strings, as Pulumi's own providers keep them, so one resource's output
+ * can be another's input (an enum-typed output is not assignable in
+ * Pulumi YAML, even to an input of the same enum).
+ */
+interface TypeScope {
+  types: Record<string, TypeSpec>;
+  enums: boolean;
+}
+
+/**
+ * A field as a schema property; enumerations and objects become named types
+ * (`<Owner><Field>`, as Pulumi's own providers name them) added to `types`.
+ */
+function propertyOf(node: JsonNode, typeName: string, scope: TypeScope): PropertySpec {
+  const described = {
+    ...(node.description === undefined ? {} : { description: node.description }),
+    // Pulumi's schema takes a default of a primitive only.
+    ...(["string", "number", "boolean"].includes(typeof node.default) ? { default: node.default } : {}),
+  };
+  const type = typeOfNode(node);
+  if (node.enum?.every((value) => typeof value === "string")) {
+    const values = node.enum as string[];
+    if (scope.enums) return { $ref: `#/types/${enumType(values, typeName, scope.types)}`, ...described };
+    return { type: "string", ...described };
+  }
+  if (type === "array") {
+    return { type: "array", items: propertyOf(node.items ?? {}, itemName(typeName), scope), ...described };
+  }
+  if (type === "object" && node.properties) {
+    const token = named(scope.types, typeName, { type: "object", ...objectOf(node, typeName, scope) });
+    return { $ref: `#/types/${token}`, ...described };
+  }
+  if (type === "object") return { type: "object", additionalProperties: { $ref: "pulumi.json#/Any" }, ...described };
+  return { type: type && PRIMITIVES.has(type) ? type : "string", ...described };
+}
+
+/**
+ * The named type of an enumeration: the one already named for the same
+ * values, so that an output of one resource (a Domain's record type) can be
+ * the input of another (an Rfc2136Record's `type`) in a typed language.
+ */
+function enumType(values: readonly string[], typeName: string, types: Record<string, TypeSpec>): string {
+  const same = Object.entries(types).find(
+    ([, type]) => type.type === "string" && type.enum.map((entry) => entry.value).join("\0") === values.join("\0"),
+  );
+  if (same) return same[0];
+  return named(types, typeName, { type: "string", enum: values.map((value) => ({ value })) });
+}
+
+/** The name of a list's items: `WebhookEvents` → `WebhookEvent`. */
+const itemName = (listName: string) => (listName.endsWith("s") ? listName.slice(0, -1) : `${listName}Item`);
+
+/** Adds a named type, refusing a second type under a name already taken: the schema must stay unambiguous. */
+function named(types: Record<string, TypeSpec>, typeName: string, type: TypeSpec): string {
+  const token = typeToken(typeName);
+  const taken = types[token];
+  if (taken && JSON.stringify(taken) !== JSON.stringify(type))
+    throw new Error(`the plugin's schema names two different types ${token}`);
+  types[token] = type;
+  return token;
+}
+
+function objectOf(node: JsonNode, typeName: string, scope: TypeScope): ObjectSpec {
+  const properties = Object.fromEntries(
+    Object.entries(node.properties ?? {}).map(([key, field]) => [
+      key,
+      propertyOf(field, `${typeName}${pascal(key)}`, scope),
+    ]),
+  );
+  return {
+    ...(node.description === undefined ? {} : { description: node.description }),
+    properties,
+    ...(node.required && node.required.length > 0 ? { required: node.required } : {}),
+  };
+}
+
+function markSecret(properties: Record<string, PropertySpec>, keys: readonly string[]): void {
+  for (const key of keys) {
+    const property = properties[key];
+    if (property) property.secret = true;
+  }
+}
+
+/** The inputs a declaration gives: every input but the one the plugin fills with the URN. */
+function declaredInputs(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ObjectSpec {
+  const inputs = objectOf(jsonOf(definition.inputs, "input"), definition.typeName, { types, enums: true });
+  const hidden = new Set<string>([definition.urnInput, ...Object.keys(definition.fromSettings ?? {})].filter(Boolean));
+  if (definition.urnInput) delete inputs.properties[definition.urnInput];
+  return { ...inputs, required: (inputs.required ?? []).filter((key) => !hidden.has(key)) };
+}
+
+/** A resource type: its inputs, and what it records (its inputs after defaults, its outputs, those made from its id). */
+function resourceSpec(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ResourceSpec {
+  const inputs = declaredInputs(definition, types);
+  const checked = objectOf(jsonOf(definition.inputs, "output"), definition.typeName, { types, enums: false });
+  const outputs = objectOf(jsonOf(definition.outputs, "output"), definition.typeName, { types, enums: false });
+  if (definition.urnInput) delete checked.properties[definition.urnInput];
+  const fromId = Object.fromEntries(
+    Object.entries(definition.idOutputs ?? {}).map(([key, output]) => [
+      key,
+      { type: "string", description: output.description },
+    ]),
+  );
+  const properties: Record<string, PropertySpec> = { ...checked.properties, ...outputs.properties, ...fromId };
+  for (const property of Object.values(properties)) delete property.default;
+  markSecret(inputs.properties, definition.secretInputs ?? []);
+  markSecret(properties, [...(definition.secretInputs ?? []), ...(definition.secretOutputs ?? [])]);
+  const required = [...(checked.required ?? []), ...(outputs.required ?? []), ...Object.keys(fromId)];
+  return {
+    description: `${definition.description}\n\nImport id: \`${definition.idFormat}\`.`,
+    inputProperties: inputs.properties,
+    requiredInputs: inputs.required ?? [],
+    properties,
+    required: [...new Set(required)].filter((key) => key !== definition.urnInput),
+  };
+}
+
+/** Each `dmarc:*` setting as a config variable, with the client option's description and its secrecy. */
+function settingVariables(): Record<string, PropertySpec> {
+  const options = ClientOptionsSchema.shape as Record<string, z.ZodType>;
+  const json = jsonOf(ClientOptionsSchema, "input").properties ?? {};
+  const variables: Record<string, PropertySpec> = {};
+  for (const setting of SETTINGS) {
+    const node = json[setting.key as Exclude<SettingKey, "partnerId">];
+    const description = options[setting.key]?.description ?? PARTNER_ID_DESCRIPTION;
+    const type = node ? typeOfNode(node) : "string";
+    variables[setting.key] = {
+      type: type === "integer" || type === "number" ? type : "string",
+      description: `${description} Environment variable: \`${setting.env}\`.`,
+      ...(setting.secret ? { secret: true } : {}),
+    };
+  }
+  return variables;
+}
+
+/** How Pulumi's code generators name and package each SDK; a Go SDK gets its go.mod, and every SDK's manifest its version, rather than a placeholder. */
+const SDK_SETTINGS = {
+  meta: { moduleFormat: "(.*)", supportPack: true },
+  language: {
+    nodejs: { packageName: "@dmarc-partner/pulumi-dmarc", dependencies: { "@pulumi/pulumi": "^3.139.0" } },
+    python: { packageName: "pulumi_dmarc", requires: { pulumi: ">=3.139.0,<4.0.0" } },
+    go: {
+      importBasePath: "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc",
+      generateResourceContainerTypes: false,
+    },
+    csharp: { rootNamespace: "DmarcPartner", packageReferences: { Pulumi: "3.*" } },
+  },
+} as const;
+
+/** The package schema of the plugin at `version`. */
+export function packageSchema(version: string): PackageSchema {
+  const types: Record<string, TypeSpec> = {};
+  const resources = Object.fromEntries(
+    registeredTypes.map(({ typeName, definition }) => [typeToken(typeName), resourceSpec(definition, types)]),
+  );
+  const functions = Object.fromEntries(
+    Object.entries(invokeDefinitions).map(([name, invoke]) => {
+      // A function's types are named after their fields alone (`Plan`, `PlanPrice`), not the function.
+      const outputs = objectOf(jsonOf(invoke.outputs, "output"), "", { types, enums: false });
+      markSecret(outputs.properties, invoke.secretOutputs ?? []);
+      return [
+        typeToken(name),
+        {
+          description: invoke.description,
+          inputs: objectOf(jsonOf(invoke.inputs, "input"), "", { types, enums: true }),
+          outputs,
+        },
+      ];
+    }),
+  );
+  const variables = settingVariables();
+  return {
+    name: PLUGIN_PACKAGE,
+    version,
+    displayName: "DMARC partner",
+    description:
+      "Tenants of the DMARC management service for its partners: organisations, domain groups, domains, verification, webhooks, subscriptions, invitations and RFC 2136 DNS records.",
+    license: "Apache-2.0",
+    keywords: ["pulumi", "dmarc", "dns", "category/network", "kind/native"],
+    config: { variables },
+    provider: {
+      description: "The DMARC partner provider: the service's address and credentials, and how calls are paced.",
+      inputProperties: variables,
+      properties: {},
+    },
+    resources,
+    functions,
+    types,
+    ...SDK_SETTINGS,
+  };
+}

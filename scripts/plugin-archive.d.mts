@@ -1,0 +1,2 @@
+export function pluginVersion(): string;
+export function buildPluginArchive(folder?: string): string;

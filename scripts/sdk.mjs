@@ -1,0 +1,51 @@
+// `npm run sdk [-- <folder>]`: the plugin's schema and its SDKs for
+// TypeScript, Python, Go and .NET, made by Pulumi's own code generators
+// (scripts/sdk-gen, built by engine.mjs) from the schema of the built
+// provider: <folder>/schema.json and <folder>/<language>/ (default
+// .cache/sdk/). Nothing generated is checked in: test/plugin/sdks.test.ts
+// makes them again and checks each with its language's tools.
+
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { ensureSdkGenerator, projectRoot } from "./engine.mjs";
+
+export const SDK_LANGUAGES = ["nodejs", "python", "go", "dotnet"];
+
+const fromProvider = createRequire(join(projectRoot, "provider", "package.json"));
+
+/** The package's icon, for .NET's package (its generator would otherwise download one). */
+const logo = join(projectRoot, "provider", "logo.png");
+
+/** Writes the schema of the built provider into `folder`; answers its path. */
+export function writeSchema(folder) {
+  const { packageSchema } = fromProvider("./dist/plugin/schema.js");
+  const { version } = fromProvider("./package.json");
+  mkdirSync(folder, { recursive: true });
+  const schema = join(folder, "schema.json");
+  writeFileSync(schema, `${JSON.stringify(packageSchema(version), null, 2)}\n`);
+  return schema;
+}
+
+/** The schema and the SDK of each of `languages` in `folder`; answers each SDK's folder by language. */
+export async function generateSdks(folder, languages = SDK_LANGUAGES) {
+  const schema = writeSchema(folder);
+  const sdks = {};
+  for (const language of languages) {
+    const out = join(folder, language);
+    const generator = await ensureSdkGenerator(language);
+    execFileSync(generator, ["-schema", schema, "-language", language, "-out", out, "-logo", logo], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    sdks[language] = out;
+  }
+  return sdks;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const folder = resolve(process.argv[2] ?? join(projectRoot, ".cache", "sdk"));
+  const sdks = await generateSdks(folder);
+  for (const [language, out] of Object.entries(sdks)) process.stdout.write(`${language}: ${out}\n`);
+}

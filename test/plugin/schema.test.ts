@@ -1,0 +1,139 @@
+import { resourceDefinitions, SETTINGS } from "pulumi-dmarc-partner";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { invokeDefinitions } from "../../provider/src/plugin/invokes";
+import { type PackageSchema, type PropertySpec, packageSchema } from "../../provider/src/plugin/schema";
+
+// The plugin's schema is derived from the registry; this holds the two
+// together from the other side: every input and output of every type, read
+// here from the zod schemas themselves, stands in the schema with its
+// description, its requiredness and its secrecy, and nothing else does.
+
+const schema: PackageSchema = packageSchema("1.2.3");
+const definitions = Object.values(resourceDefinitions);
+
+const keysOf = (object: z.ZodObject) => Object.keys(object.shape);
+/** A field's `.describe()` text, wherever in its chain of wrappers it was given, as zod's own JSON Schema finds it. */
+const descriptionOf = (object: z.ZodObject, key: string) =>
+  (z.toJSONSchema(object, { unrepresentable: "any" }).properties?.[key] as { description?: string } | undefined)
+    ?.description;
+
+/** The named type a property refers to, or the property itself. */
+function resolved(property: PropertySpec): { type?: string; enum?: { value: string }[]; properties?: object } {
+  if (!property.$ref) return property;
+  const named = schema.types[property.$ref.replace("#/types/", "")];
+  if (!named) throw new Error(`dangling reference ${property.$ref}`);
+  return named;
+}
+
+describe("the plugin's schema against the registry", () => {
+  it("has one resource per registered type, named dmarc:index:<Type>, and no other", () => {
+    expect(Object.keys(schema.resources).sort()).toEqual(
+      definitions.map((definition) => `dmarc:index:${definition.typeName}`).sort(),
+    );
+    expect(schema.name).toBe("dmarc");
+    expect(schema.version).toBe("1.2.3");
+  });
+
+  it.each(definitions.map((definition) => [definition.typeName, definition] as const))(
+    "%s: every declared input, with its description, and only those",
+    (_name, definition) => {
+      const spec = schema.resources[`dmarc:index:${definition.typeName}`];
+      const declared = keysOf(definition.inputs).filter((key) => key !== definition.urnInput);
+      expect(Object.keys(spec?.inputProperties ?? {}).sort()).toEqual(declared.sort());
+      for (const key of declared)
+        expect(spec?.inputProperties[key]?.description, key).toBe(descriptionOf(definition.inputs, key));
+    },
+  );
+
+  it.each(definitions.map((definition) => [definition.typeName, definition] as const))(
+    "%s: required inputs are those with neither a default nor a setting to fill them",
+    (_name, definition) => {
+      const spec = schema.resources[`dmarc:index:${definition.typeName}`];
+      const fromSettings = Object.keys(definition.fromSettings ?? {});
+      const required = keysOf(definition.inputs).filter(
+        (key) =>
+          !(definition.inputs.shape as Record<string, z.ZodType>)[key]?.safeParse(undefined).success &&
+          !fromSettings.includes(key),
+      );
+      expect([...(spec?.requiredInputs ?? [])].sort()).toEqual(required.sort());
+    },
+  );
+
+  it.each(definitions.map((definition) => [definition.typeName, definition] as const))(
+    "%s: records every input, every computed output and those made from the id",
+    (_name, definition) => {
+      const spec = schema.resources[`dmarc:index:${definition.typeName}`];
+      const recorded = new Set([
+        ...keysOf(definition.inputs).filter((key) => key !== definition.urnInput),
+        ...keysOf(definition.outputs),
+        ...Object.keys(definition.idOutputs ?? {}),
+      ]);
+      expect(new Set(Object.keys(spec?.properties ?? {}))).toEqual(recorded);
+      for (const key of keysOf(definition.outputs)) {
+        expect(spec?.properties[key]?.description, key).toBe(descriptionOf(definition.outputs, key));
+        expect(spec?.required, key).toContain(key);
+      }
+    },
+  );
+
+  it.each(definitions.map((definition) => [definition.typeName, definition] as const))(
+    "%s: marks exactly its secret inputs and outputs secret",
+    (_name, definition) => {
+      const spec = schema.resources[`dmarc:index:${definition.typeName}`];
+      const secret = (properties: Record<string, PropertySpec>) =>
+        Object.entries(properties)
+          .filter(([, property]) => property.secret)
+          .map(([key]) => key)
+          .sort();
+      expect(secret(spec?.inputProperties ?? {})).toEqual([...(definition.secretInputs ?? [])].sort());
+      expect(secret(spec?.properties ?? {})).toEqual(
+        [...(definition.secretInputs ?? []), ...(definition.secretOutputs ?? [])].sort(),
+      );
+    },
+  );
+
+  it("carries each enumeration's allowed values and each input's default", () => {
+    const domain = schema.resources["dmarc:index:Domain"];
+    const setupRecordType = domain?.inputProperties.setupRecordType;
+    expect(setupRecordType?.default).toBe("TXT");
+    expect(resolved(setupRecordType ?? {}).enum?.map((entry) => entry.value)).toEqual(["TXT", "CNAME"]);
+    const events = schema.resources["dmarc:index:Webhook"]?.inputProperties.events;
+    expect(events?.type).toBe("array");
+    expect(resolved(events?.items ?? {}).enum?.map((entry) => entry.value)).toEqual([
+      "domain.created",
+      "domain.verified",
+      "report.received",
+    ]);
+    expect(schema.resources["dmarc:index:Rfc2136Record"]?.inputProperties.ttl).toMatchObject({
+      type: "integer",
+      default: 3600,
+    });
+  });
+
+  it("names every type it refers to", () => {
+    const references = JSON.stringify(schema).match(/#\/types\/[^"]+/g) ?? [];
+    expect(references.length).toBeGreaterThan(0);
+    for (const reference of references) expect(schema.types, reference).toHaveProperty([reference.slice(8)]);
+  });
+
+  it("configures the provider with every dmarc:* setting, the secret ones secret", () => {
+    expect(Object.keys(schema.config.variables).sort()).toEqual(SETTINGS.map((setting) => setting.key).sort());
+    for (const setting of SETTINGS) {
+      const variable = schema.config.variables[setting.key];
+      expect(variable?.secret ?? false, setting.key).toBe(setting.secret);
+      expect(variable?.description, setting.key).toContain(setting.env);
+    }
+    expect(schema.provider.inputProperties).toEqual(schema.config.variables);
+  });
+
+  it("serves every function of the invoke table, with its inputs and secret outputs", () => {
+    expect(Object.keys(schema.functions).sort()).toEqual(
+      Object.keys(invokeDefinitions)
+        .map((name) => `dmarc:index:${name}`)
+        .sort(),
+    );
+    expect(schema.functions["dmarc:index:getPriceId"]?.inputs.required).toEqual(["plan"]);
+    expect(schema.functions["dmarc:index:createMagicLink"]?.outputs.properties.url?.secret).toBe(true);
+  });
+});

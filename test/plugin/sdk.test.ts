@@ -1,0 +1,215 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type * as pulumi from "@pulumi/pulumi";
+import { LocalWorkspace, type ProjectSettings } from "@pulumi/pulumi/automation";
+import * as dmarc from "pulumi-dmarc-partner";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
+import { generateSdks } from "../../scripts/sdk.mjs";
+import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { createTestStack, uniqueStackName, useEngine } from "../support/engine";
+
+// The SDKs Pulumi's code generators make from the plugin's schema (npm run
+// sdk), each checked with its language's tools where this machine has them,
+// and the TypeScript one used by a program: the same tenant declared through
+// it (the plugin serving it) and through the dynamic resources leaves the
+// service in the same state.
+
+const ENGINE_TIMEOUT = 600_000;
+
+interface SdkResource {
+  new (
+    name: string,
+    args: Record<string, unknown>,
+    opts?: pulumi.CustomResourceOptions,
+  ): pulumi.CustomResource & Record<string, pulumi.Output<unknown>>;
+}
+interface Sdk {
+  Organization: SdkResource;
+  DomainGroup: SdkResource;
+  Domain: SdkResource;
+  Webhook: SdkResource;
+  Subscription: SdkResource;
+  Invitation: SdkResource;
+  getPriceIdOutput(args: Record<string, unknown>): pulumi.Output<{ priceId: string }>;
+}
+
+/** One customer as both programs declare it. */
+const tenant = {
+  name: "Hooli",
+  group: "Production",
+  domains: ["hooli.example", "hooli-mail.example"],
+  webhook: { name: "Hooli events", url: "http://127.0.0.1:9/hooli", events: ["domain.created"] },
+  admin: "ops@hooli.example",
+};
+
+function throughSdk(sdk: Sdk) {
+  return async () => {
+    const org = new sdk.Organization("hooli", { name: tenant.name });
+    const group = new sdk.DomainGroup("hooli-group", { organizationId: org.organizationId, name: tenant.group });
+    for (const domain of tenant.domains)
+      new sdk.Domain(domain, { organizationId: org.organizationId, domain, groupId: group.groupId });
+    new sdk.Webhook("hooli-events", tenant.webhook);
+    new sdk.Subscription("hooli-plan", {
+      organizationId: org.organizationId,
+      priceId: sdk.getPriceIdOutput({ plan: "Business", frequency: "yearly" }).priceId,
+    });
+    new sdk.Invitation("hooli-admin", { organizationId: org.organizationId, email: tenant.admin });
+  };
+}
+
+function throughDynamicResources() {
+  return async () => {
+    const org = new dmarc.Organization("hooli", { name: tenant.name });
+    const group = new dmarc.DomainGroup("hooli-group", { organizationId: org.organizationId, name: tenant.group });
+    for (const domain of tenant.domains)
+      new dmarc.Domain(domain, { organizationId: org.organizationId, domain, groupId: group.groupId });
+    new dmarc.Webhook("hooli-events", tenant.webhook as dmarc.WebhookArgs);
+    new dmarc.Subscription("hooli-plan", {
+      organizationId: org.organizationId,
+      priceId: dmarc.getPriceId({ plan: "Business", frequency: "yearly" }),
+    });
+    new dmarc.Invitation("hooli-admin", { organizationId: org.organizationId, email: tenant.admin });
+  };
+}
+
+const ID = /^[a-z]+_[0-9a-z_-]{8,}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+/** The service's objects with ids, times and secrets left out, lists in a fixed order: what two runs can share. */
+function shapeOf(value: unknown): unknown {
+  if (typeof value === "string") return ID.test(value) ? "<id>" : TIME.test(value) ? "<time>" : value;
+  if (Array.isArray(value))
+    return value.map(shapeOf).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== "secret")
+      .map(([key, field]) => [ID.test(key) ? "<id>" : key, shapeOf(field)]),
+  );
+}
+
+async function serviceShape(emulator: EmulatorHandle): Promise<unknown> {
+  const state = await emulator.control<Record<string, unknown>>("GET", "/state");
+  const { organizations, domainGroups, domains, webhooks, subscriptions, users } = state;
+  return shapeOf({ organizations, domainGroups, domains, webhooks, subscriptions, users });
+}
+
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
+  try {
+    return execFileSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, ...env }, stdio: "pipe" });
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(
+      `${command} ${args.join(" ")} in ${cwd} failed: ${failed.message}\n${failed.stdout}\n${failed.stderr}`,
+    );
+  }
+}
+
+const read = (folder: string, file: string) => readFileSync(join(folder, file), "utf8");
+
+describe("the SDKs generated from the plugin's schema", () => {
+  let emulator: EmulatorHandle;
+  let work: string;
+  let sdks: Record<string, string>;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+    work = mkdtempSync(join(tmpdir(), "dmarc-sdk-"));
+    sdks = await generateSdks(join(work, "sdk"));
+  }, ENGINE_TIMEOUT);
+
+  afterAll(async () => {
+    await emulator?.emulator.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it(
+    "TypeScript: compiles against the installed @pulumi/pulumi, every type and function in it",
+    () => {
+      const folder = sdks.nodejs as string;
+      expect(read(folder, "organization.ts")).toContain("export class Organization extends pulumi.CustomResource");
+      expect(read(folder, "webhook.ts")).toContain('additionalSecretOutputs: ["secret"]');
+      expect(read(folder, "getPriceId.ts")).toContain("export function getPriceIdOutput(");
+      symlinkSync(join(projectRoot, "node_modules"), join(folder, "node_modules"), "dir");
+      run(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", folder], folder);
+      // The compiled SDK reads its version from a package.json beside it, as Pulumi's own SDK builds copy it.
+      copyFileSync(join(folder, "package.json"), join(folder, "bin", "package.json"));
+      const sdk = createRequire(join(folder, "package.json"))("./bin/index.js") as Sdk;
+      expect(Object.keys(sdk)).toEqual(
+        expect.arrayContaining(["Organization", "DomainGroup", "Domain", "DomainVerification", "Rfc2136Record"]),
+      );
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "Go: builds against the engine's sdk/v3",
+    () => {
+      const folder = sdks.go as string;
+      expect(read(folder, "dmarc/organization.go")).toContain("func NewOrganization(");
+      expect(read(folder, "dmarc/rfc2136Record.go")).toContain('"keySecret"');
+      const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
+      run("go", ["get", `github.com/pulumi/pulumi/sdk/v3@v${pinnedPulumiVersion()}`], folder, env);
+      run("go", ["build", "./..."], folder, env);
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it("Python: byte-compiles, its resources and functions named in Python's words", () => {
+    const folder = sdks.python as string;
+    expect(read(folder, "pulumi_dmarc/organization.py")).toContain("class Organization(pulumi.CustomResource):");
+    expect(read(folder, "pulumi_dmarc/get_price_id.py")).toContain("def get_price_id(");
+    run("python3", ["-m", "compileall", "-q", "pulumi_dmarc"], folder);
+    expect(existsSync(join(folder, "pulumi_dmarc", "__pycache__"))).toBe(true);
+  });
+
+  it(".NET: its project, resources, functions and icon", () => {
+    const folder = sdks.dotnet as string;
+    expect(read(folder, "DmarcPartner.Dmarc.csproj")).toContain("<PackageIcon>logo.png</PackageIcon>");
+    expect(read(folder, "Organization.cs")).toContain(
+      "public partial class Organization : global::Pulumi.CustomResource",
+    );
+    expect(read(folder, "GetPriceId.cs")).toContain("public static class GetPriceId");
+  });
+
+  it(
+    "TypeScript: declares the same tenant as the dynamic resources, leaving the service in the same state",
+    async () => {
+      const env = await useEngine();
+      const sdk = createRequire(join(sdks.nodejs as string, "package.json"))("./bin/index.js") as Sdk;
+      const projectName = "dmarc-sdk";
+      // A project names a plugin folder as Pulumi.yaml's `plugins.providers`; the Automation API's type lacks it.
+      const projectSettings = {
+        name: projectName,
+        runtime: "nodejs",
+        plugins: { providers: [{ name: "dmarc", path: join(projectRoot, "provider", "bin") }] },
+      } as ProjectSettings;
+      const viaSdk = await LocalWorkspace.createStack(
+        { stackName: uniqueStackName("sdk"), projectName, program: throughSdk(sdk) },
+        { workDir: work, envVars: env, projectSettings },
+      );
+      await viaSdk.setAllConfig(emulator.stackConfig);
+      await viaSdk.up();
+      const sdkShape = await serviceShape(emulator);
+      expect(JSON.stringify(sdkShape)).toContain("hooli-mail.example");
+      await viaSdk.destroy();
+      await viaSdk.workspace.removeStack(viaSdk.name);
+      await emulator.control("POST", "/reset");
+
+      const viaDynamic = await createTestStack({
+        projectName: "dmarc-sdk-dynamic",
+        program: throughDynamicResources(),
+        config: emulator.stackConfig,
+      });
+      await viaDynamic.up();
+      expect(await serviceShape(emulator)).toEqual(sdkShape);
+      await viaDynamic.destroy();
+      await viaDynamic.workspace.removeStack(viaDynamic.name);
+    },
+    ENGINE_TIMEOUT,
+  );
+});

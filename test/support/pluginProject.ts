@@ -1,0 +1,62 @@
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { projectRoot } from "../../scripts/engine.mjs";
+import { type CliResult, pulumi, pulumiOk } from "../reliability/harness";
+import { uniqueStackName, useEngine } from "./engine";
+
+/** The folder holding `pulumi-resource-dmarc`, the plugin's launcher, for a project's `plugins.providers`. */
+const pluginFolder = join(projectRoot, "provider", "bin");
+
+export interface PluginProject {
+  folder: string;
+  stack: string;
+  /** Writes Pulumi.yaml: the project, the plugin from this checkout, and `program` (resources, outputs...). */
+  write(program: Record<string, unknown>): void;
+  run(args: string[]): Promise<CliResult>;
+  /** Like {@link run}, failing with the command's output when it does not succeed. */
+  ok(args: string[]): Promise<CliResult>;
+  /** The stack's outputs, secrets shown. */
+  outputs(): Promise<Record<string, unknown>>;
+  remove(): Promise<void>;
+}
+
+/**
+ * A Pulumi YAML project of its own under .cache/projects/, with a fresh
+ * stack in the project-local backend, whose program uses the provider plugin
+ * built in this checkout, as a partner's project names a plugin folder.
+ */
+export async function pluginProject(name: string, config: Record<string, { value: string; secret?: boolean }>) {
+  const env = await useEngine();
+  const folder = join(projectRoot, ".cache", "projects", uniqueStackName(name));
+  mkdirSync(folder, { recursive: true });
+  const stack = uniqueStackName("stack");
+  const project: PluginProject = {
+    folder,
+    stack,
+    write(program) {
+      const settings = {
+        name,
+        runtime: "yaml",
+        plugins: { providers: [{ name: "dmarc", path: pluginFolder }] },
+        ...program,
+      };
+      writeFileSync(join(folder, "Pulumi.yaml"), stringify(settings));
+    },
+    run: (args) => pulumi([...args, "--stack", stack], folder, env),
+    ok: (args) => pulumiOk([...args, "--stack", stack], folder, env),
+    async outputs() {
+      const { stdout } = await project.ok(["stack", "output", "--json", "--show-secrets"]);
+      return JSON.parse(stdout) as Record<string, unknown>;
+    },
+    async remove() {
+      await project.run(["stack", "rm", "--yes", "--force"]);
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+  project.write({});
+  await pulumiOk(["stack", "init", stack], folder, env);
+  for (const [key, { value, secret }] of Object.entries(config))
+    await project.ok(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
+  return project;
+}
