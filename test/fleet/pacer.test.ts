@@ -57,14 +57,17 @@ function beatBefore(beats: readonly number[], time: number): number {
   return beats.findLast((beat) => beat <= time) ?? Number.NEGATIVE_INFINITY;
 }
 
-/** The longest time between two beats that overlaps `from` to `to`. */
-function longestStall(beats: readonly number[], from: number, to: number): number {
-  let longest = 0;
+/**
+ * How long, from `from` to `to`, the loop could not run: the part of each
+ * gap between two beats longer than two beats that falls in that time.
+ */
+function stalled(beats: readonly number[], from: number, to: number): number {
+  let total = 0;
   for (let index = 1; index < beats.length; index++) {
     const [before, after] = [beats[index - 1] as number, beats[index] as number];
-    if (after >= from && before <= to) longest = Math.max(longest, after - before);
+    if (after - before > 2 * BEAT_MS) total += Math.max(0, Math.min(after, to) - Math.max(before, from));
   }
-  return longest;
+  return total;
 }
 
 /** Turns given closer than the spacing after the one before, however late each was noted. */
@@ -81,9 +84,9 @@ function lateTurns(given: readonly GivenTurn[], beats: readonly number[]): strin
     const previous = given[index] as GivenTurn;
     if (previous.waiting === 0) return [];
     const due = previous.at + SPACING_MS;
-    // A timer fires within a millisecond or so of its time, or when the loop next runs.
-    const late = turn.at - due - longestStall(beats, due, turn.at);
-    return late > 5 ? [`turn ${index + 2}: ${Math.round(late)} ms later than the loop allowed`] : [];
+    // On a loop that runs, a timer fires within a beat of its time, and the turn is noted within another.
+    const late = turn.at - due - stalled(beats, due, turn.at);
+    return late > 5 * BEAT_MS ? [`turn ${index + 2}: ${Math.round(late)} ms later than the loop allowed`] : [];
   });
 }
 
