@@ -201,6 +201,17 @@ describe("writtenPlacedMoves in a stack's configuration file", () => {
     });
   });
 
+  it("keeps a file's CRLF line breaks on the lines it adds", () => {
+    const text = CONFIG.replace('      since: "2026-11-20" # the day it got there\n', "").replaceAll("\n", "\r\n");
+    const written = write(text, [move("apex.acme.example", { p: "quarantine", pct: 25 })]);
+    expect(written).toBe(
+      text.replace(
+        "stage: none # where the record is\r\n",
+        'stage: quarantine-25 # where the record is\r\n      since: "2026-12-05"\r\n',
+      ),
+    );
+  });
+
   const WIDE =
     "    wide.acme.example: { target: reject, evidence: { minDays: 14, minMessages: 250, minPassRate: 97 } } # wide";
 

@@ -55,6 +55,8 @@ interface Placed {
   inFlow: boolean;
 }
 
+/** The file's line break: a file checked out with CRLF keeps it on the lines added. */
+const lineBreakOf = (text: string) => (text.includes("\r\n") ? "\r\n" : "\n");
 const lineStartOf = (text: string, at: number) => text.lastIndexOf("\n", at - 1) + 1;
 const columnOf = (text: string, at: number) => at - lineStartOf(text, at);
 const rangeOf = (node: Node | null | undefined) => node?.range ?? undefined;
@@ -110,7 +112,7 @@ function addedToFlow(
     text.slice(start),
     edits.map((edit) => ({ ...edit, start: edit.start - start, end: edit.end - start })),
   );
-  const line = `${before}${after.split("\n")[0]}`;
+  const line = `${before}${after.split(/\r?\n/)[0]}`;
   if (text.slice(start, end).includes("\n") || line.length <= width) return edits;
   return flowAsBlock(text, placed, replaced, adds);
 }
@@ -133,7 +135,8 @@ function flowAsBlock(text: string, placed: Placed, replaced: readonly TextEdit[]
     entries.push([key, value]);
   }
   const indent = " ".repeat(columnOf(text, keyStart) + 2);
-  return [{ start: keyEnd, end, value: `:\n${blockLines([...entries, ...adds], indent).join("\n")}` }];
+  const lineBreak = lineBreakOf(text);
+  return [{ start: keyEnd, end, value: `:${lineBreak}${blockLines([...entries, ...adds], indent).join(lineBreak)}` }];
 }
 
 /** The keys a block mapping lacks, as lines of their own after its last entry, at its indentation. */
@@ -142,11 +145,12 @@ function addedToBlock(text: string, map: YAMLMap<Node, Node>, adds: readonly Key
   const last = map.items.at(-1);
   const lastEnd = rangeOf(last?.value)?.[1] ?? rangeOf(last?.key)?.[1];
   if (first === undefined || lastEnd === undefined) return undefined;
-  const lines = blockLines(adds, " ".repeat(columnOf(text, first[0]))).join("\n");
+  const lineBreak = lineBreakOf(text);
+  const lines = blockLines(adds, " ".repeat(columnOf(text, first[0]))).join(lineBreak);
   const newline = text.indexOf("\n", lastEnd - 1);
   return newline < 0
-    ? [{ start: text.length, end: text.length, value: `\n${lines}\n` }]
-    : [{ start: newline + 1, end: newline + 1, value: `${lines}\n` }];
+    ? [{ start: text.length, end: text.length, value: `${lineBreak}${lines}${lineBreak}` }]
+    : [{ start: newline + 1, end: newline + 1, value: `${lines}${lineBreak}` }];
 }
 
 /**
