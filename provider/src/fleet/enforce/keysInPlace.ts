@@ -66,17 +66,21 @@ function pairOf(map: YAMLMap<Node, Node>, key: string | number): Pair<Node, Node
   return map.items.find((pair) => isScalar(pair.key) && pair.key.value === key);
 }
 
-/** The nodes along `path`, as deep as the file has them, and the steps of the path it lacks. */
+/**
+ * The nodes along `path`, as deep as the file has them, and the steps of the
+ * path it lacks; undefined where a key stands with no value (`{ policy }`).
+ */
 function walk(
   document: Document,
   path: readonly (string | number)[],
-): { placed: Placed; missing: (string | number)[] } {
+): { placed: Placed; missing: (string | number)[] } | undefined {
   let placed: Placed = { node: document.contents as Node, pair: undefined, inFlow: false };
   for (const [index, step] of path.entries()) {
     const { node } = placed;
     const inFlow = (isMap(node) || isSeq(node)) && node.flow === true;
     if (isMap(node)) {
       const pair = pairOf(node as YAMLMap<Node, Node>, step);
+      if (pair && !pair.value) return undefined;
       if (pair?.value) {
         placed = { node: pair.value, pair, inFlow };
         continue;
@@ -167,7 +171,9 @@ export function keysInPlace(
   entries: readonly KeyText[],
   width: number,
 ): TextEdit[] | undefined {
-  const { placed, missing } = walk(document, path);
+  const walked = walk(document, path);
+  if (walked === undefined) return undefined;
+  const { placed, missing } = walked;
   if (!isMap(placed.node) || missing.length > 1 || (missing.length === 1 && typeof missing[0] !== "string"))
     return undefined;
   const map = placed.node as YAMLMap<Node, Node>;
