@@ -9,6 +9,7 @@ import { domainGroup } from "../resources/domainGroup";
 import { organization } from "../resources/organization";
 import { rfc2136Record } from "../resources/rfc2136Record";
 import { defaultMessage, keyPathOf, mapping, refusalsOf, repeats, valueAt } from "../runtime/values";
+import { pointInTenant } from "../tenant/args";
 import {
   type DomainPolicy,
   type DomainPolicyEntry,
@@ -25,7 +26,7 @@ import {
   TenantKey,
   TenantOnDelete,
   TenantSubscription,
-  TenantWebhook,
+  TenantWebhookList,
 } from "../tenant/schema";
 
 /**
@@ -122,14 +123,9 @@ const TenantEntry = mapping({
   ),
   domains: z.array(DomainEntry).describe("The tenant's domains.").default([]),
   admins: z.array(api.Email).describe("E-mail addresses invited as administrators of the organisation.").default([]),
-  // Tenant webhooks are owned by the tenant's organisation, and an owner may have only so many.
-  webhooks: z
-    .array(mapping(TenantWebhook.shape))
-    .max(api.MAX_WEBHOOKS_PER_OWNER, {
-      message: `must list at most ${api.MAX_WEBHOOKS_PER_OWNER} webhooks, the service's limit per organisation`,
-    })
-    .describe("Webhooks owned by the organisation: they receive its events only and go when it goes.")
-    .default([]),
+  webhooks: TenantWebhookList.describe(
+    "Webhooks owned by the organisation: they receive its events only and go when it goes.",
+  ).default([]),
   onDelete: TenantOnDelete.describe(
     "What removing the tenant from the file does: `delete` its organisation, only `cancelSubscriptions` (the organisation and its data stay), or `keep` (nothing on the service is touched).",
   ).default("delete"),
@@ -366,19 +362,6 @@ export const InventoryFile = mapping({
   );
 
 /**
- * `domain acme.example (domains[0]) policy.stage`: a tenant with thirty
- * domains is not read by counting. The key path alone when the domain has no
- * name to give.
- */
-function domainPointer(raw: unknown, tenantIndex: number, rest: readonly PropertyKey[]): string {
-  const [field, position, ...inner] = rest;
-  const name = typeof position === "number" && valueAt(raw, ["tenants", tenantIndex, "domains", position, "name"]);
-  if (field !== "domains" || typeof name !== "string" || name === "") return keyPathOf(rest);
-  const domain = `domain ${name} (domains[${String(position)}])`;
-  return inner.length === 0 ? domain : `${domain} ${keyPathOf(inner)}`;
-}
-
-/**
  * Where a path points: `tenant "Acme" (tenants[1]) domain acme.example (domains[0]) policy.stage`,
  * `tenant "Acme" (tenants[1]) plan`, or just the key path outside the tenants.
  */
@@ -387,7 +370,7 @@ function pointer(raw: unknown, path: readonly PropertyKey[]): string {
   if (list !== "tenants" || typeof index !== "number") return keyPathOf(path);
   const name = valueAt(raw, ["tenants", index, "name"]);
   const tenant = typeof name === "string" && name !== "" ? `tenant "${name}" (tenants[${index}])` : `tenants[${index}]`;
-  return rest.length === 0 ? tenant : `${tenant} ${domainPointer(raw, index, rest)}`;
+  return rest.length === 0 ? tenant : `${tenant} ${pointInTenant(valueAt(raw, ["tenants", index]), rest)}`;
 }
 
 function problemsOf(source: string, raw: unknown, issues: readonly z.core.$ZodIssue[]): string[] {

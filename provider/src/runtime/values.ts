@@ -53,7 +53,12 @@ export function mapping<Shape extends z.ZodRawShape>(shape: Shape) {
 export function defaultMessage(issue: z.core.$ZodRawIssue): string | undefined {
   if (issue.input === undefined) return "is required";
   if (issue.code === "invalid_type") {
-    const expected: Record<string, string> = { object: "a mapping", array: "a list", string: "a string" };
+    const expected: Record<string, string> = {
+      object: "a mapping",
+      array: "a list",
+      string: "a string",
+      boolean: "true or false",
+    };
     return `must be ${expected[issue.expected] ?? `of type ${issue.expected}`}`;
   }
   if (issue.code === "invalid_value")

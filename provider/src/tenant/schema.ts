@@ -1,8 +1,11 @@
 import { z } from "zod";
+import * as api from "../api";
+import { FrequencyName } from "../functions/plans";
 import { domain } from "../resources/domain";
 import { domainGroup } from "../resources/domainGroup";
 import { organization } from "../resources/organization";
 import { webhook } from "../resources/webhook";
+import { mapping } from "../runtime/values";
 import { DomainPolicyArgs } from "./policy";
 
 // What a tenant declares, as schemas built from the fields of the resources it
@@ -80,3 +83,54 @@ export const TenantIds = z.object({
   webhooks: z.record(z.string(), z.string().min(1)).optional().describe("Each Webhook's object id, by webhook name."),
 });
 export type TenantIds = z.input<typeof TenantIds>;
+
+/** A tenant's webhooks: owned by its organisation, which may have only so many. */
+export const TenantWebhookList = z.array(mapping(TenantWebhook.shape)).max(api.MAX_WEBHOOKS_PER_OWNER, {
+  message: `must list at most ${api.MAX_WEBHOOKS_PER_OWNER} webhooks, the service's limit per organisation`,
+});
+
+/** What a `plan` must be, in the words of its refusal. */
+const PLAN_SHAPE = "must be an object with name (and frequency, currency)";
+
+/** A tenant's plan in a program: a plan of the catalogue by name, with its price's frequency and currency. */
+const TenantPlanArgs = z.strictObject(
+  {
+    name: z.string().min(1, { message: "must name a plan of the partner's catalogue, such as Business" }),
+    frequency: z.union([FrequencyName, api.Frequency]).optional(),
+    currency: api.Currency.optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? "is not a known key (known: name, frequency, currency)"
+        : issue.code === "invalid_type" && issue.input !== undefined
+          ? PLAN_SHAPE
+          : undefined,
+  },
+);
+
+const aFunction = z.custom<(...args: never[]) => unknown>((value) => typeof value === "function", {
+  message: "must be a function",
+});
+
+/**
+ * A `Tenant`'s arguments in a program, checked at construction: the fields
+ * the inventory's tenants are made of (the resources' own, above), so a
+ * program's mistake is refused in the inventory's words, every one at once.
+ */
+export const TenantArguments = mapping({
+  name: organization.inputs.shape.name,
+  group: domainGroup.inputs.shape.name,
+  groups: z.array(domainGroup.inputs.shape.name).optional(),
+  plan: TenantPlanArgs.optional(),
+  subscription: TenantSubscription.optional(),
+  domains: z.array(mapping(TenantDomain.shape)).optional(),
+  admins: z.array(api.Email).optional(),
+  webhooks: TenantWebhookList.optional(),
+  onDelete: TenantOnDelete.optional(),
+  existingIds: mapping(TenantIds.shape).optional(),
+  plans: z.array(z.unknown()).optional(),
+  publishRecord: aFunction.optional(),
+  verifyDomain: aFunction.optional(),
+  label: z.string().optional(),
+});

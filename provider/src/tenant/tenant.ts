@@ -9,6 +9,7 @@ import { Organization } from "../resources/organization";
 import { Subscription, type SubscriptionStatus } from "../resources/subscription";
 import { Webhook } from "../resources/webhook";
 import { recordProgramFrames } from "../runtime/stackFrames";
+import { checkTenantArgs } from "./args";
 import {
   OutputOf,
   type PlannedObject,
@@ -53,7 +54,8 @@ export type PublishRecord = (
 
 /**
  * Declares what waits for the service to verify a published record: given the
- * Domain and the DNS resource `publishRecord` returned, returns that resource
+ * Domain, the DNS resource `publishRecord` returned and the record published
+ * (at its `policy`'s stage where the domain has one), returns that resource
  * (a `DomainVerification` with its default timeout unless given). Called for
  * the domains with `verify: true`.
  */
@@ -61,17 +63,19 @@ export type VerifyDomain = (
   domain: Domain,
   published: pulumi.Resource | undefined,
   opts: pulumi.CustomResourceOptions,
+  record: pulumi.Output<DnsSetupRecord>,
 ) => pulumi.Resource;
 
 /**
- * The default wait: a `DomainVerification` after the published record, which
- * waits again when the record's value changes.
+ * The default wait: a `DomainVerification` after the published record, given
+ * that record's value (the staged one), so it waits again when a move of the
+ * ramp or the service changes what is published.
  */
 function waitForTheService(domainName: string): VerifyDomain {
-  return (domain, _published, opts) =>
+  return (domain, _published, opts, record) =>
     new DomainVerification(
       `${domainName}/verification`,
-      { domainId: domain.id, recordValue: domain.setupRecord.apply((record) => record.value) },
+      { domainId: domain.id, recordValue: record.apply((published) => published.value) },
       opts,
     );
 }
@@ -149,7 +153,7 @@ function publishAndVerify(
   const published = args.publishRecord?.(record, domain, { parent: tenant, dependsOn: [domain], ...kept }, name);
   const verifyWith = args.verifyDomain ?? waitForTheService(name);
   const verification = object.verify
-    ? verifyWith(domain, published, { parent: tenant, dependsOn: published ? [published] : [domain], ...kept })
+    ? verifyWith(domain, published, { parent: tenant, dependsOn: published ? [published] : [domain], ...kept }, record)
     : undefined;
   return { domain, record, ...(published ? { published } : {}), ...(verification ? { verification } : {}) };
 }
@@ -238,7 +242,14 @@ export class Tenant extends pulumi.ComponentResource {
       restoreStackTrace();
     }
     this.key = key;
-    const label = args.label ?? `tenant "${key}"`;
+    // A label of the wrong type is refused below, named by the default one.
+    const label = typeof args.label === "string" ? args.label : `tenant "${key}"`;
+    checkTenantArgs(
+      args,
+      label,
+      (problems) => new TenantError(problems),
+      (problems) => pulumi.log.error(problems.join("\n"), this),
+    );
     const plan = planOf(key, args, label);
     const { made, domains } = registerPlan(this, plan, args, label);
     const [group, ...groups] = madeOfType<DomainGroup>(plan, made, "DomainGroup");

@@ -1,13 +1,14 @@
-import { type Document, isScalar, parseDocument, Scalar } from "yaml";
+import { parseDocument, Scalar } from "yaml";
 import { parseInventory } from "../../inventory/inventory";
 import { type Stage, stageName } from "../../tenant/policy";
+import { edited, type KeyText, keysInPlace, lineWidthOf, type TextEdit } from "./keysInPlace";
 
 // `enforce --write`: the moves written as each domain's `stage` and `since`,
-// into the inventory or a stack's configuration file. A value the file
-// holds already is replaced where it stands, so the pull request's diff is
-// the moves and nothing else; a key the file lacks is added through the YAML
-// document, which keeps comments and order but may respace flow collections
-// and move a comment after a mapping's key to the line below it.
+// into the inventory or a stack's configuration file, by editing the text
+// where they go (./keysInPlace.ts), so the pull request's diff is the moved
+// domains' lines and nothing else, in the partner's formatting. What those
+// edits do not write (an alias, a block scalar) goes through the YAML
+// document, which keeps comments and order but may respace the file.
 
 /** One domain's new place on its ramp, by its position in the inventory. */
 export interface PolicyMove {
@@ -40,26 +41,19 @@ const writtenValue = (move: PlacedMove, key: (typeof KEYS)[number]) =>
 const writtenText = (move: PlacedMove, key: (typeof KEYS)[number], since: SinceStyle) =>
   key === "since" && since === "QUOTE_DOUBLE" ? JSON.stringify(move.since) : writtenValue(move, key);
 
-/** The text with each value the file holds in a style it keeps replaced in place; the moves whose keys it lacks. */
-function replacedInPlace(text: string, document: Document, moves: readonly PlacedMove[], since: SinceStyle) {
-  const edits: { start: number; end: number; value: string }[] = [];
+/** The text with every move these edits can write written in place; the moves left for the document. */
+function writtenInPlace(text: string, moves: readonly PlacedMove[], since: SinceStyle) {
+  const document = parseDocument(text);
+  const width = lineWidthOf(text);
+  const edits: TextEdit[] = [];
   const left: PlacedMove[] = [];
-  const kept = ["PLAIN", since];
   for (const move of moves) {
-    const nodes = KEYS.map((key) => document.getIn([...move.at, key], true));
-    if (!nodes.every((node) => isScalar(node) && node.range && kept.includes(String(node.type)))) {
-      left.push(move);
-      continue;
-    }
-    KEYS.forEach((key, index) => {
-      const [start, end] = (nodes[index] as { range: [number, number, number] }).range;
-      edits.push({ start, end, value: writtenText(move, key, since) });
-    });
+    const entries = KEYS.map((key): KeyText => [key, writtenText(move, key, since)]);
+    const placed = keysInPlace(text, document, move.at, entries, width);
+    if (placed) edits.push(...placed);
+    else left.push(move);
   }
-  let replaced = text;
-  for (const edit of edits.sort((a, b) => b.start - a.start))
-    replaced = `${replaced.slice(0, edit.start)}${edit.value}${replaced.slice(edit.end)}`;
-  return { replaced, left };
+  return { replaced: edited(text, edits), left };
 }
 
 /** A value as the document adds it: `since` in its style. */
@@ -80,7 +74,7 @@ export function writtenPlacedMoves(
   options: { since: SinceStyle; check: (written: string) => void },
 ) {
   if (moves.length === 0) return text;
-  const { replaced, left } = replacedInPlace(text, parseDocument(text), moves, options.since);
+  const { replaced, left } = writtenInPlace(text, moves, options.since);
   let written = replaced;
   if (left.length > 0) {
     const document = parseDocument(replaced);
