@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { invokeDefinitions } from "../../provider/src/plugin/invokes";
 import { type PackageSchema, type PropertySpec, packageSchema } from "../../provider/src/plugin/schema";
+import { TenantComponentInputs, TenantComponentOutputs } from "../../provider/src/plugin/tenantComponent";
 
 // The plugin's schema is derived from the registry; this holds the two
 // together from the other side: every input and output of every type, read
@@ -27,9 +28,9 @@ function resolved(property: PropertySpec): { type?: string; enum?: { value: stri
 }
 
 describe("the plugin's schema against the registry", () => {
-  it("has one resource per registered type, named dmarc:index:<Type>, and no other", () => {
+  it("has one resource per registered type, named dmarc:index:<Type>, and the Tenant component, and no other", () => {
     expect(Object.keys(schema.resources).sort()).toEqual(
-      definitions.map((definition) => `dmarc:index:${definition.typeName}`).sort(),
+      [...definitions.map((definition) => `dmarc:index:${definition.typeName}`), "dmarc:index:Tenant"].sort(),
     );
     expect(schema.name).toBe("dmarc");
     expect(schema.version).toBe("1.2.3");
@@ -92,6 +93,22 @@ describe("the plugin's schema against the registry", () => {
       );
     },
   );
+
+  it("serves the Tenant as a component taking its data arguments and where to publish, the key's secret secret", () => {
+    const tenant = schema.resources["dmarc:index:Tenant"];
+    expect(tenant?.isComponent).toBe(true);
+    expect(Object.keys(tenant?.inputProperties ?? {}).sort()).toEqual(keysOf(TenantComponentInputs).sort());
+    expect(Object.keys(tenant?.properties ?? {}).sort()).toEqual(keysOf(TenantComponentOutputs).sort());
+    expect(tenant?.requiredInputs.sort()).toEqual(["group", "name"]);
+    const publishing = resolved(tenant?.inputProperties.rfc2136 ?? {}) as { properties?: Record<string, PropertySpec> };
+    expect(publishing.properties?.keySecret?.secret).toBe(true);
+    expect(tenant?.properties.webhookSecrets?.secret).toBe(true);
+    expect(resolved(tenant?.inputProperties.onDelete ?? {}).enum?.map((entry) => entry.value)).toEqual([
+      "delete",
+      "cancelSubscriptions",
+      "keep",
+    ]);
+  });
 
   it("carries each enumeration's allowed values and each input's default", () => {
     const domain = schema.resources["dmarc:index:Domain"];

@@ -11,6 +11,7 @@ import { pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
 import { generateSdks } from "../../scripts/sdk.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack, uniqueStackName, useEngine } from "../support/engine";
+import { serviceShape } from "../support/serviceShape";
 
 // The SDKs Pulumi's code generators make from the plugin's schema (npm run
 // sdk), each checked with its language's tools where this machine has them,
@@ -74,28 +75,6 @@ function throughDynamicResources() {
     });
     new dmarc.Invitation("hooli-admin", { organizationId: org.organizationId, email: tenant.admin });
   };
-}
-
-const ID = /^[a-z]+_[0-9a-z_-]{8,}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
-
-/** The service's objects with ids, times and secrets left out, lists in a fixed order: what two runs can share. */
-function shapeOf(value: unknown): unknown {
-  if (typeof value === "string") return ID.test(value) ? "<id>" : TIME.test(value) ? "<time>" : value;
-  if (Array.isArray(value))
-    return value.map(shapeOf).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => key !== "secret")
-      .map(([key, field]) => [ID.test(key) ? "<id>" : key, shapeOf(field)]),
-  );
-}
-
-async function serviceShape(emulator: EmulatorHandle): Promise<unknown> {
-  const state = await emulator.control<Record<string, unknown>>("GET", "/state");
-  const { organizations, domainGroups, domains, webhooks, subscriptions, users } = state;
-  return shapeOf({ organizations, domainGroups, domains, webhooks, subscriptions, users });
 }
 
 function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {

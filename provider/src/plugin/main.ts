@@ -4,6 +4,7 @@ import { join } from "node:path";
 import * as provider from "@pulumi/pulumi/provider";
 import { dynamicProviderHost } from "../providerHost";
 import { attachEngineLog } from "../runtime/engineLog";
+import { declareAsPluginTypes } from "../runtime/resource";
 import { dmarcProvider } from "./provider";
 
 // The provider plugin's process: `pulumi-resource-dmarc` (bin/) starts it
@@ -82,6 +83,8 @@ grpc.Server.prototype.addService = function (service: unknown, implementation: o
   return addService.call(this, service, withReplacements);
 };
 
+// The Tenant this process constructs declares its resources as the plugin's own types, served here.
+declareAsPluginTypes();
 const engineAddress = process.argv.slice(2).find((argument) => !argument.startsWith("-"));
 if (engineAddress) attachEngineLog(engineAddress);
 void provider.main(dmarc, process.argv.slice(2));

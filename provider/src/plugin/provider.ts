@@ -8,6 +8,7 @@ import { pluginTypeName } from "../runtime/typeToken";
 import { describeValue, plain } from "../runtime/values";
 import { type InvokeName, invokeDefinitions } from "./invokes";
 import { packageSchema } from "./schema";
+import { constructTenant } from "./tenantComponent";
 import { typeNameOfUrn } from "./tokens";
 
 // The provider plugin's calls, each handed to the same host the dynamic
@@ -41,9 +42,13 @@ function containsSecret(value: unknown): boolean {
   return false;
 }
 
-/** Properties as the host takes them, and the keys that held a secret anywhere inside. */
+/**
+ * Properties as the host takes them, and the keys that held a secret
+ * anywhere inside. A property whose value is null is one not given: a
+ * component passes an optional setting it does not have as null.
+ */
 function fromEngine(props: Props | undefined): { props: Props; secrets: Set<string> } {
-  const given = props ?? {};
+  const given = Object.fromEntries(Object.entries(props ?? {}).filter(([, value]) => revealed(value) !== null));
   return {
     props: revealed(given) as Props,
     secrets: new Set(Object.keys(given).filter((key) => containsSecret(given[key]))),
@@ -170,6 +175,7 @@ export function dmarcProvider(version: string): provider.Provider {
     version,
     getSchema: async () => JSON.stringify(packageSchema(version)),
     ...resourceCalls(host),
+    construct: constructTenant,
     async invoke(token, inputs) {
       const name = pluginTypeName(token) ?? token;
       const checked = checkInvokeInputs(name, fromEngine(inputs).props);

@@ -4,7 +4,9 @@ import { registeredTypes } from "../registry";
 import { PARTNER_ID_DESCRIPTION, SETTINGS, type SettingKey } from "../runtime/config";
 import type { AnyResourceDefinition } from "../runtime/lifecycle";
 import { PLUGIN_PACKAGE, pluginTypeToken as typeToken } from "../runtime/typeToken";
+import { TENANT_TYPE } from "../tenant/tenant";
 import { invokeDefinitions } from "./invokes";
+import { TENANT_COMPONENT_DESCRIPTION, TenantComponentInputs, TenantComponentOutputs } from "./tenantComponent";
 
 // The Pulumi package schema of the plugin, derived from what the dynamic
 // resources are declared with: each type's zod schemas and comments (through
@@ -22,6 +24,7 @@ interface JsonNode {
   description?: string;
   default?: unknown;
   anyOf?: JsonNode[];
+  additionalProperties?: JsonNode | boolean;
 }
 
 /** A property of the Pulumi schema: a primitive, a list, or a reference to a named type. */
@@ -44,6 +47,7 @@ interface ObjectSpec {
 interface ResourceSpec extends ObjectSpec {
   inputProperties: Record<string, PropertySpec>;
   requiredInputs: string[];
+  isComponent?: true;
 }
 
 type TypeSpec = (ObjectSpec & { type: "object" }) | { type: "string"; description?: string; enum: { value: string }[] };
@@ -120,7 +124,12 @@ function propertyOf(node: JsonNode, typeName: string, scope: TypeScope): Propert
     const token = named(scope.types, typeName, { type: "object", ...objectOf(node, typeName, scope) });
     return { $ref: `#/types/${token}`, ...described };
   }
-  if (type === "object") return { type: "object", additionalProperties: { $ref: "pulumi.json#/Any" }, ...described };
+  if (type === "object") {
+    const values = node.additionalProperties;
+    const of =
+      typeof values === "object" ? propertyOf(values, itemName(typeName), scope) : { $ref: "pulumi.json#/Any" };
+    return { type: "object", additionalProperties: of, ...described };
+  }
   return { type: type && PRIMITIVES.has(type) ? type : "string", ...described };
 }
 
@@ -237,12 +246,31 @@ const SDK_SETTINGS = {
   },
 } as const;
 
+/** The Tenant as a component: its inputs and outputs from the component's schemas. */
+function tenantComponentSpec(types: Record<string, TypeSpec>): ResourceSpec & { isComponent: true } {
+  const inputs = objectOf(jsonOf(TenantComponentInputs, "input"), "Tenant", { types, enums: true });
+  const outputs = objectOf(jsonOf(TenantComponentOutputs, "output"), "Tenant", { types, enums: false });
+  const publishing = inputs.properties.rfc2136?.$ref?.replace("#/types/", "");
+  const settings = publishing ? types[publishing] : undefined;
+  if (settings?.type === "object") markSecret(settings.properties, ["keySecret"]);
+  markSecret(outputs.properties, ["webhookSecrets"]);
+  return {
+    isComponent: true,
+    description: TENANT_COMPONENT_DESCRIPTION,
+    inputProperties: inputs.properties,
+    requiredInputs: inputs.required ?? [],
+    properties: outputs.properties,
+    required: outputs.required ?? [],
+  };
+}
+
 /** The package schema of the plugin at `version`. */
 export function packageSchema(version: string): PackageSchema {
   const types: Record<string, TypeSpec> = {};
   const resources = Object.fromEntries(
     registeredTypes.map(({ typeName, definition }) => [typeToken(typeName), resourceSpec(definition, types)]),
   );
+  resources[TENANT_TYPE] = tenantComponentSpec(types);
   const functions = Object.fromEntries(
     Object.entries(invokeDefinitions).map(([name, invoke]) => {
       // A function's types are named after their fields alone (`Plan`, `PlanPrice`), not the function.

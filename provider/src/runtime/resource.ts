@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { IdOutput, ObjectSchema, ResourceDefinition } from "./lifecycle";
 import { PROVIDER_KEY, providerSource } from "./providerModule";
 import { recordProgramFrames } from "./stackFrames";
-import { typeToken as typeTokenOf } from "./typeToken";
+import { pluginTypeToken, typeToken as typeTokenOf } from "./typeToken";
 
 /** A declared value: plain or a Pulumi input, with the items of lists and the fields of objects inputs too. */
 type Declared<T> = pulumi.Input<
@@ -68,6 +68,19 @@ function ownUrn(name: string, type: string, parent: pulumi.Resource | undefined)
 }
 
 /**
+ * Whether the classes register the provider plugin's own types
+ * (`dmarc:index:<Type>`, no `__provider`): in the plugin's process, where a
+ * component the plugin constructs (the Tenant) declares its resources for
+ * the plugin itself to serve. A program's classes are dynamic resources.
+ */
+let asPluginTypes = false;
+
+/** Makes every resource declared from now on in this process one of the plugin's types. */
+export function declareAsPluginTypes(): void {
+  asPluginTypes = true;
+}
+
+/**
  * The resource class of a definition: a dynamic resource (the type token
  * of {@link typeTokenOf} and a `__provider` module, which is all
  * `pulumi.dynamic.Resource` adds to a custom resource) whose `__provider` is
@@ -92,7 +105,10 @@ export function resourceClass<
 
   class DmarcResource extends pulumi.CustomResource {
     constructor(name: string, args: ArgsOf<I, S, U>, opts?: pulumi.CustomResourceOptions) {
-      const urn = urnInput === undefined ? {} : { [urnInput]: ownUrn(name, typeToken, opts?.parent) };
+      // The plugin gives its resources their URN itself, and is their provider.
+      const dynamic = !asPluginTypes;
+      const token = dynamic ? typeToken : pluginTypeToken(typeName);
+      const urn = urnInput === undefined || !dynamic ? {} : { [urnInput]: ownUrn(name, typeToken, opts?.parent) };
       const options =
         secrets.length === 0
           ? opts
@@ -103,7 +119,8 @@ export function resourceClass<
       );
       const restoreStackTrace = recordProgramFrames();
       try {
-        super(typeToken, name, { ...args, ...secretArgs, ...urn, ...unknownOutputs, ...provider }, options);
+        const declared = { ...args, ...secretArgs, ...urn, ...unknownOutputs, ...(dynamic ? provider : {}) };
+        super(token, name, declared, options);
       } finally {
         restoreStackTrace();
       }

@@ -9,6 +9,7 @@ import { Organization } from "../resources/organization";
 import { Subscription, type SubscriptionStatus } from "../resources/subscription";
 import { Webhook } from "../resources/webhook";
 import { recordProgramFrames } from "../runtime/stackFrames";
+import { pluginTypeToken } from "../runtime/typeToken";
 import { checkTenantArgs } from "./args";
 import {
   OutputOf,
@@ -27,7 +28,7 @@ export type { TenantPlan } from "./plan";
 export type { TenantDomain, TenantIds, TenantOnDelete, TenantSubscription, TenantWebhook } from "./schema";
 
 /** The Pulumi type of the component grouping one tenant's resources. */
-export const TENANT_TYPE = "dmarc:index:Tenant";
+export const TENANT_TYPE = pluginTypeToken("Tenant");
 /** The component type of stacks made with the tenants-yaml example's own component: an alias, so they keep their resources. */
 export const EXAMPLE_TENANT_TYPE = "dmarc-tenants:index:Tenant";
 
