@@ -290,3 +290,12 @@ export function pulumiCli(pids: number[]): number[] {
 export function dmarcRecover(args: string[], cwd: string, env: Record<string, string>): Promise<CliResult> {
   return collect(process.execPath, [join(projectRoot, "provider", "bin", "dmarc-recover.js"), ...args], cwd, env);
 }
+
+/**
+ * Pulumi's own tracing of property values, the only lines allowed to carry a
+ * webhook secret or a magic link: the engine's RPC marshaling (-v=9), and the
+ * Node.js SDK's debug message with each RegisterResource answer (-v=3 and
+ * up), logged by the engine as it arrives and again as its event sink shows it.
+ */
+export const PULUMI_VALUE_TRACING =
+  /^(?:(?:Marshaling|Unmarshaling) property for RPC\[|(?:eventSink::Debug\(<\{%reset%\}>)?RegisterResource RPC finished: )/;

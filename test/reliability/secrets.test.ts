@@ -11,7 +11,7 @@ import { createRequestListener, type WebhookEvent } from "pulumi-dmarc-partner/r
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack, storedState, useEngine } from "../support/engine";
-import { emulatorState, eventually, pulumiOk, randomPartners, report } from "./harness";
+import { emulatorState, eventually, PULUMI_VALUE_TRACING, pulumiOk, randomPartners, report } from "./harness";
 import { startTamperingProxy, type TamperingProxy } from "./proxy";
 
 // A full lifecycle through the engine (up, webhook secret rotation, refresh,
@@ -26,15 +26,6 @@ import { startTamperingProxy, type TamperingProxy } from "./proxy";
 
 const [alpha, beta] = randomPartners("secrets");
 const VERBOSE = { logVerbosity: 9, logToStdErr: true, logFlow: true };
-
-/**
- * Pulumi's own tracing of property values, the only lines allowed to carry a
- * webhook secret or a magic link: the engine's RPC marshaling (-v=9), and the
- * Node.js SDK's debug message with each RegisterResource answer (-v=3 and
- * up), logged by the engine as it arrives and again as its event sink shows it.
- */
-const PULUMI_VALUE_TRACING =
-  /^(?:(?:Marshaling|Unmarshaling) property for RPC\[|(?:eventSink::Debug\(<\{%reset%\}>)?RegisterResource RPC finished: )/;
 
 interface Captured {
   /** Everything shown to the user: progress, diagnostics, outputs. */
