@@ -108,6 +108,29 @@ describe("a Pulumi YAML program's mistakes, refused at preview", () => {
     },
     ENGINE_TIMEOUT,
   );
+
+  it(
+    "refuses the provider's bad or missing dmarc:* settings at preview, naming the key and its variable",
+    async () => {
+      project.write({ resources: { acme: { type: "dmarc:index:Organization", properties: { name: "Acme" } } } });
+      const refusal = async (): Promise<string> => {
+        const preview = await project.run(["preview"]);
+        const output = `${preview.stdout}${preview.stderr}`;
+        expect(preview.code, output).not.toBe(0);
+        expect(output).not.toContain(emulator.partner.clientSecret);
+        return output;
+      };
+      await project.ok(["config", "set", "dmarc:requestsPerMinute", "fast"]);
+      expect(await refusal()).toMatch(
+        /dmarc:requestsPerMinute \(environment variable DMARC_REQUESTS_PER_MINUTE\) must be a number; got "fast"/,
+      );
+      await project.ok(["config", "rm", "dmarc:requestsPerMinute"]);
+      await project.ok(["config", "rm", "dmarc:clientId"]);
+      expect(await refusal()).toMatch(/dmarc:clientId .*must be set together/);
+      expect(await emulatorRequests(emulator)).toBe(0);
+    },
+    ENGINE_TIMEOUT,
+  );
 });
 
 async function emulatorRequests(emulator: EmulatorHandle): Promise<number> {
