@@ -1,7 +1,6 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { CLIENT_DEFAULTS, formatRate, PUBLISHED_REQUESTS_PER_MINUTE } from "pulumi-dmarc-partner/client";
 import { runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,8 +9,8 @@ import { useEngine } from "../support/engine";
 import { busiestWindow, loggedArrivals } from "../support/requestLog";
 import { scaledService } from "../support/timeScale";
 import {
+  dropFleetStacks,
   fleetOptions,
-  fleetStackNames,
   inventoryOf,
   organizationsByName,
   serviceClient,
@@ -72,13 +71,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // The objects live in this emulator only, and a destroy would run at the rate its up recorded: drop the stacks.
-  const run = options([]);
-  const workspace = await LocalWorkspace.create({
-    workDir: run.projectDir,
-    projectSettings: { name: run.projectName, runtime: "nodejs" },
-  });
-  for (const name of fleetStackNames(run, fleet)) await workspace.removeStack(name, { force: true });
+  await dropFleetStacks(options([]), fleet);
   await emulator?.emulator.close();
 }, 300_000);
 
