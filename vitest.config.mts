@@ -1,6 +1,10 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // Vitest keeps each file's last duration in <cacheDir>/vitest and runs the longest files first, so the two
+  // workers finish together instead of one long file running alone at the end. In .cache/, not node_modules/,
+  // so that `npm ci` keeps it and .ci/run's clone shares it with the checkout.
+  cacheDir: ".cache/vite",
   test: {
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
     testTimeout: 30_000,

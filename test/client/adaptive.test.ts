@@ -72,6 +72,25 @@ describe("the adaptive rate", () => {
     expect(rate.heldUntil).toBe(110_000 + 60_000);
   });
 
+  it("with a service window a tenth of a minute, does the same ten times faster", () => {
+    // Two runs at 570 a minute filled a service's 60 in 6 s in 3.2 s: 30 of them this run's, its share 300 a minute.
+    const rate = new AdaptiveRate(570, 6_000);
+    for (let turn = 0; turn < 30; turn++) rate.given(turn * (60_000 / 570));
+    rate.refused(3_200);
+    expect(rate.perMinute).toBeCloseTo(285);
+    expect(rate.heldUntil).toBe(3_400);
+    rate.refused(3_450);
+    expect(rate.heldUntil).toBe(3_850);
+    // Back up by a tenth of the ceiling a window: 57 a minute more over the next 6 s of turns.
+    let now = 3_850;
+    while (now < 9_850) {
+      now += 60_000 / rate.perMinute;
+      rate.given(now);
+    }
+    expect(rate.perMinute).toBeGreaterThan(285 + 50);
+    expect(rate.perMinute).toBeLessThan(285 + 60);
+  });
+
   it("never adapts when unpaced", () => {
     const rate = new AdaptiveRate(0);
     expect(rate.refused(0)).toBe(false);

@@ -16,7 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { settingsOf } from "../../provider/src/fleet/fleetOptions";
-import { fleetOptions, organizationsByName, serviceClient, uniqueFleetName } from "../fleet/support";
+import { dropFleetStacks, fleetOptions, organizationsByName, serviceClient, uniqueFleetName } from "../fleet/support";
 import { dnsServersUnavailable, type RunningDnsServer, startDnsServer } from "../support/dnsServers";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
@@ -181,7 +181,7 @@ describe.skipIf(unavailable !== undefined)("a fleet's policy ramp, by enforce an
 
   afterAll(async () => {
     try {
-      if (emulator && dns) await runFleet("destroy", fleetOptions(emulator, fleet, loadInventory(inventoryPath())));
+      if (emulator) await dropFleetStacks(fleetOptions(emulator, fleet, loadInventory(inventoryPath())), fleet);
     } finally {
       delete process.env[SECRET_ENV];
       await emulator?.emulator.close();

@@ -13,6 +13,7 @@ import {
 } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  dropFleetStacks,
   type Entry,
   findingsOutline,
   fleetOptions,
@@ -93,7 +94,7 @@ describe.skipIf(unavailable !== undefined)("a fleet publishing its records by RF
 
   afterAll(async () => {
     try {
-      if (emulator && dns) await runFleet("destroy", options([]));
+      if (emulator) await dropFleetStacks(options([]), fleet);
     } finally {
       delete process.env[SECRET_ENV];
       await emulator?.emulator.close();

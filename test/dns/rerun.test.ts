@@ -2,6 +2,7 @@ import * as dmarc from "pulumi-dmarc-partner";
 import { exitCodeOf, FLEET_EXIT, type FleetOptions, type FleetReport, runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  dropFleetStacks,
   type Entry,
   fleetOptions,
   inventoryOf,
@@ -128,7 +129,7 @@ describe.skipIf(unavailable !== undefined)("a shard that failed runs again with 
 
   afterAll(async () => {
     try {
-      for (const fleet of fleets) await runFleet("destroy", options({ ...fleet, tenants: [] }));
+      for (const fleet of fleets) await dropFleetStacks(options(fleet), fleet.name);
     } finally {
       for (const name of Object.values(SECRET_ENVS)) delete process.env[name];
       await viaBind?.emulator.close();

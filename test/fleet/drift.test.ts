@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import {
+  dropFleetStacks,
   findingsOutline,
   fleetOptions,
   inventoryOf,
@@ -64,7 +65,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await runFleet("destroy", fleetOptions(emulator, fleet, inventoryOf([])));
+  await dropFleetStacks(fleetOptions(emulator, fleet, inventoryOf([])), fleet);
   await emulator?.emulator.close();
 });
 

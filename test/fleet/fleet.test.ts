@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import {
+  dropFleetStacks,
   type Entry,
   fleetOptions,
   fleetStackNames,
@@ -52,7 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await runFleet("destroy", fleetOptions(emulator, fleet, inventoryOf([])));
+  await dropFleetStacks(fleetOptions(emulator, fleet, inventoryOf([])), fleet);
   await emulator?.emulator.close();
 });
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import {
+  dropFleetStacks,
   type Entry,
   findingsOutline,
   fleetOptions,
@@ -59,7 +60,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await runFleet("destroy", options([]));
+  await dropFleetStacks(options([]), fleet);
   await emulator?.emulator.close();
 });
 

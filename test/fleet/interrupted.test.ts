@@ -7,7 +7,7 @@ import { type RecoveryTarget, recoverShard, runFleet } from "pulumi-dmarc-partne
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
-import { fleetOptions, inventoryOf, tenant, uniqueFleetName } from "./support";
+import { dropFleetStacks, fleetOptions, inventoryOf, tenant, uniqueFleetName } from "./support";
 
 // A shard a killed run left with pending operations is never run blindly (a
 // plain `up` would drop the pending creates and make duplicates): it is
@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await runFleet("destroy", fleetOptions(emulator, fleet, inventoryOf([])));
+  await dropFleetStacks(fleetOptions(emulator, fleet, inventoryOf([])), fleet);
   await emulator?.emulator.close();
 });
 

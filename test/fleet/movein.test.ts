@@ -3,7 +3,7 @@ import { runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack, useEngine } from "../support/engine";
-import { fleetOptions, inventoryOf, serviceClient, tenant, uniqueFleetName } from "./support";
+import { dropFleetStacks, fleetOptions, inventoryOf, serviceClient, tenant, uniqueFleetName } from "./support";
 
 // Moving in: tenants deployed by one stack of this package are taken over by
 // a fleet through their ids, then the old stack lets go of them. Nothing on
@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await runFleet("destroy", fleetOptions(emulator, fleet, inventoryOf([])));
+  await dropFleetStacks(fleetOptions(emulator, fleet, inventoryOf([])), fleet);
   await emulator?.emulator.close();
 });
 

@@ -13,7 +13,14 @@ import { blockingViolations } from "../support/axe";
 import { chromiumUnavailable, launchBrowser, type OpenedPage, openFile, ROWS_DRAWN } from "../support/browser";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
-import { fleetProjectFolder, organizationIdNamed, serviceClient, tenant, uniqueFleetName } from "./support";
+import {
+  dropFleetStacks,
+  fleetProjectFolder,
+  organizationIdNamed,
+  serviceClient,
+  tenant,
+  uniqueFleetName,
+} from "./support";
 
 // `dmarc-fleet report --html` for 20 tenants on the emulator, opened in
 // Debian's chromium: one drifted tenant (its domain changed on the service
@@ -151,8 +158,7 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
   afterAll(async () => {
     try {
       await browser?.close();
-      writeInventory([]);
-      if (project) await fleetCli("destroy");
+      if (project) await dropFleetStacks({ projectDir: project, projectName: "dmarc-fleet-page" }, fleet);
     } finally {
       await emulator?.emulator.close();
     }

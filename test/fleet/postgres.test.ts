@@ -68,7 +68,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  if (project) await fleetCli("destroy");
+  // No destroy: the stacks go with the backend's database, the objects with the test's emulator.
   await postgres?.stop();
   await emulator?.emulator.close();
 }, 600_000);

@@ -10,7 +10,15 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
-import { type Entry, findingsOutline, fleetOptions, inventoryOf, tenant, uniqueFleetName } from "./support";
+import {
+  dropFleetStacks,
+  type Entry,
+  findingsOutline,
+  fleetOptions,
+  inventoryOf,
+  tenant,
+  uniqueFleetName,
+} from "./support";
 
 // A pull request's plan on a fleet of 60 tenants in six shards of 10: the
 // preview runs the shards whose inputs changed since their last successful
@@ -61,7 +69,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  await runFleet("destroy", options([]));
+  await dropFleetStacks(options([]), fleet);
   await emulator?.emulator.close();
 });
 

@@ -1,16 +1,16 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LocalWorkspace } from "@pulumi/pulumi/automation";
-import { CLIENT_DEFAULTS, PUBLISHED_REQUESTS_PER_MINUTE } from "pulumi-dmarc-partner/client";
+import { CLIENT_DEFAULTS, formatRate, PUBLISHED_REQUESTS_PER_MINUTE } from "pulumi-dmarc-partner/client";
 import { runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import { busiestWindow, loggedArrivals } from "../support/requestLog";
+import { scaledService } from "../support/timeScale";
 import {
+  dropFleetStacks,
   fleetOptions,
-  fleetStackNames,
   inventoryOf,
   organizationsByName,
   serviceClient,
@@ -28,9 +28,13 @@ import {
 // more: organisation, group, one batch for both domains, one setup read per
 // domain, subscription, invitation and its user read, and on every other
 // tenant a webhook and its secret (9.0 a tenant), however the pacing spaces
-// the engine's creates.
+// the engine's creates. Ten times faster than the published minute under
+// `npm test` (../support/timeScale.ts), at it under `npm run
+// test:reliability`.
 
-const WINDOW_MS = 60_000;
+const service = scaledService(10);
+/** The clients' pace, in requests a minute: the default for the service, at the service's speed. */
+const pace = service.perMinute(CLIENT_DEFAULTS.requestsPerMinute);
 const TENANTS = 20;
 
 let emulator: EmulatorHandle;
@@ -54,10 +58,7 @@ const PER_RUN_ROUTES = ["POST /auth/token", "GET /v1/partners/plans", "GET /v1/o
 function options(inventoryTenants = tenants) {
   const base = fleetOptions(emulator, fleet, inventoryOf(inventoryTenants), { shardSize: 10, concurrency: 2 });
   // The client's own bounds (no lowered maxAttempts), at the default rate for the service.
-  const config = {
-    ...emulator.stackConfig,
-    "dmarc:requestsPerMinute": { value: String(CLIENT_DEFAULTS.requestsPerMinute) },
-  };
+  const config = { ...emulator.stackConfig, ...service.stackConfig(CLIENT_DEFAULTS.requestsPerMinute) };
   return { ...base, config };
 }
 
@@ -65,23 +66,17 @@ beforeAll(async () => {
   await useEngine();
   emulator = await startTestEmulator({
     requestLogFile: requestLog,
-    rateLimit: { requests: PUBLISHED_REQUESTS_PER_MINUTE, perSeconds: 60, hints: "none" },
+    rateLimit: service.rateLimit,
   });
 });
 
 afterAll(async () => {
-  // The objects live in this emulator only, and a destroy would run at the rate its up recorded: drop the stacks.
-  const run = options([]);
-  const workspace = await LocalWorkspace.create({
-    workDir: run.projectDir,
-    projectSettings: { name: run.projectName, runtime: "nodejs" },
-  });
-  for (const name of fleetStackNames(run, fleet)) await workspace.removeStack(name, { force: true });
+  await dropFleetStacks(options([]), fleet);
   await emulator?.emulator.close();
 }, 300_000);
 
 describe("a fleet against the published rate limit, without retry hints", () => {
-  it("deploys 20 tenants with no failure and never more requests in a minute than the limit", async () => {
+  it("deploys 20 tenants with no failure and never more requests in the service's window than the limit", async () => {
     const run = options();
     const report = await runFleet("up", run);
     expect(report.results.map((result) => [result.shard, result.status, result.error ?? ""])).toEqual([
@@ -93,7 +88,7 @@ describe("a fleet against the published rate limit, without retry hints", () => 
     for (const entry of tenants) expect(organizations.has(String(entry.name))).toBe(true);
 
     const times = loggedArrivals(requestLog);
-    const busiest = busiestWindow(times, WINDOW_MS);
+    const busiest = busiestWindow(times, service.windowMs);
     const stats = await emulator.control<{ requests: number; rateLimited: number; byRoute: Record<string, number> }>(
       "GET",
       "/stats",
@@ -101,10 +96,10 @@ describe("a fleet against the published rate limit, without retry hints", () => 
     const perRun = PER_RUN_ROUTES.reduce((total, route) => total + (stats.byRoute[route] ?? 0), 0);
     const perTenant = (stats.requests - perRun) / TENANTS;
     console.log(`onboarding: ${perTenant.toFixed(2)} requests a tenant besides ${perRun} per run`, stats.byRoute);
-    const minutes = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / WINDOW_MS;
+    const minutes = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 60_000;
     console.log(
-      `paced fleet: ${times.length} requests over ${minutes.toFixed(2)} min (${(times.length / minutes).toFixed(1)} a minute), ` +
-        `busiest minute ${busiest}, ${stats.rateLimited} answered 429`,
+      `paced fleet at ${service.factor}x the published minute: ${times.length} requests over ${minutes.toFixed(2)} min (${(times.length / minutes).toFixed(1)} a minute), ` +
+        `busiest window ${busiest}, ${stats.rateLimited} answered 429`,
     );
     expect(busiest).toBeLessThanOrEqual(PUBLISHED_REQUESTS_PER_MINUTE);
     expect(stats.rateLimited).toBe(0);
@@ -116,8 +111,8 @@ describe("a fleet against the published rate limit, without retry hints", () => 
     expect(report.requestsPerTenant).toBeLessThanOrEqual(Math.ceil((stats.requests / TENANTS) * 100) / 100);
 
     const progress = run.progressText();
-    expect(progress).toContain(`requests: ${CLIENT_DEFAULTS.requestsPerMinute} a minute for all shards together`);
-    expect(progress).toContain(`${fleet}-001: paced at ${CLIENT_DEFAULTS.requestsPerMinute / 2} requests a minute`);
+    expect(progress).toContain(`requests: ${formatRate(pace)} a minute for all shards together`);
+    expect(progress).toContain(`${fleet}-001: paced at ${formatRate(pace / 2)} requests a minute`);
     // A shard's provider says when its pacing holds requests back, and the progress passes it on.
     expect(progress).toMatch(
       new RegExp(`${fleet}-00[12]: pacing at [\\d.]+ requests a minute .* waiting (its|their) turn`),

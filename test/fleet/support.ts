@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import type { FleetOptions, FleetReport, TenantFindings } from "pulumi-dmarc-partner/fleet";
@@ -145,4 +146,21 @@ export function fleetStackNames(options: Pick<FleetOptions, "projectName">, flee
     .flatMap((name) => /^(.+)\.json$/.exec(name)?.[1] ?? [])
     .filter((name) => name.startsWith(`${fleet}-`))
     .sort();
+}
+
+/**
+ * Removes the fleet's stacks (its config stack too) from the tests' file
+ * backend without destroying what they hold: the objects live in the test's
+ * emulator only, which closes with the test, and a destroy would cost engine
+ * runs of every shard for nothing the test checks.
+ */
+export async function dropFleetStacks(
+  options: Pick<FleetOptions, "projectDir" | "projectName">,
+  fleet: string,
+): Promise<void> {
+  const workspace = await LocalWorkspace.create({
+    workDir: options.projectDir,
+    projectSettings: { name: options.projectName, runtime: "nodejs" },
+  });
+  for (const name of fleetStackNames(options, fleet)) await workspace.removeStack(name, { force: true });
 }

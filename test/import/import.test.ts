@@ -7,7 +7,7 @@ import { exitCodeOf, type ImportCommandOptions, runFleet, runImport } from "pulu
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FleetInvocation } from "../../provider/src/fleet/cli/arguments";
 import { inventoryTenantPlan } from "../../provider/src/inventory/declare";
-import { fleetOptions, inventoryOf, serviceClient, uniqueFleetName } from "../fleet/support";
+import { dropFleetStacks, fleetOptions, inventoryOf, serviceClient, uniqueFleetName } from "../fleet/support";
 import { stats } from "../reliability/harness";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
@@ -68,8 +68,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  // Every imported tenant is `onDelete: keep`: the shards forget them and the service is left alone.
-  await runFleet("destroy", runOptions(inventoryOf([])));
+  await dropFleetStacks(runOptions(inventoryOf([])), fleet);
   await emulator?.emulator.close();
 }, 300_000);
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { recordedProviders, uniqueStackName, useEngine } from "../support/engine";
+import { installOnce } from "../support/installCache";
 
 const packageVersion = (
   JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8")) as { version: string }
@@ -20,7 +21,9 @@ const packageVersion = (
 // dynamic provider resolves the package from the project's node_modules).
 // Node.js 22 and newer get the newest @pulumi/pulumi the registry serves;
 // Node.js 20 the last release that supports it. DMARC_PARTNER_SDK_VERSION
-// names another version, e.g. the lower bound of the peer range.
+// names another version, e.g. the lower bound of the peer range. The install
+// is npm's once per tarball and manifest (../support/installCache.ts): the
+// other Node.js lines and later runs get a copy of it.
 
 const NODE_20_SDK = "3.248.0";
 const nodeLine = Number(process.versions.node.split(".")[0]);
@@ -176,7 +179,9 @@ describe(`the packed package in a partner's project on Node.js ${process.version
     );
     writeFileSync(join(projectDir, "Pulumi.yaml"), "name: partner-tenants\nruntime: nodejs\n");
     writeFileSync(join(projectDir, "index.ts"), program);
-    npm(["install", "--prefer-offline", "--no-audit", "--no-fund"], projectDir);
+    installOnce(projectDir, join(tarballs, packed.filename), () =>
+      npm(["install", "--prefer-offline", "--no-audit", "--no-fund"], projectDir),
+    );
 
     stack = await LocalWorkspace.createStack(
       { stackName: uniqueStackName("partner"), workDir: projectDir },

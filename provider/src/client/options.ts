@@ -23,6 +23,8 @@ export const CLIENT_DEFAULTS = {
   // and network jitter (about two seconds' worth) need the room (docs/api-assumptions.md).
   requestsPerMinute: PUBLISHED_REQUESTS_PER_MINUTE * 0.95,
   maxConcurrency: 16,
+  // The published limit's window: a sliding minute.
+  rateLimitWindowSeconds: 60,
   // Tokens can live as little as 300 s; a minute leaves room for a slow renewal.
   tokenRenewMarginSeconds: 60,
   // The engine starts a tenant's domain creates within milliseconds of each other.
@@ -119,6 +121,11 @@ export const ClientOptionsSchema = z
     maxConcurrency: wholeNumber(1)
       .optional()
       .describe("Requests in flight across every client in the process, set like requestsPerMinute."),
+    rateLimitWindowSeconds: wholeNumber(1)
+      .default(CLIENT_DEFAULTS.rateLimitWindowSeconds)
+      .describe(
+        "The window the service counts its rate limit over, in seconds: the published minute. Pacing keeps requestsPerMinute's share of it in any such window and, slowed by a 429, measures its own share of the limit over it. For a service (or the emulator) whose window is not a minute. Process-wide, set like requestsPerMinute.",
+      ),
     budgetStore: z
       .string()
       .superRefine((value, ctx) => {
@@ -236,6 +243,8 @@ export interface ResolvedOptions {
 export interface Pacing {
   requestsPerMinute: number;
   maxConcurrency: number;
+  /** The window the service counts its limit over, in milliseconds. */
+  windowMs: number;
   /** Where the rate comes from, in words, for the lines that say why a run waits. */
   source: string;
   /** Where the partner's runs share the budget. */
@@ -248,22 +257,24 @@ export interface Pacing {
  * unpaced on loopback.
  */
 function pacingOf(options: ValidOptions, url: URL): Pacing {
-  const maxConcurrency = options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency;
-  const budget = budgetOf(options, url);
+  const shared = {
+    maxConcurrency: options.maxConcurrency ?? CLIENT_DEFAULTS.maxConcurrency,
+    windowMs: options.rateLimitWindowSeconds * 1000,
+    budget: budgetOf(options, url),
+  };
   if (options.requestsPerMinute !== undefined) {
-    return { requestsPerMinute: options.requestsPerMinute, maxConcurrency, source: "requestsPerMinute", budget };
+    return { requestsPerMinute: options.requestsPerMinute, source: "requestsPerMinute", ...shared };
   }
   if (options.requestsPerSecond !== undefined) {
-    return { requestsPerMinute: options.requestsPerSecond * 60, maxConcurrency, source: "requestsPerSecond", budget };
+    return { requestsPerMinute: options.requestsPerSecond * 60, source: "requestsPerSecond", ...shared };
   }
   if (isLoopbackHost(url.hostname)) {
-    return { requestsPerMinute: 0, maxConcurrency, source: `the default for a loopback address (${url.host})`, budget };
+    return { requestsPerMinute: 0, source: `the default for a loopback address (${url.host})`, ...shared };
   }
   return {
     requestsPerMinute: CLIENT_DEFAULTS.requestsPerMinute,
-    maxConcurrency,
-    budget,
     source: `the default for the service: ${Math.round((100 * CLIENT_DEFAULTS.requestsPerMinute) / PUBLISHED_REQUESTS_PER_MINUTE)}% of its published ${PUBLISHED_REQUESTS_PER_MINUTE} a minute`,
+    ...shared,
   };
 }
 
@@ -290,7 +301,7 @@ export function pacingFor(options: ClientOptions): Pacing {
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const valid = validateOptions(options);
   const { baseUrl, accessToken, clientId, clientSecret, log, notice, ...rest } = valid;
-  const { requestsPerMinute, requestsPerSecond, maxConcurrency, budgetStore, ...tuning } = rest;
+  const { requestsPerMinute, requestsPerSecond, maxConcurrency, budgetStore, rateLimitWindowSeconds, ...tuning } = rest;
   const url = new URL(baseUrl);
   const credentials: Credentials = accessToken
     ? { kind: "static", accessToken }

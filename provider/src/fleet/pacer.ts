@@ -88,10 +88,10 @@ export class FleetPacer implements TurnSource {
 
   /** @param pace the fleet's pace, for every shard and the runner together, and the budget it books in. */
   constructor(
-    private readonly pace: Pick<Pacing, "requestsPerMinute" | "budget">,
+    private readonly pace: Pick<Pacing, "requestsPerMinute" | "budget" | "windowMs">,
     private readonly notice: (line: string) => void = () => {},
   ) {
-    this.adaptive = new AdaptiveRate(pace.requestsPerMinute);
+    this.adaptive = new AdaptiveRate(pace.requestsPerMinute, pace.windowMs);
     const store = budgetStoreFor(pace.budget);
     this.turns = store
       ? new BookedTurns(store, this.adaptive, (error) =>
@@ -99,7 +99,7 @@ export class FleetPacer implements TurnSource {
             `the budget at ${store.where} cannot be used (${error instanceof Error ? error.message : String(error)}); this run paces alone`,
           ),
         )
-      : new SpacedTurns(pace.requestsPerMinute);
+      : new SpacedTurns(pace.requestsPerMinute, pace.windowMs);
     this.server = createServer((request, response) => this.answer(request, response));
   }
 
@@ -259,7 +259,11 @@ export async function withFleetPacer<T>(
  * books in `budget` when given one, and spaces its turns itself otherwise.
  */
 export async function startFleetPacer(perMinute: number, budget?: BudgetChoice): Promise<FleetPacer> {
-  const pacer = new FleetPacer({ requestsPerMinute: perMinute, budget: budget ?? { setting: "off", partner: "" } });
+  const pacer = new FleetPacer({
+    requestsPerMinute: perMinute,
+    budget: budget ?? { setting: "off", partner: "" },
+    windowMs: WINDOW_MS,
+  });
   await pacer.start();
   return pacer;
 }

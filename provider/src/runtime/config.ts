@@ -40,6 +40,7 @@ const SETTING_KINDS = {
   requestsPerMinute: "number",
   requestsPerSecond: "number",
   maxConcurrency: "number",
+  rateLimitWindowSeconds: "number",
   budgetStore: "text",
   maxAttempts: "number",
   maxRetryElapsedMs: "number",

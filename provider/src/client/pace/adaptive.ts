@@ -1,4 +1,4 @@
-import { WINDOW_MS } from "./turns";
+import { MINUTE_MS, WINDOW_MS } from "./turns";
 
 // The floor of every pacing: a process that shares no budget with the
 // others of its partner (or shares one with a script that does not) still
@@ -11,7 +11,10 @@ import { WINDOW_MS } from "./turns";
 // limit. A refusal also holds every turn for a moment, doubled while
 // refusals follow each other (TCP's retransmission backoff): runs that
 // overshot together filled the window for the rest of it, and whatever
-// they send before it slides on is refused.
+// they send before it slides on is refused. Its times below are those of the
+// published minute's window; a service with another window (the client's
+// rateLimitWindowSeconds) stretches or shrinks them with it, so a window a
+// tenth as long is the same pacing ten times faster.
 
 /** The rate after a refusal without enough of its own requests to measure, as a share of the rate before it (TCP CUBIC's 0.7). */
 const DECREASE = 0.7;
@@ -44,8 +47,14 @@ export class AdaptiveRate {
   /** When turns were given within the last window, oldest first. */
   private readonly givenAt: number[] = [];
 
-  /** @param ceiling the configured rate, requests a minute; 0 is unpaced and never adapts. */
-  constructor(private ceiling: number) {
+  /**
+   * @param ceiling the configured rate, requests a minute; 0 is unpaced and never adapts.
+   * @param windowMs the window the service counts its limit over.
+   */
+  constructor(
+    private ceiling: number,
+    private windowMs = WINDOW_MS,
+  ) {
     this.rate = ceiling;
   }
 
@@ -59,8 +68,9 @@ export class AdaptiveRate {
     return this.decreases;
   }
 
-  /** A new configured rate: the ceiling moves, and the rate starts again from it. */
-  setCeiling(ceiling: number): void {
+  /** A new configured rate (and the service's window): the ceiling moves, and the rate starts again from it. */
+  setCeiling(ceiling: number, windowMs = this.windowMs): void {
+    this.windowMs = windowMs;
     if (ceiling === this.ceiling) return;
     this.ceiling = ceiling;
     this.rate = ceiling;
@@ -80,7 +90,7 @@ export class AdaptiveRate {
     if (this.ceiling <= 0) return false;
     // Refusals that follow each other are one episode: the window the runs overfilled, still full.
     const sameEpisode = now - this.lastRefusalAt < 2 * this.hold;
-    this.hold = sameEpisode ? Math.min(LONGEST_HOLD_MS, 2 * this.hold) : FIRST_HOLD_MS;
+    this.hold = sameEpisode ? Math.min(this.inWindow(LONGEST_HOLD_MS), 2 * this.hold) : this.inWindow(FIRST_HOLD_MS);
     this.lastRefusalAt = now;
     this.heldUntilAt = Math.max(this.heldUntilAt, now + this.hold);
     const lowered = Math.max(this.ceiling * FLOOR, this.measuredShare(now));
@@ -88,7 +98,8 @@ export class AdaptiveRate {
     this.rate = lowered;
     this.decreases += 1;
     this.lastIncreaseAt = now;
-    this.quietUntil = now + Math.max(MIN_COOLDOWN_MS, (REFUSALS_PER_DECREASE_INTERVALS * 60_000) / this.rate);
+    const cooldown = (REFUSALS_PER_DECREASE_INTERVALS * MINUTE_MS) / this.rate;
+    this.quietUntil = now + Math.max(this.inWindow(MIN_COOLDOWN_MS), cooldown);
     return true;
   }
 
@@ -98,10 +109,15 @@ export class AdaptiveRate {
    * back to a fixed cut before the run has sent enough to measure.
    */
   private measuredShare(now: number): number {
-    while ((this.givenAt[0] ?? now) <= now - WINDOW_MS) this.givenAt.shift();
+    while ((this.givenAt[0] ?? now) <= now - this.windowMs) this.givenAt.shift();
     const own = this.givenAt.length;
     if (own < MEASURED_AT_LEAST) return this.rate * DECREASE;
-    return Math.min(this.rate * DECREASE_AT_LEAST, own * SHARE_MARGIN);
+    return Math.min(this.rate * DECREASE_AT_LEAST, ((own * MINUTE_MS) / this.windowMs) * SHARE_MARGIN);
+  }
+
+  /** A time of the published minute's window in the service's. */
+  private inWindow(ms: number): number {
+    return (ms * this.windowMs) / WINDOW_MS;
   }
 
   /** A turn was given: the rate climbs by the time since the last one, while there is demand. Returns whether it changed. */
@@ -113,9 +129,10 @@ export class AdaptiveRate {
       return false;
     }
     // An idle stretch is no evidence that the service has room: climb by at most one interval's worth.
-    const elapsed = Math.min(now - (this.lastIncreaseAt ?? now), 60_000 / this.rate);
+    const elapsed = Math.min(now - (this.lastIncreaseAt ?? now), MINUTE_MS / this.rate);
     this.lastIncreaseAt = now;
-    this.rate = Math.min(this.ceiling, this.rate + (this.ceiling * INCREASE_PER_MINUTE * elapsed) / 60_000);
+    const climb = (this.ceiling * INCREASE_PER_MINUTE * elapsed) / this.inWindow(MINUTE_MS);
+    this.rate = Math.min(this.ceiling, this.rate + climb);
     return true;
   }
 }

@@ -3,7 +3,7 @@ import { CLIENT_DEFAULTS } from "../options";
 import { AdaptiveRate } from "./adaptive";
 import { BookedTurns } from "./bookedTurns";
 import { type BudgetChoice, budgetStoreFor } from "./budgetChoice";
-import { SpacedTurns, type TurnSource } from "./turns";
+import { SpacedTurns, type TurnSource, WINDOW_MS } from "./turns";
 
 // Keeps a large deployment under the service's rate limit instead of bouncing
 // off 429 answers: requests are spaced evenly at the configured rate, and no
@@ -25,9 +25,14 @@ export interface PacingSettings {
   notice: (line: string) => void;
   /** Where the partner's runs share their budget; none: the process spaces its own turns. */
   budget?: BudgetChoice | undefined;
+  /** The window the service counts its limit over, in milliseconds; unset, the published minute. */
+  windowMs?: number | undefined;
 }
 
-/** Requests held this long by the pacing get a line saying so, and another at most this often. */
+/**
+ * Requests held this long by the pacing get a line saying so, and another at most this often: at the
+ * published minute's window, stretched or shrunk with the service's.
+ */
 const PACING_NOTICE_INTERVAL_MS = 30_000;
 
 /** Turns from a pacer other processes share, and its name in the lines that say why a run waits. */
@@ -43,7 +48,7 @@ export class Pacer {
   private stopped: Error | undefined;
   private readonly adaptive: AdaptiveRate;
   private local: SpacedTurns | BookedTurns;
-  private localBudget: string | undefined;
+  private localKey = "";
   private shared: SharedTurns | undefined;
   /** Callers holding a slot and waiting for their turn. */
   private spacing = 0;
@@ -52,7 +57,7 @@ export class Pacer {
 
   constructor(settings: PacingSettings) {
     this.settings = { ...settings };
-    this.adaptive = new AdaptiveRate(settings.requestsPerMinute);
+    this.adaptive = new AdaptiveRate(settings.requestsPerMinute, windowOf(settings));
     this.local = this.ownTurns();
   }
 
@@ -68,8 +73,8 @@ export class Pacer {
 
   configure(changes: Partial<PacingSettings>): void {
     this.settings = { ...this.settings, ...changes };
-    this.adaptive.setCeiling(this.settings.requestsPerMinute);
-    if (budgetKey(this.settings) !== this.localBudget) this.local = this.ownTurns();
+    this.adaptive.setCeiling(this.settings.requestsPerMinute, windowOf(this.settings));
+    if (ownTurnsKey(this.settings) !== this.localKey) this.local = this.ownTurns();
     this.followRate();
     this.wakeWaiters();
   }
@@ -90,10 +95,10 @@ export class Pacer {
 
   /** The process's own turns: booked in the partner's budget store when the settings name one and it paces, else spaced here. */
   private ownTurns(): SpacedTurns | BookedTurns {
-    this.localBudget = budgetKey(this.settings);
+    this.localKey = ownTurnsKey(this.settings);
     const { budget, requestsPerMinute } = this.settings;
     const store = budget && requestsPerMinute > 0 ? budgetStoreFor(budget) : undefined;
-    if (store === undefined) return new SpacedTurns(this.adaptive.perMinute);
+    if (store === undefined) return new SpacedTurns(this.adaptive.perMinute, windowOf(this.settings));
     return new BookedTurns(store, this.adaptive, (error) =>
       this.settings.notice(
         noticeLine(
@@ -153,7 +158,8 @@ export class Pacer {
 
   private async takeTurn(): Promise<void> {
     if (this.spacing === 0) {
-      this.noticeTimer = setInterval(() => this.sayWhoWaits(), PACING_NOTICE_INTERVAL_MS).unref();
+      const interval = (PACING_NOTICE_INTERVAL_MS * windowOf(this.settings)) / WINDOW_MS;
+      this.noticeTimer = setInterval(() => this.sayWhoWaits(), interval).unref();
     }
     this.spacing += 1;
     try {
@@ -217,11 +223,16 @@ export class Pacer {
   }
 }
 
-/** What decides a process's own turns besides its rate: the store it books in. */
-function budgetKey(settings: PacingSettings): string | undefined {
-  return settings.budget && settings.requestsPerMinute > 0
-    ? `${settings.budget.setting}\n${settings.budget.partner}`
-    : undefined;
+/** What decides a process's own turns besides its rate: the store it books in, and the service's window. */
+function ownTurnsKey(settings: PacingSettings): string {
+  const store =
+    settings.budget && settings.requestsPerMinute > 0 ? `${settings.budget.setting}\n${settings.budget.partner}` : "";
+  return `${windowOf(settings)}\n${store}`;
+}
+
+/** The service's window the settings name, else the published minute. */
+function windowOf(settings: PacingSettings): number {
+  return settings.windowMs ?? WINDOW_MS;
 }
 
 /** A rate as people read it: whole numbers bare, others to at most two decimals (28.5, 17.33). */

@@ -4,8 +4,11 @@
 // spaces them with a SpacedTurns of its own. Either way the service's window
 // sees one evenly spaced stream.
 
-/** The length of the window the service counts its limit over. */
+/** The length of the window the service counts its limit over, unless rateLimitWindowSeconds says otherwise. */
 export const WINDOW_MS = 60_000;
+
+/** What a rate's "a minute" means, whatever the window. */
+export const MINUTE_MS = 60_000;
 
 /** A source of turns: each request of the process waits for one before it starts. */
 export interface TurnSource {
@@ -43,8 +46,14 @@ export class SpacedTurns implements TurnSource {
   private heldUntil = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
 
-  /** @param rate requests a minute; 0 gives every turn at once. */
-  constructor(private rate: number) {}
+  /**
+   * @param rate requests a minute; 0 gives every turn at once.
+   * @param windowMs the window the service counts its limit over: no more than the rate's share of it in any.
+   */
+  constructor(
+    private rate: number,
+    private readonly windowMs = WINDOW_MS,
+  ) {}
 
   get perMinute(): number {
     return this.rate;
@@ -56,7 +65,7 @@ export class SpacedTurns implements TurnSource {
 
   /** Turns given within the last window, as of `now` (performance.now()). */
   givenInWindow(now = performance.now()): number {
-    this.forgetBefore(now - WINDOW_MS);
+    this.forgetBefore(now - this.windowMs);
     return this.given.length;
   }
 
@@ -125,12 +134,12 @@ export class SpacedTurns implements TurnSource {
   private msUntilNextTurn(now: number): number {
     if (this.rate <= 0) return 0;
     if (this.heldUntil > now) return this.heldUntil - now;
-    const spaced = this.lastGivenAt + WINDOW_MS / this.rate - now;
-    this.forgetBefore(now - WINDOW_MS);
+    const spaced = this.lastGivenAt + MINUTE_MS / this.rate - now;
+    this.forgetBefore(now - this.windowMs);
     // The window's own count matters when the rate was just lowered: the spacing alone would allow more.
     const oldest = this.given[0];
-    const windowFull = this.given.length >= Math.floor(this.rate) && oldest !== undefined;
-    return Math.max(spaced, windowFull ? oldest + WINDOW_MS - now : 0);
+    const windowFull = this.given.length >= Math.floor((this.rate * this.windowMs) / MINUTE_MS) && oldest !== undefined;
+    return Math.max(spaced, windowFull ? oldest + this.windowMs - now : 0);
   }
 
   private forgetBefore(time: number): void {
