@@ -122,7 +122,11 @@ afterAll(async () => {
 
 describe("the fleet's pacer", () => {
   it("paces every process that shares it as one, and a process killed while it waits takes no turn from the others", async () => {
-    const noted = new NotedPacer({ requestsPerMinute: PACE, budget: { setting: "off", partner: "" } });
+    const noted = new NotedPacer({
+      requestsPerMinute: PACE,
+      budget: { setting: "off", partner: "" },
+      windowMs: CLIENT_DEFAULTS.rateLimitWindowSeconds * 1000,
+    });
     pacer = noted;
     await noted.start();
     const loop = heartbeat();
