@@ -143,12 +143,13 @@ export class ProcessSampler {
     return usage;
   }
 
-  private role(pid: number, stat: StatLine, key: string): Role | undefined {
+  private role(pid: number, stat: StatLine, key: string, parent: StatLine | undefined): Role | undefined {
     const known = this.roles.get(key);
     if (known !== undefined) return known;
     let role: Role | undefined;
     if (pid === this.emulatorPid) role = "emulator";
-    else if (stat.comm === "pulumi") role = "engine";
+    // A `pulumi` whose parent is `pulumi` is the engine's child between fork and exec: a provider, soon.
+    else if (stat.comm === "pulumi") role = parent?.comm === "pulumi" ? undefined : "engine";
     // comm holds 15 characters: `pulumi-language-nodejs` reads `pulumi-language`.
     else if (stat.comm.startsWith("pulumi-language")) role = "language";
     else if (stat.comm === "node" && isProvider(pid)) role = "provider";
@@ -177,7 +178,7 @@ export class ProcessSampler {
       const stat = stats.get(next);
       if (!stat) continue;
       const key = `${next}:${stat.startTime}`;
-      const role = this.role(next, stat, key);
+      const role = this.role(next, stat, key, stats.get(stat.ppid));
       if (!role) continue;
       // Counters only grow; a process that has exited but is not yet reaped reads as zeros, which must not win.
       const before = this.seen.get(key);
