@@ -183,7 +183,9 @@ export async function pluginBench(
     hooks,
     "plugin",
     {
-      name: `${PROJECT_NAME}-plugin`,
+      // The same project name, so that both sides' URNs, which the checkpoint repeats, are as long.
+      name: PROJECT_NAME,
+      folder: `${PROJECT_NAME}-plugin`,
       program: tenantsProgram(spec, plugin),
       pluginFolders: { dmarc: join(hooks.projectRoot, "provider", "bin") },
     },

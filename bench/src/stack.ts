@@ -36,9 +36,11 @@ export function projectFolder(projectRoot: string, projectName: string = PROJECT
   return folder;
 }
 
-/** A project the bench deploys: its name (and folder), its inline program and the provider plugins it names. */
+/** A project the bench deploys: its name, its inline program and the provider plugins it names. */
 export interface BenchProject {
   name: string;
+  /** Its folder under .cache/projects; default its name. */
+  folder?: string;
   program: PulumiFn;
   /** Provider plugins by name, each the folder of its launcher (Pulumi.yaml's `plugins.providers`). */
   pluginFolders?: Record<string, string>;
@@ -62,7 +64,7 @@ export async function createBenchStack(
   const stack = await LocalWorkspace.createStack(
     { stackName, projectName: project.name, program: project.program },
     {
-      workDir: projectFolder(settings.projectRoot, project.name),
+      workDir: projectFolder(settings.projectRoot, project.folder ?? project.name),
       envVars: settings.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {},
       projectSettings,
     },
