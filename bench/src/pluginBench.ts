@@ -36,6 +36,7 @@ const DOMAINS_AT_MOST = 2;
 /** Objects of a tenant besides its domains: organisation, group, subscription, webhook, invitation. */
 const FIXED_RESOURCES = 5;
 const WEBHOOK_EVENTS: "domain.verified"[] = ["domain.verified"];
+const MiB = 1024 * 1024;
 
 export interface PluginBenchHooks {
   projectRoot: string;
@@ -231,13 +232,15 @@ function phaseFigures(resources: number): Figure[] {
     ["CPU s, the three", (sample) => cpuOf(sample).total, 2],
     ["CPU ms per resource", (sample) => (1000 * cpuOf(sample).total) / resources, 1],
     ["children's CPU s, counted whole", (sample) => sample.endedChildrenCpuSeconds, 2],
+    ["engine wrote MiB", (sample) => sample.processes.engine.bytesWritten / MiB, 0],
     ["engine peak MiB", (sample) => sample.processes.engine.peakMemoryMiB, 0],
     ["provider peak MiB", (sample) => sample.processes.provider.peakMemoryMiB, 0],
   ];
 }
 
+/** A figure of both sides and their quotient, taken of the figures as shown. */
 function row(label: string, values: readonly (number | null)[], digits: number): string[] {
-  const [dynamic = null, plugin = null] = values;
+  const [dynamic = null, plugin = null] = values.map((value) => (value === null ? null : Number(fixed(value, digits))));
   const quotient = dynamic === null || plugin === null ? null : ratio(plugin, dynamic);
   return [label, ...values.map((value) => fixed(value, digits)), quotient === null ? "n/a" : `${quotient.toFixed(2)}×`];
 }
