@@ -27,8 +27,8 @@ import type { StateFootprint } from "./state";
 // of the program (the bench's own process, which hosts the inline program)
 // and of the provider process, and the checkpoint after `up`.
 
-export type PluginSideName = "dynamic" | "plugin";
-export type PluginPhase = "up" | "preview" | "destroy";
+type PluginSideName = "dynamic" | "plugin";
+type PluginPhase = "up" | "preview" | "destroy";
 const PLUGIN_PHASES: readonly PluginPhase[] = ["up", "preview", "destroy"];
 
 /** Domains of the tenants in turn: one, then two. */
