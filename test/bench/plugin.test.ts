@@ -1,12 +1,6 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { PluginBenchReport, PluginSide } from "../../bench/src/pluginBench";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { useEngine } from "../support/engine";
+import { runBench } from "../support/bench";
 
 // The plugin benchmark at 2 tenants: both columns filled, the same objects
 // declared on both sides, never how long anything took (the machine is shared).
@@ -25,24 +19,15 @@ const objectRequests = (routes: Record<string, number>) =>
 const INVITATION_ROUTES = { up: "POST /v1/users/invite", destroy: "POST /v1/users/revoke-organization-access" };
 
 describe("npm run bench -- --plugin at 2 tenants without latency", () => {
-  const out = mkdtempSync(join(tmpdir(), "dmarc-bench-plugin-"));
   let report: PluginBenchReport;
   let markdown: string;
 
   beforeAll(async () => {
-    const env = await useEngine();
-    const args = ["--plugin", "--tenants", "2", "--latency", "0", "--out", out];
-    await promisify(execFile)(process.execPath, [join(projectRoot, "bench", "dist", "main.js"), ...args], {
-      env: { ...process.env, ...env },
-      timeout: 240_000,
-    });
-    report = JSON.parse(readFileSync(join(out, "plugin.json"), "utf8")) as PluginBenchReport;
-    markdown = readFileSync(join(out, "plugin.md"), "utf8");
+    ({ report, markdown } = await runBench<PluginBenchReport>(
+      ["--plugin", "--tenants", "2", "--latency", "0"],
+      "plugin",
+    ));
   }, 300_000);
-
-  afterAll(() => {
-    rmSync(out, { recursive: true, force: true });
-  });
 
   const side = (name: PluginSide["side"]) => report.sides.find((candidate) => candidate.side === name);
   const phase = (name: PluginSide["side"], phaseName: string) =>
