@@ -4,3 +4,4 @@ export declare function generateSdks(
   folder: string,
   languages?: readonly ("nodejs" | "python" | "go" | "dotnet")[],
 ): Promise<Record<string, string>>;
+export declare function compileNodejsSdk(folder: string): string;

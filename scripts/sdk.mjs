@@ -6,7 +6,7 @@
 // makes them again and checks each with its language's tools.
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -42,6 +42,24 @@ export async function generateSdks(folder, languages = SDK_LANGUAGES) {
     sdks[language] = out;
   }
   return sdks;
+}
+
+/**
+ * Compiles the TypeScript SDK in `folder` with tsc against this repository's
+ * node_modules; answers the path of its entry, `bin/index.js`.
+ */
+export function compileNodejsSdk(folder) {
+  const modules = join(folder, "node_modules");
+  if (!existsSync(modules)) symlinkSync(join(projectRoot, "node_modules"), modules, "dir");
+  try {
+    execFileSync(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", folder], { cwd: folder, encoding: "utf8" });
+  } catch (error) {
+    // tsc writes its diagnostics to stdout.
+    throw new Error(`tsc -p ${folder} failed: ${error.message}\n${error.stdout ?? ""}`);
+  }
+  // The compiled SDK reads its version from a package.json beside it, as Pulumi's own SDK builds copy it.
+  copyFileSync(join(folder, "package.json"), join(folder, "bin", "package.json"));
+  return join(folder, "bin", "index.js");
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -29,12 +29,14 @@ import { fleetSweep } from "./fleetSweep";
 import { importBench } from "./importBench";
 import { type BenchOptions, CLIENT_MAX_CONCURRENCY, parseOptions, USAGE, UsageError } from "./options";
 import { pageBench, pageBenchMarkdown } from "./pageBench";
+import { type PluginBenchReport, pluginBench, pluginBenchMarkdown } from "./pluginBench";
 import { publishBench } from "./publishBench";
 import {
   type BenchReport,
   benchMarkdown,
   type Machine,
   type PhaseResult,
+  type PhaseSample,
   type RequestTiming,
   ratios,
   type Settings,
@@ -44,8 +46,8 @@ import {
   sweepMarkdown,
 } from "./report";
 import { endedChildrenCpuSeconds, ProcessSampler } from "./sampler";
-import { createFleetStack, discardStack, PROJECT_NAME, runPulumiPhase, type StackSettings } from "./stack";
-import { type StateFootprint, stateFootprint } from "./state";
+import { createFleetStack, PROJECT_NAME, runStackPhases, type StackSettings } from "./stack";
+import type { StateFootprint } from "./state";
 
 const projectRoot = resolve(__dirname, "..", "..");
 const startedAt = Date.now();
@@ -90,16 +92,13 @@ function requestTiming(
   };
 }
 
-/** Times one phase and gathers what the emulator and /proc saw while it ran. */
-async function measure(
+/** Times one action and gathers what the emulator and /proc saw while it ran. */
+async function samplePhase(
   context: Context,
-  spec: FleetSpec,
-  phase: Phase,
-  runner: PhaseResult["runner"],
+  label: string,
   action: () => Promise<Record<string, number> | null>,
-): Promise<PhaseResult> {
+): Promise<PhaseSample> {
   const { emulator, sampler, options } = context;
-  const label = `${runner} ${phase} (${spec.tenants} tenants)`;
   say(`${label}...`);
   const before: EmulatorStats = await emulator.stats();
   const cpuBefore = process.cpuUsage();
@@ -128,36 +127,51 @@ async function measure(
   const childrenCpu = endedChildrenCpuSeconds() - childrenCpuBefore;
   const after = await emulator.stats();
   const requests = after.requests - before.requests;
-  const resources = resourceCount(spec);
-  const result: PhaseResult = {
-    phase,
-    runner,
+  const sample: PhaseSample = {
     wallSeconds,
     requests,
     requestsByRoute: diffCounts(after.byRoute, before.byRoute),
-    requestsPerTenant: requests / spec.tenants,
-    wallToRate: options.rateLimit ? wallSeconds / (requests / options.rateLimit) : null,
     requestTiming: requestTiming(after.window, beganAt, endedAt, requests, options.rateLimit),
     rateLimited: after.rateLimited - before.rateLimited,
-    requestsPerSecond: requests / wallSeconds,
-    resourcesPerSecond: resources / wallSeconds,
     changes,
     programCpuSeconds: (cpu.user + cpu.system) / 1e6,
     processes,
     endedChildrenCpuSeconds: Math.round(childrenCpu * 100) / 100,
     loadAverage: loadavg()[0] ?? 0,
+  };
+  const perMinute = (requests / wallSeconds) * 60;
+  const limit = options.rateLimit === undefined ? "" : ` (limit ${options.rateLimit * 60})`;
+  say(
+    `${label}: ${wallSeconds.toFixed(2)} s, ${requests} requests, ${perMinute.toFixed(0)} a minute${limit}, ${sample.rateLimited} answered 429`,
+  );
+  return sample;
+}
+
+/** One phase of the generated fleet, with its rates and the bounds its call graph sets. */
+async function measure(
+  context: Context,
+  spec: FleetSpec,
+  phase: Phase,
+  runner: PhaseResult["runner"],
+  action: () => Promise<Record<string, number> | null>,
+): Promise<PhaseResult> {
+  const { options } = context;
+  const sample = await samplePhase(context, `${runner} ${phase} (${spec.tenants} tenants)`, action);
+  const { requests, wallSeconds } = sample;
+  return {
+    ...sample,
+    phase,
+    runner,
+    requestsPerTenant: requests / spec.tenants,
+    wallToRate: options.rateLimit ? wallSeconds / (requests / options.rateLimit) : null,
+    requestsPerSecond: requests / wallSeconds,
+    resourcesPerSecond: resourceCount(spec) / wallSeconds,
     bounds: boundsOf(operations(phase, spec, new FleetState()), requests, {
       latencyMs: options.latencyMs,
       rateLimit: options.rateLimit,
       concurrency: Math.min(options.parallel, options.maxConcurrency ?? CLIENT_MAX_CONCURRENCY),
     }),
   };
-  const perMinute = (requests / wallSeconds) * 60;
-  const limit = options.rateLimit === undefined ? "" : ` (limit ${options.rateLimit * 60})`;
-  say(
-    `${label}: ${wallSeconds.toFixed(2)} s, ${requests} requests, ${perMinute.toFixed(0)} a minute${limit}, ${result.rateLimited} answered 429`,
-  );
-  return result;
 }
 
 function baselineClient(context: Context): DmarcClient {
@@ -196,24 +210,14 @@ async function runPulumi(
   phases: readonly Phase[],
 ): Promise<{ results: PhaseResult[]; state: StateFootprint | null; pulumiVersion: string }> {
   const stack = await createFleetStack(spec, context.stackSettings);
-  const results: PhaseResult[] = [];
-  let state: StateFootprint | null = null;
-  let destroyed = false;
-  try {
-    for (const phase of phases) {
-      // The inline program runs in this process and would keep its token from the last phase; a CLI run starts without.
-      await closeClients();
-      results.push(
-        await measure(context, spec, phase, "pulumi", () => runPulumiPhase(stack, phase, context.stackSettings)),
-      );
-      if (phase === "up") {
-        state = stateFootprint(context.stackSettings.backendUrl, PROJECT_NAME, stack.name, resourceCount(spec)) ?? null;
-      }
-      if (phase === "destroy") destroyed = true;
-    }
-  } finally {
-    await discardStack(stack, destroyed);
-  }
+  const { results, state } = await runStackPhases(
+    stack,
+    PROJECT_NAME,
+    resourceCount(spec),
+    phases,
+    context.stackSettings,
+    (phase, action) => measure(context, spec, phase, "pulumi", action),
+  );
   return { results, state, pulumiVersion: stack.workspace.pulumiVersion };
 }
 
@@ -375,6 +379,7 @@ async function main(): Promise<void> {
     await warmUp(context, fleetSpec(plans, 1, options.domains));
     await emulator.shapeTraffic(options.latencyMs, options.rateLimit, options.rateLimitHints);
     if (options.budget) await runBudgetBench(context);
+    else if (options.plugin) await runPluginBench(context, plans, loadAtStart);
     else if (options.import) await runImportBench(context, plans);
     else if (options.enforce) await runEnforceBench(context, plans);
     else if (options.publish) await runPublishBench(context, options.sweep ?? [options.tenants], plans);
@@ -450,6 +455,31 @@ async function runBudgetBench({ options, emulator }: Context): Promise<void> {
   write(options.outDir, "budget.json", `${JSON.stringify(rows, null, 2)}\n`);
   const markdown = budgetBenchMarkdown(rows);
   say(`wrote ${write(options.outDir, "budget.md", markdown)}`);
+  process.stdout.write(`\n${markdown}`);
+}
+
+async function runPluginBench(context: Context, plans: readonly Plan[], loadAtStart: number): Promise<void> {
+  const { options, stackSettings } = context;
+  const hooks = {
+    projectRoot,
+    outDir: options.outDir,
+    stackSettings,
+    say,
+    sample: (label: string, action: () => Promise<Record<string, number> | null>) =>
+      samplePhase(context, label, action),
+  };
+  const { spec, domains, resources, sides, pulumiVersion } = await pluginBench(hooks, plans, options.tenants);
+  const report: PluginBenchReport = {
+    kind: "plugin",
+    startedAt: new Date(startedAt).toISOString(),
+    settings: { ...settingsOf(options, spec), resources },
+    machine: machine(pulumiVersion, loadAtStart),
+    domains,
+    sides,
+  };
+  write(options.outDir, "plugin.json", `${JSON.stringify(report, null, 2)}\n`);
+  const markdown = pluginBenchMarkdown(report);
+  say(`wrote ${write(options.outDir, "plugin.md", markdown)} and plugin.json`);
   process.stdout.write(`\n${markdown}`);
 }
 

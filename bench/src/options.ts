@@ -31,9 +31,14 @@ export const USAGE = `usage: npm run bench [-- options]
   --budget                 one partner's runs at once at the published 60 requests a minute: two fleets of
                            --tenants (default 12) on one machine, three CI jobs on one PostgreSQL backend,
                            two fleets with no budget store; each one's share of the limit and its 429s
+  --plugin                 --tenants tenants (one domain and two in turn, a group, a subscription, a webhook
+                           and an invitation each) declared by one TypeScript program through the dynamic
+                           resources, then through the plugin's generated SDK: up, a no-change preview and
+                           destroy, CPU by process and per resource, state bytes per resource
   --page                   the fleet page (dmarc-fleet report --html) for --tenants (default 1000 here) with
                            --domains each: its size and headless chromium's load-event time
-  --out <dir>              where report.json, report.md (sweep.json, sweep.md, sweep.svg) go (default .cache/bench)
+  --out <dir>              where report.json, report.md (sweep.json, sweep.md, sweep.svg, plugin.json, plugin.md) go
+                           (default .cache/bench)
   --verbose                stream the engine's output to stderr`;
 
 /** Pulumi's default --parallel when the flag is unset: GOMAXPROCS x 4 (pkg/cmd/pulumi/operations/up.go). */
@@ -67,6 +72,7 @@ export interface BenchOptions {
   enforce: boolean;
   page: boolean;
   budget: boolean;
+  plugin: boolean;
   shardSize: number | undefined;
   concurrency: number | undefined;
   outDir: string;
@@ -146,6 +152,7 @@ export function parseOptions(argv: string[], projectRoot: string): BenchOptions 
     enforce: values.enforce ?? false,
     page: values.page ?? false,
     budget: values.budget ?? false,
+    plugin: values.plugin ?? false,
     shardSize: whole("shard-size", values["shard-size"], undefined, 1),
     concurrency: whole("concurrency", values.concurrency, undefined, 1),
     outDir: resolve(values.out ?? join(projectRoot, ".cache", "bench")),
@@ -176,6 +183,7 @@ function parse(argv: string[]) {
       enforce: { type: "boolean" },
       page: { type: "boolean" },
       budget: { type: "boolean" },
+      plugin: { type: "boolean" },
       "shard-size": { type: "string" },
       concurrency: { type: "string" },
       out: { type: "string" },

@@ -34,17 +34,12 @@ export interface Machine {
   loadAverage: { start: number; end: number };
 }
 
-export interface PhaseResult {
-  phase: Phase;
-  /** `pulumi`: the engine with our provider; `baseline`: the same calls with the client, no Pulumi. */
-  runner: "pulumi" | "baseline";
+/** What the bench saw of one timed action, whatever ran it: the emulator's counts and the processes' costs. */
+export interface PhaseSample {
   wallSeconds: number;
   /** API requests the emulator received (token and plan catalogue calls included, 429 answers included). */
   requests: number;
   requestsByRoute: Record<string, number>;
-  requestsPerTenant: number;
-  /** Wall time ÷ (requests ÷ rate): 1 is the rate limit's pace; null when not rate-limited. */
-  wallToRate: number | null;
   /**
    * The phase's wall time in three parts, as the emulator saw its requests:
    * before the first arrived (processes starting, the program running), from
@@ -54,8 +49,6 @@ export interface PhaseResult {
   requestTiming: RequestTiming | null;
   /** Requests answered 429 by the emulator's rate limit. */
   rateLimited: number;
-  requestsPerSecond: number;
-  resourcesPerSecond: number;
   /** The engine's change summary (pulumi runs only). */
   changes: Record<string, number> | null;
   /** CPU of the bench process: the inline Pulumi program, or the baseline's client. */
@@ -67,9 +60,20 @@ export interface PhaseResult {
   processes: Record<Role, RoleUsage>;
   /** CPU of every process the phase started and saw end (all of them, however short), counted whole. */
   endedChildrenCpuSeconds: number;
-  bounds: Bounds;
   /** 1-minute load average when the phase ended: other work on the machine skews its time. */
   loadAverage: number;
+}
+
+export interface PhaseResult extends PhaseSample {
+  phase: Phase;
+  /** `pulumi`: the engine with our provider; `baseline`: the same calls with the client, no Pulumi. */
+  runner: "pulumi" | "baseline";
+  requestsPerTenant: number;
+  /** Wall time ÷ (requests ÷ rate): 1 is the rate limit's pace; null when not rate-limited. */
+  wallToRate: number | null;
+  requestsPerSecond: number;
+  resourcesPerSecond: number;
+  bounds: Bounds;
 }
 
 export interface BenchReport {
@@ -105,7 +109,7 @@ export interface SweepReport {
 
 const MiB = 1024 * 1024;
 
-function fixed(value: number | null, digits = 1): string {
+export function fixed(value: number | null, digits = 1): string {
   return value === null ? "n/a" : value.toFixed(digits);
 }
 
@@ -113,7 +117,7 @@ function times(value: number | null): string {
   return value === null ? "n/a" : `${value.toFixed(1)}×`;
 }
 
-function ratio(numerator: number, denominator: number): number | null {
+export function ratio(numerator: number, denominator: number): number | null {
   return denominator > 0 ? numerator / denominator : null;
 }
 
@@ -125,12 +129,12 @@ export function ratios(up: PhaseResult, baselineUp: PhaseResult): BenchReport["r
   };
 }
 
-function table(header: string[], rows: string[][]): string {
+export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
   return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
-function describeSettings(settings: BenchReport["settings"] | SweepReport["settings"]): string {
+export function describeSettings(settings: BenchReport["settings"] | SweepReport["settings"]): string {
   return [
     `latency ${settings.latencyMs} ms`,
     `rate limit ${settings.rateLimit === null ? "off" : `${settings.rateLimit}/s (429 hints: ${settings.rateLimitHints})`}`,
@@ -141,7 +145,7 @@ function describeSettings(settings: BenchReport["settings"] | SweepReport["setti
   ].join(", ");
 }
 
-function describeMachine(machine: Machine): string {
+export function describeMachine(machine: Machine): string {
   return `${machine.cpus} CPUs (${machine.cpuModel}), ${Math.round(machine.memoryMiB / 1024)} GiB, Node ${machine.node}, Pulumi ${machine.pulumi}, load ${fixed(machine.loadAverage.start, 2)} → ${fixed(machine.loadAverage.end, 2)}`;
 }
 

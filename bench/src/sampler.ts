@@ -1,15 +1,18 @@
 import { readdirSync, readFileSync } from "node:fs";
 
 // Peak memory, CPU time and file writes of the processes a phase starts,
-// read from /proc while the phase runs: the engine (`pulumi`), the dynamic
-// provider (`pulumi-resource-pulumi-nodejs` is a shell script that runs
-// node on @pulumi/pulumi's cmd/dynamic-provider) and the emulator. A process
-// that exits keeps the figures of its last sample; VmHWM is the peak
-// resident size over the process's whole life, so only its last moments can
-// escape.
+// read from /proc while the phase runs: the engine (`pulumi`), the language
+// host (`pulumi-language-<runtime>`, when the engine starts one: an inline
+// program runs in the bench's own process instead), the provider process
+// (the dynamic provider: `pulumi-resource-pulumi-nodejs` is a shell script
+// that runs node on @pulumi/pulumi's cmd/dynamic-provider; the plugin:
+// `pulumi-resource-dmarc` runs node on the package's dist/plugin/main.js)
+// and the emulator. A process that exits keeps the figures of its last
+// sample; VmHWM is the peak resident size over the process's whole life, so
+// only its last moments can escape.
 
-export type Role = "engine" | "provider" | "emulator";
-const ROLES: readonly Role[] = ["engine", "provider", "emulator"];
+export type Role = "engine" | "language" | "provider" | "emulator";
+const ROLES: readonly Role[] = ["engine", "language", "provider", "emulator"];
 
 export interface RoleUsage {
   /** Processes of this role seen during the phase. */
@@ -87,10 +90,13 @@ export function endedChildrenCpuSeconds(): number {
   return (Number(fields[16 - 3] ?? 0) + Number(fields[17 - 3] ?? 0)) / TICKS_PER_SECOND;
 }
 
-function isDynamicProvider(pid: number): boolean {
-  const argv = (readText(`/proc/${pid}/cmdline`) ?? "").split("\0");
-  // Not the `node -e "require.resolve(...)"` the wrapper script runs first to find the script.
-  return argv[1]?.endsWith("dynamic-provider/index.js") ?? false;
+/** The scripts node runs as a provider process: the dynamic provider's, and the plugin's. */
+const PROVIDER_SCRIPTS = ["dynamic-provider/index.js", "dist/plugin/main.js"];
+
+function isProvider(pid: number): boolean {
+  const script = (readText(`/proc/${pid}/cmdline`) ?? "").split("\0")[1];
+  // Not the `node -e "require.resolve(...)"` the dynamic provider's wrapper script runs first to find the script.
+  return PROVIDER_SCRIPTS.some((ending) => script?.endsWith(ending));
 }
 
 export class ProcessSampler {
@@ -137,13 +143,16 @@ export class ProcessSampler {
     return usage;
   }
 
-  private role(pid: number, stat: StatLine, key: string): Role | undefined {
+  private role(pid: number, stat: StatLine, key: string, parent: StatLine | undefined): Role | undefined {
     const known = this.roles.get(key);
     if (known !== undefined) return known;
     let role: Role | undefined;
     if (pid === this.emulatorPid) role = "emulator";
-    else if (stat.comm === "pulumi") role = "engine";
-    else if (stat.comm === "node" && isDynamicProvider(pid)) role = "provider";
+    // A `pulumi` whose parent is `pulumi` is the engine's child between fork and exec: a provider, soon.
+    else if (stat.comm === "pulumi") role = parent?.comm === "pulumi" ? undefined : "engine";
+    // comm holds 15 characters: `pulumi-language-nodejs` reads `pulumi-language`.
+    else if (stat.comm.startsWith("pulumi-language")) role = "language";
+    else if (stat.comm === "node" && isProvider(pid)) role = "provider";
     // Only a final answer is remembered: a process caught between fork and exec still looks like its parent.
     if (role) this.roles.set(key, role);
     return role;
@@ -169,7 +178,7 @@ export class ProcessSampler {
       const stat = stats.get(next);
       if (!stat) continue;
       const key = `${next}:${stat.startTime}`;
-      const role = this.role(next, stat, key);
+      const role = this.role(next, stat, key, stats.get(stat.ppid));
       if (!role) continue;
       // Counters only grow; a process that has exited but is not yet reaped reads as zeros, which must not win.
       const before = this.seen.get(key);

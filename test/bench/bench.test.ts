@@ -1,16 +1,10 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import type { FleetReport } from "pulumi-dmarc-partner/fleet";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { boundsOf, type FleetSpec, FleetState, operations, resourceCount } from "../../bench/src/fleet";
 import { type FleetSweepRow, timeBreakdown, timeMarkdown } from "../../bench/src/fleetSweep";
 import type { BenchReport, PhaseResult } from "../../bench/src/report";
 import { lineChart } from "../../bench/src/svg";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { useEngine } from "../support/engine";
+import { runBench } from "../support/bench";
 
 // The fleet benchmark at a tiny size: what it reports and how many requests
 // each phase sent, never how long anything took (the machine is shared).
@@ -127,24 +121,15 @@ describe("the time chart", () => {
 });
 
 describe("npm run bench at 2 tenants × 1 domain without latency", () => {
-  const out = mkdtempSync(join(tmpdir(), "dmarc-bench-"));
   let report: BenchReport;
   let markdown: string;
 
   beforeAll(async () => {
-    const env = await useEngine();
-    const args = ["--tenants", "2", "--domains", "1", "--latency", "0", "--out", out];
-    await promisify(execFile)(process.execPath, [join(projectRoot, "bench", "dist", "main.js"), ...args], {
-      env: { ...process.env, ...env },
-      timeout: 240_000,
-    });
-    report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as BenchReport;
-    markdown = readFileSync(join(out, "report.md"), "utf8");
+    ({ report, markdown } = await runBench<BenchReport>(
+      ["--tenants", "2", "--domains", "1", "--latency", "0"],
+      "report",
+    ));
   }, 300_000);
-
-  afterAll(() => {
-    rmSync(out, { recursive: true, force: true });
-  });
 
   const byPhase = (results: PhaseResult[]) => Object.fromEntries(results.map((result) => [result.phase, result]));
 

@@ -1,13 +1,7 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { PublishBenchReport, PublishRow } from "../../bench/src/publishBench";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { runBench } from "../support/bench";
 import { dnsServersUnavailable } from "../support/dnsServers";
-import { useEngine } from "../support/engine";
 
 // `npm run bench -- --publish` at 3 tenants × 1 domain without latency: the
 // fleet with and without publishing to BIND, what it reports and what it
@@ -17,26 +11,18 @@ const unavailable = await dnsServersUnavailable();
 if (unavailable) console.warn(`Skipping the bench's publishing run: ${unavailable}`);
 
 describe.skipIf(unavailable !== undefined)("npm run bench -- --publish at 3 tenants × 1 domain", () => {
-  const out = mkdtempSync(join(tmpdir(), "dmarc-bench-publish-"));
   let row: PublishRow;
   let markdown: string;
 
   beforeAll(async () => {
-    const env = await useEngine();
-    const args = ["--publish", "--tenants", "3", "--domains", "1", "--latency", "0", "--out", out];
-    await promisify(execFile)(process.execPath, [join(projectRoot, "bench", "dist", "main.js"), ...args], {
-      env: { ...process.env, ...env },
-      timeout: 240_000,
-    });
-    const report = JSON.parse(readFileSync(join(out, "publish.json"), "utf8")) as PublishBenchReport;
-    expect(report.rows).toHaveLength(1);
-    row = report.rows[0] as PublishRow;
-    markdown = readFileSync(join(out, "publish.md"), "utf8");
+    const run = await runBench<PublishBenchReport>(
+      ["--publish", "--tenants", "3", "--domains", "1", "--latency", "0"],
+      "publish",
+    );
+    expect(run.report.rows).toHaveLength(1);
+    row = run.report.rows[0] as PublishRow;
+    markdown = run.markdown;
   }, 300_000);
-
-  afterAll(() => {
-    rmSync(out, { recursive: true, force: true });
-  });
 
   it("publishes every record to BIND with up, and destroy removes every one", () => {
     expect(row).toMatchObject({ tenants: 3, records: 3, shards: 1, servedAfterUp: 3, servedAfterDestroy: 0 });
