@@ -122,7 +122,7 @@ describe("jobs sharing a PostgreSQL budget whose server stops mid-run", () => {
     expect(limitShare).toBeGreaterThanOrEqual(0.85);
     const where = `PostgreSQL at ${new URL(postgres.backendUrl).host}/postgres`;
     expectLostAndRejoinedOnce(outputs, where);
-    for (const output of outputs) expect(output).not.toContain(new URL(postgres.backendUrl).username);
+    for (const output of outputs) expect(output).not.toContain(`${new URL(postgres.backendUrl).username}@`);
   }, 240_000);
 
   it("finish on their own spacing when it never comes back", async () => {
