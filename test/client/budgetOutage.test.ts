@@ -107,30 +107,32 @@ function expectLostAndRejoinedOnce(outputs: readonly string[], where: string): v
   }
 }
 
+/** Three runs booking in a PostgreSQL budget, under way when its server stops at once. */
+async function runsWhenPostgresStops() {
+  postgres ??= await startPostgres();
+  const limited = await service();
+  const started = threeRuns(limited, postgres.backendUrl);
+  await untilSent(limited, SENT_BEFORE_OUTAGE, "the runs to be under way");
+  await postgres.halt();
+  return { database: postgres, limited, started };
+}
+
 describe("jobs sharing a PostgreSQL budget whose server stops mid-run", () => {
   it("keep the share they had while it is down and book in it again once it is back", async () => {
-    postgres ??= await startPostgres();
-    const limited = await service();
-    const started = threeRuns(limited, postgres.backendUrl);
-    await untilSent(limited, SENT_BEFORE_OUTAGE, "the runs to be under way");
-    await postgres.halt();
+    const { database, limited, started } = await runsWhenPostgresStops();
     await untilOutageLasted(limited, started);
-    await postgres.restart();
+    await database.restart();
     const { codes, outputs, refusedShare, limitShare } = await outcomeOf(limited, started, "postgres restarted");
     expect(codes, outputs.join("\n")).toEqual([0, 0, 0]);
     expect(refusedShare).toBeLessThanOrEqual(0.02);
     expect(limitShare).toBeGreaterThanOrEqual(0.85);
-    const where = `PostgreSQL at ${new URL(postgres.backendUrl).host}/postgres`;
-    expectLostAndRejoinedOnce(outputs, where);
-    for (const output of outputs) expect(output).not.toContain(`${new URL(postgres.backendUrl).username}@`);
+    const url = new URL(database.backendUrl);
+    expectLostAndRejoinedOnce(outputs, `PostgreSQL at ${url.host}/postgres`);
+    for (const output of outputs) expect(output).not.toContain(`${url.username}@`);
   }, 240_000);
 
   it("finish on their own spacing when it never comes back", async () => {
-    postgres ??= await startPostgres();
-    const limited = await service();
-    const started = threeRuns(limited, postgres.backendUrl);
-    await untilSent(limited, SENT_BEFORE_OUTAGE, "the runs to be under way");
-    await postgres.halt();
+    const { database, limited, started } = await runsWhenPostgresStops();
     try {
       const { codes, outputs, refusedShare } = await outcomeOf(limited, started, "postgres gone");
       expect(codes, outputs.join("\n")).toEqual([0, 0, 0]);
@@ -140,7 +142,7 @@ describe("jobs sharing a PostgreSQL budget whose server stops mid-run", () => {
         expect(linesLike(output, REJOINED), output).toHaveLength(0);
       }
     } finally {
-      await postgres.restart();
+      await database.restart();
     }
   }, 240_000);
 });

@@ -153,6 +153,10 @@ export class BookedTurns implements TurnSource {
       this.tryStoreWhenDue(this.lost);
       return this.ownSpacing.take();
     }
+    // Just back in the store, the own spacing first and the booking after it: a turn booked first and
+    // given later would leave the store behind the turns really given, and it would give the next ones
+    // at once.
+    if (performance.now() < this.settlingUntil) await this.ownSpacing.take();
     // A refusal's hold: the turn is booked only once it is over, so the hold costs the others nothing.
     const held = this.rate.heldUntil - performance.now();
     if (held > 0) await sleep(held);
@@ -164,7 +168,6 @@ export class BookedTurns implements TurnSource {
       return this.ownSpacing.take();
     }
     if (wait > 0) await sleep(wait);
-    if (performance.now() < this.settlingUntil) await this.ownSpacing.take();
     this.bookedAt.push(performance.now());
   }
 
