@@ -14,16 +14,21 @@ export interface LimitedService {
   handle: EmulatorHandle;
   /** The emulator's request log, one line a request. */
   log: string;
+  /** The window the service counts its limit over, which the runs are told. */
+  windowSeconds: number;
 }
 
 /** The emulator admitting `requests` every `perSeconds`, with no retry hint, logging every request. */
 export async function limitedService(requests: number, perSeconds: number): Promise<LimitedService> {
   const log = join(mkdtempSync(join(tmpdir(), "dmarc-budget-")), "requests.jsonl");
   const handle = await startTestEmulator({ requestLogFile: log, rateLimit: { requests, perSeconds, hints: "none" } });
-  return { handle, log };
+  return { handle, log, windowSeconds: perSeconds };
 }
 
-/** A run of its own: its own temporary folder and home, the partner's credentials, `calls` reads at `perMinute`. */
+/**
+ * A run of its own: its own temporary folder and home, the partner's credentials and the service's window,
+ * `calls` reads at `perMinute`.
+ */
 export function budgetRun(
   service: LimitedService,
   calls: number,
@@ -36,6 +41,7 @@ export function budgetRun(
     TMPDIR: own,
     HOME: own,
     DMARC_REQUESTS_PER_MINUTE: String(perMinute),
+    DMARC_RATE_LIMIT_WINDOW_SECONDS: String(service.windowSeconds),
     ...env,
   });
 }
