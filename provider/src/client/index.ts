@@ -45,7 +45,7 @@ export { AdaptiveRate } from "./pace/adaptive";
 export { BookedTurns } from "./pace/bookedTurns";
 export { type BudgetChoice, budgetStoreFor, machineBudgetFolder } from "./pace/budgetChoice";
 export { type BudgetKind, isPostgresUrl } from "./pace/budgetStore";
-export { formatRate } from "./pace/pacing";
+export { budgetEvents, formatRate } from "./pace/pacing";
 export {
   type PacerAddress,
   PacerUnreachable,

@@ -7,6 +7,7 @@ import {
   BookedTurns,
   type BudgetChoice,
   type BudgetKind,
+  budgetEvents,
   budgetStoreFor,
   formatRate,
   type PacerAddress,
@@ -94,11 +95,7 @@ export class FleetPacer implements TurnSource {
     this.adaptive = new AdaptiveRate(pace.requestsPerMinute, pace.windowMs);
     const store = budgetStoreFor(pace.budget);
     this.turns = store
-      ? new BookedTurns(store, this.adaptive, (error) =>
-          this.notice(
-            `the budget at ${store.where} cannot be used (${error instanceof Error ? error.message : String(error)}); this run paces alone`,
-          ),
-        )
+      ? new BookedTurns(store, this.adaptive, budgetEvents(store, this.notice), pace.windowMs)
       : new SpacedTurns(pace.requestsPerMinute, pace.windowMs);
     this.server = createServer((request, response) => this.answer(request, response));
   }
@@ -130,7 +127,7 @@ export class FleetPacer implements TurnSource {
     return this.turns.waiting;
   }
 
-  /** Where the pace is shared now: the store (until it fails), or this run alone. */
+  /** Where the pace is shared now: the store (while it answers), or this run alone. */
   get budget(): Pick<PaceBudget, "kind" | "where"> {
     return this.turns instanceof BookedTurns && this.turns.shared
       ? { kind: this.turns.store.kind, where: this.turns.store.where }

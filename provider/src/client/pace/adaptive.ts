@@ -21,7 +21,7 @@ const DECREASE = 0.7;
 /** Fewer of its own requests in the window than this measure nothing: the rate falls by DECREASE instead. */
 const MEASURED_AT_LEAST = 10;
 /** The measured share is kept to with this margin, as the configured rate keeps 5% of the published limit. */
-const SHARE_MARGIN = 0.95;
+export const SHARE_MARGIN = 0.95;
 /** A refusal always lowers the rate at least this far. */
 const DECREASE_AT_LEAST = 0.9;
 /** How fast the rate climbs back while turns are taken, as a share of the ceiling a minute. */
@@ -38,6 +38,8 @@ const MIN_COOLDOWN_MS = 2_000;
 
 export class AdaptiveRate {
   private rate: number;
+  /** The most the rate climbs back to: the ceiling, or a share it is kept to (keepTo). */
+  private top: number;
   private lastIncreaseAt: number | undefined;
   private quietUntil = Number.NEGATIVE_INFINITY;
   private decreases = 0;
@@ -56,6 +58,7 @@ export class AdaptiveRate {
     private windowMs = WINDOW_MS,
   ) {
     this.rate = ceiling;
+    this.top = ceiling;
   }
 
   /** The rate to pace at now, in requests a minute. */
@@ -74,6 +77,26 @@ export class AdaptiveRate {
     if (ceiling === this.ceiling) return;
     this.ceiling = ceiling;
     this.rate = ceiling;
+    this.top = ceiling;
+  }
+
+  /**
+   * Paces at `perMinute` from now on (kept between the floor and the
+   * ceiling) and climbs back no higher after a refusal: for a process that
+   * lost its budget store, its share of the budget, which it cannot tell
+   * has grown while it paces alone.
+   */
+  keepTo(perMinute: number, now = performance.now()): void {
+    this.restartAt(perMinute, now);
+    this.top = this.rate;
+  }
+
+  /** Paces at `perMinute` from now on (kept between the floor and the ceiling), climbing back to the ceiling. */
+  restartAt(perMinute: number, now = performance.now()): void {
+    if (this.ceiling <= 0) return;
+    this.rate = Math.min(this.ceiling, Math.max(this.ceiling * FLOOR, perMinute));
+    this.top = this.ceiling;
+    this.lastIncreaseAt = now;
   }
 
   /** Until when (performance.now()) no turn is given: a moment after the last refusal. */
@@ -124,7 +147,7 @@ export class AdaptiveRate {
   given(now = performance.now()): boolean {
     this.givenAt.push(now);
     if (this.givenAt.length > 2 * this.ceiling + MEASURED_AT_LEAST) this.givenAt.shift();
-    if (this.rate >= this.ceiling) {
+    if (this.rate >= this.top) {
       this.lastIncreaseAt = now;
       return false;
     }
@@ -132,7 +155,7 @@ export class AdaptiveRate {
     const elapsed = Math.min(now - (this.lastIncreaseAt ?? now), MINUTE_MS / this.rate);
     this.lastIncreaseAt = now;
     const climb = (this.ceiling * INCREASE_PER_MINUTE * elapsed) / this.inWindow(MINUTE_MS);
-    this.rate = Math.min(this.ceiling, this.rate + climb);
+    this.rate = Math.min(this.top, this.rate + climb);
     return true;
   }
 }

@@ -1,4 +1,14 @@
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { platform, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BudgetStore } from "./budgetStore";
@@ -53,7 +63,8 @@ export class MachineBudget implements BudgetStore {
       renameSync(written, this.nextTurnFile);
       return turn - now;
     } finally {
-      unlinkSync(this.lockFile);
+      // The folder removed under the booking took the lock with it.
+      rmSync(this.lockFile, { force: true });
     }
   }
 

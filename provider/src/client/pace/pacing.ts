@@ -1,8 +1,10 @@
 import { noticeLine } from "../notice";
 import { CLIENT_DEFAULTS } from "../options";
+import { redact } from "../redaction";
 import { AdaptiveRate } from "./adaptive";
-import { BookedTurns } from "./bookedTurns";
+import { BookedTurns, type BudgetEvents } from "./bookedTurns";
 import { type BudgetChoice, budgetStoreFor } from "./budgetChoice";
+import type { BudgetStore } from "./budgetStore";
 import { SpacedTurns, type TurnSource, WINDOW_MS } from "./turns";
 
 // Keeps a large deployment under the service's rate limit instead of bouncing
@@ -99,13 +101,11 @@ export class Pacer {
     const { budget, requestsPerMinute } = this.settings;
     const store = budget && requestsPerMinute > 0 ? budgetStoreFor(budget) : undefined;
     if (store === undefined) return new SpacedTurns(this.adaptive.perMinute, windowOf(this.settings));
-    return new BookedTurns(store, this.adaptive, (error) =>
-      this.settings.notice(
-        noticeLine(
-          `the budget at ${store.where} cannot be used (${error instanceof Error ? error.message : String(error)}): ` +
-            `pacing this process alone at ${formatRate(this.adaptive.perMinute)} requests a minute instead`,
-        ),
-      ),
+    return new BookedTurns(
+      store,
+      this.adaptive,
+      budgetEvents(store, (line) => this.settings.notice(noticeLine(line))),
+      windowOf(this.settings),
     );
   }
 
@@ -233,6 +233,21 @@ function ownTurnsKey(settings: PacingSettings): string {
 /** The service's window the settings name, else the published minute. */
 function windowOf(settings: PacingSettings): number {
   return settings.windowMs ?? WINDOW_MS;
+}
+
+/**
+ * The lines a process says when its budget store is lost and when it
+ * answers again, one each: the store by its name, never a credential.
+ */
+export function budgetEvents(store: BudgetStore, say: (line: string) => void): BudgetEvents {
+  return {
+    lost: (error, perMinute) =>
+      say(
+        `the budget at ${store.where} cannot be used (${redact(error instanceof Error ? error.message : String(error))}): ` +
+          `pacing alone at ${formatRate(perMinute)} requests a minute, the share this process had, and trying it again`,
+      ),
+    rejoined: () => say(`the budget at ${store.where} answers again: booking in it again`),
+  };
 }
 
 /** A rate as people read it: whole numbers bare, others to at most two decimals (28.5, 17.33). */

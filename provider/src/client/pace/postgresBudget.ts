@@ -20,6 +20,9 @@ ON CONFLICT (partner) DO UPDATE
   SET next_turn = greatest(budget.next_turn, clock_timestamp()) + make_interval(secs => $2::float8 / 1000)
 RETURNING extract(epoch FROM (next_turn - clock_timestamp())) * 1000 - $2::float8 AS wait_ms`;
 
+/** How long connecting or booking may take before the store counts as lost. */
+const BOOKING_TIMEOUT_MS = 5_000;
+
 /** The server, as lines may name it: host, port and database, never the user or password. */
 function whereOf(url: URL): string {
   return `PostgreSQL at ${url.host}${url.pathname}`;
@@ -39,8 +42,14 @@ export class PostgresBudget implements BudgetStore {
 
   async book(intervalMs: number): Promise<number> {
     const pool = await this.connected();
-    const { rows } = await pool.query<{ wait_ms: number }>(BOOK, [this.partner, intervalMs]);
-    return Math.max(0, Number(rows[0]?.wait_ms ?? 0));
+    try {
+      const { rows } = await pool.query<{ wait_ms: number }>(BOOK, [this.partner, intervalMs]);
+      return Math.max(0, Number(rows[0]?.wait_ms ?? 0));
+    } catch (error) {
+      // The next booking opens the store again, its table too: the server may be a new one (a failover).
+      void this.close().catch(() => {});
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
@@ -62,11 +71,14 @@ export class PostgresBudget implements BudgetStore {
     const url = new URL(this.url);
     // Pulumi's own parameter for its state table; the server would refuse it.
     url.searchParams.delete("table");
-    // One booking at a time per process: one connection is all it needs.
+    // One booking at a time per process: one connection is all it needs. A server out of reach fails a
+    // booking within the timeouts rather than holding the process's turns (./bookedTurns.ts).
     const pool = new Pool({
       connectionString: url.toString(),
       max: 1,
       idleTimeoutMillis: 10_000,
+      connectionTimeoutMillis: BOOKING_TIMEOUT_MS,
+      query_timeout: BOOKING_TIMEOUT_MS,
       allowExitOnIdle: true,
     });
     pool.on("error", () => {});
