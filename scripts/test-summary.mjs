@@ -25,8 +25,14 @@ const failedTests = files.flatMap((result) => result.assertionResults ?? []).fil
 const failedAlone = files.filter(
   (result) => result.status === "failed" && !(result.assertionResults ?? []).some((test) => test.status === "failed"),
 );
-/** The file the shorter way: from the working folder, or absolute. */
+/**
+ * The file from the project's root (`test/...`, `examples/...`): .ci/run
+ * reads the results of a clone at a long path elsewhere; else from the
+ * working folder, or absolute.
+ */
 function shown(path) {
+  const inProject = /[\\/]((?:test|examples)[\\/].*)$/.exec(path)?.[1];
+  if (inProject) return inProject;
   const fromHere = relative(process.cwd(), path);
   return fromHere.length < path.length ? fromHere : path;
 }

@@ -39,8 +39,18 @@ export function offsetAt(store: Store, ms: number): number {
 }
 
 /** The report day of an instant: its machine UTC day plus the moves made before it. */
-export function reportDayAt(store: Store, ms: number): Day {
+function reportDayAt(store: Store, ms: number): Day {
   return dayOf(ms) + offsetAt(store, ms);
+}
+
+/**
+ * The report day an object was created on: the moves of the clock made
+ * before its millisecond. One made in the same millisecond came after it (a
+ * test creates a domain and moves the clock at once: the domain had that day).
+ */
+export function reportDayOfCreation(store: Store, createdAt: string): Day {
+  const ms = Date.parse(createdAt);
+  return dayOf(ms) + offsetAt(store, ms - 1);
 }
 
 export function reportToday(store: Store): Day {

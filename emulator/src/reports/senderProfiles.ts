@@ -1,6 +1,6 @@
 import { ReportType } from "pulumi-dmarc-partner/api";
 import type { DomainRecord, SenderSegment, Store } from "../store";
-import { type Day, formatDay, parseDay, reportDayAt, reportToday } from "./clock";
+import { type Day, formatDay, parseDay, reportDayOfCreation, reportToday } from "./clock";
 
 // What a domain's aggregate reports say, day by day: a sender profile (volume,
 // SPF and DKIM pass rates, the split by report type) turned into whole
@@ -79,7 +79,7 @@ export function rowsOfDay(store: Store, domain: string, day: Day): DayRow[] {
 
 /** The days a domain has reports for: from the report day it was added up to yesterday; undefined for none. */
 export function reportDays(store: Store, domain: DomainRecord): { first: Day; last: Day } | undefined {
-  const first = reportDayAt(store, Date.parse(domain.createdAt));
+  const first = reportDayOfCreation(store, domain.createdAt);
   const last = reportToday(store) - 1;
   return last < first ? undefined : { first, last };
 }
