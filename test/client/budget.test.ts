@@ -1,10 +1,12 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import {
+  budgetRun,
+  type LimitedService,
+  serviceCounts,
+  limitedService as startLimitedService,
+} from "../support/budgetRuns";
 import { type RunningPostgres, startPostgres } from "../support/postgres";
-import { exited, type ProviderProcess, providerProcess, until } from "../support/providerProcess";
+import { exited, type ProviderProcess, until } from "../support/providerProcess";
 import { busiestWindow, loggedArrivals } from "../support/requestLog";
 
 // One budget per partner, wherever its runs are: processes of one partner,
@@ -19,45 +21,23 @@ import { busiestWindow, loggedArrivals } from "../support/requestLog";
 // properties at the published 60 a minute are in `npm run test:reliability`
 // (test/reliability/budget.test.ts, test/fleet/matrix.test.ts).
 
-interface Limited {
-  handle: EmulatorHandle;
-  log: string;
-  windowSeconds: number;
-}
-
 const children: ProviderProcess[] = [];
-const emulators: Limited[] = [];
+const emulators: LimitedService[] = [];
 let postgres: RunningPostgres | undefined;
 
-async function limitedService(requests: number, perSeconds: number): Promise<Limited> {
-  const log = join(mkdtempSync(join(tmpdir(), "dmarc-budget-")), "requests.jsonl");
-  const handle = await startTestEmulator({ requestLogFile: log, rateLimit: { requests, perSeconds, hints: "none" } });
-  const limited = { handle, log, windowSeconds: perSeconds };
+async function limitedService(requests: number, perSeconds: number): Promise<LimitedService> {
+  const limited = await startLimitedService(requests, perSeconds);
   emulators.push(limited);
   return limited;
 }
 
-/**
- * A run of its own: its own temporary folder and home, the partner's credentials and the service's window,
- * `calls` reads at `perMinute`.
- */
-function run(service: Limited, calls: number, perMinute: number, env: Record<string, string> = {}): ProviderProcess {
-  const own = mkdtempSync(join(tmpdir(), "dmarc-budget-run-"));
-  const started = providerProcess(calls, {
-    ...service.handle.env,
-    TMPDIR: own,
-    HOME: own,
-    DMARC_REQUESTS_PER_MINUTE: String(perMinute),
-    DMARC_RATE_LIMIT_WINDOW_SECONDS: String(service.windowSeconds),
-    ...env,
-  });
+function run(service: LimitedService, calls: number, perMinute: number, env: Record<string, string> = {}) {
+  const started = budgetRun(service, calls, perMinute, env);
   children.push(started);
   return started;
 }
 
-async function stats(service: Limited) {
-  return service.handle.control<{ requests: number; rateLimited: number }>("GET", "/stats");
-}
+const stats = serviceCounts;
 
 /** Requests after the first over the span from the first to the last, as a share of `limitPerMinute`. */
 function shareOfLimit(times: readonly number[], limitPerMinute: number): number {

@@ -13,7 +13,7 @@ import {
 import { join } from "node:path";
 import type { EmulatorPartner, StateSnapshot } from "dmarc-partner-emulator";
 import { closeClients } from "pulumi-dmarc-partner/client";
-import { afterAll } from "vitest";
+import { afterAll, expect } from "vitest";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 
@@ -297,5 +297,37 @@ export function dmarcRecover(args: string[], cwd: string, env: Record<string, st
  * Node.js SDK's debug message with each RegisterResource answer (-v=3 and
  * up), logged by the engine as it arrives and again as its event sink shows it.
  */
-export const PULUMI_VALUE_TRACING =
+const PULUMI_VALUE_TRACING =
   /^(?:(?:Marshaling|Unmarshaling) property for RPC\[|(?:eventSink::Debug\(<\{%reset%\}>)?RegisterResource RPC finished: )/;
+
+/**
+ * A line's message: a JSON log line's, without the engine's event sink
+ * wrapper (`eventSink::Infoerr(<{%reset%}>`, its echo of a plugin's standard
+ * error) and a Go log header (`I1127 11:51:47.574533 26098 rpc.go:301] `).
+ */
+function tracedMessage(line: string): string {
+  const text = line.startsWith("{") ? (JSON.parse(line) as { msg: string }).msg : line;
+  return text.replace(/^eventSink::\w+\(<\{%reset%\}>/, "").replace(/^.*?[IWE]\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] /, "");
+}
+
+/**
+ * Holds output and log lines to the secrets' rule: no credential anywhere,
+ * and each of the `others` (webhook secrets, links, keys) only in Pulumi's
+ * own value tracing. Answers how many tracing lines carried one, by kind.
+ */
+export function secretsOnlyInValueTracing(
+  lines: readonly string[],
+  credentials: readonly string[],
+  others: readonly string[],
+): Record<string, number> {
+  const tracing: Record<string, number> = {};
+  for (const line of lines) {
+    for (const secret of credentials) expect(line.includes(secret), "a credential in the output or logs").toBe(false);
+    if (!others.some((secret) => line.includes(secret))) continue;
+    const message = tracedMessage(line);
+    expect(message, "a secret outside Pulumi's value tracing").toMatch(PULUMI_VALUE_TRACING);
+    const kind = PULUMI_VALUE_TRACING.exec(message)?.[0] ?? "";
+    tracing[kind] = (tracing[kind] ?? 0) + 1;
+  }
+  return tracing;
+}

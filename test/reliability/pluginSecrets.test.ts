@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
-import { emulatorState, PULUMI_VALUE_TRACING, randomPartners, report } from "./harness";
+import { emulatorState, randomPartners, report, secretsOnlyInValueTracing } from "./harness";
 
 // The secrets scan of secrets.test.ts on a stack of the provider plugin: a
 // Pulumi YAML program with a partner's client secret, a webhook's signing
@@ -80,16 +80,6 @@ function program(secretVersion: number) {
     },
     outputs: { webhookSecret: reference("events.secret"), magicLink: reference("link") },
   };
-}
-
-/**
- * A line's message: a JSON log line's, without the engine's event sink
- * wrapper (`eventSink::Infoerr(<{%reset%}>`, its echo of a plugin's standard
- * error) and a Go log header (`I1127 11:51:47.574533 26098 rpc.go:301] `).
- */
-function tracedMessage(line: string): string {
-  const text = line.startsWith("{") ? (JSON.parse(line) as { msg: string }).msg : line;
-  return text.replace(/^eventSink::\w+\(<\{%reset%\}>/, "").replace(/^.*?[IWE]\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] /, "");
 }
 
 /** Files of the file backend that belong to the stack: checkpoint, history, backups. */
@@ -178,16 +168,7 @@ describe("secrets through a provider plugin stack's lifecycle", () => {
       // The YAML language host logs its own value tracing to its standard error at -v=9, which the
       // engine displays as the program's output: the displayed lines are held to the logs' rule.
       const lines = [...display, ...logs].join("\n").split("\n");
-      const tracing: Record<string, number> = {};
-      for (const line of lines) {
-        for (const secret of credentials)
-          expect(line.includes(secret), "a credential in the output or logs").toBe(false);
-        if (!otherSecrets.some((secret) => line.includes(secret))) continue;
-        const message = tracedMessage(line);
-        expect(message, "a secret outside Pulumi's value tracing").toMatch(PULUMI_VALUE_TRACING);
-        const kind = PULUMI_VALUE_TRACING.exec(message)?.[0] ?? "";
-        tracing[kind] = (tracing[kind] ?? 0) + 1;
-      }
+      const tracing = secretsOnlyInValueTracing(lines, credentials, otherSecrets);
       report("secrets", "provider plugin stack, -v=9 --logtostderr --logflow", {
         lines: lines.length,
         credentialsChecked: credentials.length,

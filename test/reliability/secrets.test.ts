@@ -11,7 +11,7 @@ import { createRequestListener, type WebhookEvent } from "pulumi-dmarc-partner/r
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack, storedState, useEngine } from "../support/engine";
-import { emulatorState, eventually, PULUMI_VALUE_TRACING, pulumiOk, randomPartners, report } from "./harness";
+import { emulatorState, eventually, pulumiOk, randomPartners, report, secretsOnlyInValueTracing } from "./harness";
 import { startTamperingProxy, type TamperingProxy } from "./proxy";
 
 // A full lifecycle through the engine (up, webhook secret rotation, refresh,
@@ -321,16 +321,7 @@ describe("secrets through a full lifecycle", () => {
     }
 
     const logLines = captured.logs.join("\n").split("\n");
-    const tracing: Record<string, number> = {};
-    for (const line of logLines) {
-      for (const secret of credentials) expect(line.includes(secret), "a credential in the engine's logs").toBe(false);
-      const carried = [...webhookSecrets, ...magicLinks].filter((secret) => line.includes(secret));
-      if (carried.length === 0) continue;
-      const message = line.startsWith("{") ? (JSON.parse(line) as { msg: string }).msg : line;
-      expect(message, "a webhook secret or magic link outside Pulumi's value tracing").toMatch(PULUMI_VALUE_TRACING);
-      const kind = PULUMI_VALUE_TRACING.exec(message)?.[0] ?? "";
-      tracing[kind] = (tracing[kind] ?? 0) + 1;
-    }
+    const tracing = secretsOnlyInValueTracing(logLines, credentials, [...webhookSecrets, ...magicLinks]);
     report("secrets", "full lifecycle, -v=9 --logtostderr --logflow", {
       logLines: logLines.length,
       credentialsChecked: credentials.length,
