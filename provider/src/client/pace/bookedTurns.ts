@@ -12,11 +12,12 @@ import { MINUTE_MS, SpacedTurns, type TurnSource, type TurnWaiter, WINDOW_MS } f
 // moment) must not turn into refusals: the process spaces its own turns at
 // the rate its bookings came at over the last window, its share of the
 // budget (a little under, as the adaptive rule keeps to a measured share),
-// as the AWS SDKs' adaptive mode starts from its measured sending rate; the adaptive rule lowers it further on a 429, and it climbs back no
-// higher than that share, as it cannot tell whether the others' have shrunk. While it spaces its
-// own turns it tries the store again now and then, backing off, and books in
-// it again once a booking succeeds, at the rate it had before, so the run
-// ends under one budget again.
+// as the AWS SDKs' adaptive mode starts from its measured sending rate. The
+// adaptive rule lowers it further on a 429, and it climbs back no higher
+// than that share, as it cannot tell whether the others' have shrunk. While
+// it spaces its own turns it tries the store again now and then, backing
+// off, and books in it again once a booking succeeds, at the rate it had
+// before, so the run ends under one budget again.
 
 /**
  * The first wait before the store is tried again; each failed try doubles
