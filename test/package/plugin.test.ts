@@ -1,11 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPluginArchive, pluginVersion } from "../../scripts/plugin-archive.mjs";
 import { pulumiOk } from "../reliability/harness";
-import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
 
 // The plugin as a partner installs it: the archive `npm run plugin` writes,
@@ -64,12 +63,7 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
       for (const [key, { value, secret }] of Object.entries(emulator.stackConfig))
         await run(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
       await run(["up", "--yes", "--skip-preview"]);
-      const client = createClient({
-        baseUrl: emulator.emulator.url,
-        clientId: emulator.partner.clientId,
-        clientSecret: emulator.partner.clientSecret,
-        requestsPerMinute: 0,
-      });
+      const client = partnerClient(emulator);
       expect((await client.listOrganizations()).map((organization) => organization.name)).toEqual(["Umbrella"]);
       await run(["preview", "--expect-no-changes"]);
       await run(["destroy", "--yes", "--skip-preview"]);

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
+import type { DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
 
 // `pulumi import` of every type that has an id, made by raw API calls: the
@@ -61,12 +61,7 @@ describe("pulumi import through the provider plugin", () => {
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
-    client = createClient({
-      baseUrl: emulator.emulator.url,
-      clientId: emulator.partner.clientId,
-      clientSecret: emulator.partner.clientSecret,
-      requestsPerMinute: 0,
-    });
+    client = partnerClient(emulator);
     entries = await madeByHand(client, emulator.partner.id);
     project = await pluginProject("dmarc-import", emulator.stackConfig);
   }, ENGINE_TIMEOUT);

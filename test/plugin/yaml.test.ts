@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
-import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
+import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
 
 // A Pulumi YAML program against the emulator through the provider plugin:
@@ -45,7 +44,7 @@ describe("a Pulumi YAML program through the provider plugin", () => {
     await emulator?.emulator.close();
   }, ENGINE_TIMEOUT);
 
-  const client = () => createClient({ ...clientOptions(emulator), requestsPerMinute: 0 });
+  const client = () => partnerClient(emulator);
 
   it(
     "reaches a verified domain in one up, with a subscription, an invitation and a webhook",
@@ -104,11 +103,3 @@ describe("a Pulumi YAML program through the provider plugin", () => {
     ENGINE_TIMEOUT,
   );
 });
-
-function clientOptions(emulator: EmulatorHandle) {
-  return {
-    baseUrl: emulator.emulator.url,
-    clientId: emulator.partner.clientId,
-    clientSecret: emulator.partner.clientSecret,
-  };
-}

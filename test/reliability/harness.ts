@@ -7,10 +7,12 @@ import {
   readdirSync,
   readFileSync,
   readlinkSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { EmulatorPartner, StateSnapshot } from "dmarc-partner-emulator";
 import { closeClients } from "pulumi-dmarc-partner/client";
 import { afterAll, expect } from "vitest";
@@ -330,4 +332,19 @@ export function secretsOnlyInValueTracing(
     tracing[kind] = (tracing[kind] ?? 0) + 1;
   }
   return tracing;
+}
+
+/** Files of the file backend that belong to the stack (every name given in their path): checkpoint, history, backups. */
+export function backendFiles(...names: string[]): string[] {
+  const root = join(fileURLToPath(process.env.PULUMI_BACKEND_URL ?? ""), ".pulumi");
+  const found: string[] = [];
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder)) {
+      const path = join(folder, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (names.every((name) => path.includes(name))) found.push(path);
+    }
+  };
+  walk(root);
+  return found;
 }

@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { StateSnapshot } from "dmarc-partner-emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
-import { emulatorState, randomPartners, report, secretsOnlyInValueTracing } from "./harness";
+import { backendFiles, emulatorState, randomPartners, report, secretsOnlyInValueTracing } from "./harness";
 
 // The secrets scan of secrets.test.ts on a stack of the provider plugin: a
 // Pulumi YAML program with a partner's client secret, a webhook's signing
@@ -80,21 +79,6 @@ function program(secretVersion: number) {
     },
     outputs: { webhookSecret: reference("events.secret"), magicLink: reference("link") },
   };
-}
-
-/** Files of the file backend that belong to the stack: checkpoint, history, backups. */
-function backendFiles(stack: string): string[] {
-  const root = join(fileURLToPath(process.env.PULUMI_BACKEND_URL ?? ""), ".pulumi");
-  const found: string[] = [];
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(folder)) {
-      const path = join(folder, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (path.includes(stack)) found.push(path);
-    }
-  };
-  walk(root);
-  return found;
 }
 
 describe("secrets through a provider plugin stack's lifecycle", () => {

@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Stack } from "@pulumi/pulumi/automation";
 import type { StateSnapshot } from "dmarc-partner-emulator";
 import * as dmarc from "pulumi-dmarc-partner";
@@ -11,7 +10,15 @@ import { createRequestListener, type WebhookEvent } from "pulumi-dmarc-partner/r
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack, storedState, useEngine } from "../support/engine";
-import { emulatorState, eventually, pulumiOk, randomPartners, report, secretsOnlyInValueTracing } from "./harness";
+import {
+  backendFiles,
+  emulatorState,
+  eventually,
+  pulumiOk,
+  randomPartners,
+  report,
+  secretsOnlyInValueTracing,
+} from "./harness";
 import { startTamperingProxy, type TamperingProxy } from "./proxy";
 
 // A full lifecycle through the engine (up, webhook secret rotation, refresh,
@@ -112,21 +119,6 @@ function lifecycleProgram(declared: () => Declared) {
       magicLink: link,
     };
   };
-}
-
-/** Files of the file backend that belong to the stack: checkpoint, history, backups. */
-function backendFiles(projectName: string, stackName: string): string[] {
-  const root = join(fileURLToPath(process.env.PULUMI_BACKEND_URL ?? ""), ".pulumi");
-  const found: string[] = [];
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(folder)) {
-      const path = join(folder, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (path.includes(projectName) && path.includes(stackName)) found.push(path);
-    }
-  };
-  walk(root);
-  return found;
 }
 
 describe("secrets through a full lifecycle", () => {

@@ -1,4 +1,5 @@
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "dmarc-partner-emulator";
+import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 
 export interface EmulatorHandle {
   emulator: RunningEmulator;
@@ -43,4 +44,14 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
       DMARC_PARTNER_ID: partner.id,
     },
   };
+}
+
+/** A client of the emulator's first partner, unpaced: a test's own reads and writes, beside the code under test. */
+export function partnerClient(handle: EmulatorHandle): DmarcClient {
+  return createClient({
+    baseUrl: handle.emulator.url,
+    clientId: handle.partner.clientId,
+    clientSecret: handle.partner.clientSecret,
+    requestsPerMinute: 0,
+  });
 }
