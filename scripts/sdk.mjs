@@ -2,7 +2,7 @@
 // TypeScript, Python, Go and .NET, made by Pulumi's own code generators
 // (scripts/sdk-gen, built by engine.mjs) from the schema of the built
 // provider: <folder>/schema.json and <folder>/<language>/ (default
-// .cache/sdk/). Nothing generated is checked in: test/plugin/sdks.test.ts
+// .cache/sdk/). Nothing generated is checked in: test/plugin/sdk.test.ts
 // makes them again and checks each with its language's tools.
 
 import { execFileSync } from "node:child_process";

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import type { MagicLink } from "../api";
 import { EmailAddress, OrganizationId, SecureLink, serviceId } from "../resources/fields";
+import { inputFailure } from "../runtime/values";
 import { programClient } from "./programClient";
 
 /** What a sign-in link is issued for: the program's function and the plugin's invoke take the same. */
@@ -18,10 +19,7 @@ export const MagicLinkInputs = z.object({
 function validInputs(given: Record<keyof MagicLinkArgs, string | undefined>): z.output<typeof MagicLinkInputs> {
   const parsed = MagicLinkInputs.safeParse(given);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const field = String(issue.path[0] ?? "");
-    return `createMagicLink input "${field}" ${issue.message}; got ${JSON.stringify(given[field as keyof MagicLinkArgs])}`;
-  });
+  const problems = parsed.error.issues.map((issue) => inputFailure("createMagicLink", given, issue).reason);
   throw new Error(problems.join("; "));
 }
 

@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import * as provider from "@pulumi/pulumi/provider";
 import { dynamicProviderHost } from "../providerHost";
 import { attachEngineLog } from "../runtime/engineLog";
+import { packageVersion } from "../runtime/packageVersion";
 import { declareAsPluginTypes } from "../runtime/resource";
 import { dmarcProvider } from "./provider";
 
@@ -34,10 +33,7 @@ const grpc = fromPulumi("@grpc/grpc-js");
 const { ConfigureResponse, ReadResponse } = fromPulumi("./proto/provider_pb");
 const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb");
 
-const { version } = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as {
-  version: string;
-};
-const dmarc = dmarcProvider(version);
+const dmarc = dmarcProvider(packageVersion());
 
 /** `dmarc:baseUrl` for the engine's `dmarc:config:baseUrl`. */
 const settingKey = (key: string) => key.replace(/^([^:]+):config:/, "$1:");

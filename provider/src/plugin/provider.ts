@@ -5,11 +5,10 @@ import { clientFrom } from "../runtime/config";
 import type { DynamicProviderHost } from "../runtime/host";
 import type { AnyResourceDefinition } from "../runtime/lifecycle";
 import { pluginTypeName } from "../runtime/typeToken";
-import { describeValue, plain } from "../runtime/values";
+import { inputFailure, plain } from "../runtime/values";
 import { type InvokeName, invokeDefinitions } from "./invokes";
 import { packageSchema } from "./schema";
 import { constructTenant } from "./tenantComponent";
-import { typeNameOfUrn } from "./tokens";
 
 // The provider plugin's calls, each handed to the same host the dynamic
 // resources use: the plugin adds the engine's secret markers, the URN a
@@ -67,8 +66,9 @@ function toEngine(props: Props, secrets: ReadonlySet<string>): Props {
   );
 }
 
+/** The definition of the type in a resource's URN (`urn:pulumi:<stack>::<project>::<parent type>$dmarc:index:Domain::<name>`). */
 function definitionOfUrn(urn: string): AnyResourceDefinition {
-  const typeName = typeNameOfUrn(urn);
+  const typeName = pluginTypeName(urn.split("::")[2]?.split("$").pop() ?? "");
   const definition = typeName === undefined ? undefined : definitionOf(typeName);
   if (!definition) throw new Error(`the DMARC provider has no resource type for ${urn}`);
   return definition;
@@ -102,11 +102,7 @@ function checkInvokeInputs(name: string, inputs: Props) {
   if (!definition) return { failures: [{ property: "", reason: `the DMARC provider has no function "${name}"` }] };
   const parsed = definition.inputs.safeParse(inputs);
   if (parsed.success) return { definition, inputs: parsed.data };
-  const failures = parsed.error.issues.map((issue) => {
-    const property = String(issue.path[0] ?? "");
-    return { property, reason: `${name} input "${property}" ${issue.message}; got ${describeValue(inputs[property])}` };
-  });
-  return { failures };
+  return { failures: parsed.error.issues.map((issue) => inputFailure(name, inputs, issue)) };
 }
 
 /** Reads an object back: for refresh, with its recorded properties; for `pulumi import`, with none. */
@@ -171,9 +167,14 @@ function resourceCalls(
 /** The plugin's provider: every resource type of the registry and the invoke table, over the one host. */
 export function dmarcProvider(version: string): provider.Provider {
   const host = dynamicProviderHost;
+  // Made once: the engine and the language hosts ask for it again for each program they load.
+  let schema: string | undefined;
   return {
     version,
-    getSchema: async () => JSON.stringify(packageSchema(version)),
+    getSchema: async () => {
+      schema ??= JSON.stringify(packageSchema(version));
+      return schema;
+    },
     ...resourceCalls(host),
     construct: constructTenant,
     async invoke(token, inputs) {

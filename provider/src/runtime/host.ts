@@ -13,7 +13,7 @@ import { engineLogFor } from "./engineLog";
 import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
 import { PROVIDER_KEY } from "./providerModule";
 import { CreatedButUnfinished } from "./settle";
-import { describeValue, plain, valueAt } from "./values";
+import { describeValue, inputFailure, plain, valueAt } from "./values";
 
 // The engine's placeholder for a value not known during preview (an output of
 // a resource that does not exist yet). Same constant as @pulumi/pulumi's
@@ -149,15 +149,7 @@ export class DynamicProviderHost {
     const secret = new Set<unknown>(definition.secretInputs ?? []);
     const failures = issues
       .filter((issue) => !containsUnknown(valueAt(declared, issue.path.slice(0, 1))))
-      .map((issue) => {
-        const field = issue.path.map(String).join(".") || "(inputs)";
-        const given = valueAt(declared, issue.path);
-        const shown = secret.has(issue.path[0]) && given !== undefined ? "a secret (not shown)" : describeValue(given);
-        return {
-          property: String(issue.path[0] ?? ""),
-          reason: `${typeName} input "${field}" ${issue.message}; got ${shown}`,
-        };
-      });
+      .map((issue) => inputFailure(typeName, declared, issue, secret));
     failures.push(...importFailure);
     // With unknown values the inputs cannot be normalized yet; they are checked again once known.
     return failures.length > 0 ? { failures } : { inputs: withImport(declared) };

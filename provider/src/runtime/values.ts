@@ -21,6 +21,23 @@ export function describeValue(value: unknown): string {
 }
 
 /**
+ * A declaration's refusal as providers word it: `<owner> input "<path>"
+ * <problem>; got <value>`, against the property the path starts at; a
+ * secret input's value is never quoted.
+ */
+export function inputFailure(
+  owner: string,
+  declared: unknown,
+  issue: z.core.$ZodIssue,
+  secretInputs: ReadonlySet<unknown> = new Set(),
+): { property: string; reason: string } {
+  const field = issue.path.map(String).join(".") || "(inputs)";
+  const given = valueAt(declared, issue.path);
+  const shown = secretInputs.has(issue.path[0]) && given !== undefined ? "a secret (not shown)" : describeValue(given);
+  return { property: String(issue.path[0] ?? ""), reason: `${owner} input "${field}" ${issue.message}; got ${shown}` };
+}
+
+/**
  * The value as JSON carries it. Properties go to the engine as a protobuf
  * Struct, which has no `undefined`: keys holding it are dropped.
  */

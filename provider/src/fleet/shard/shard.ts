@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type ConfigMap,
@@ -24,6 +24,7 @@ import {
   type InventoryTenant,
 } from "../../inventory/inventory";
 import { publisherDigest } from "../../inventory/publisher";
+import { packageVersion } from "../../runtime/packageVersion";
 import { readTextIfAny } from "../../runtime/readText";
 import { stageName } from "../../tenant/policy";
 import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
@@ -56,13 +57,6 @@ export interface ShardTenants {
 export interface FleetProject extends ShardBackend, ShardTenants {
   /** Stack configuration applied to every shard (`dmarc:*` and any other). */
   config: ConfigMap;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "package.json"), "utf8")) as {
-    version: string;
-  };
-  return manifest.version;
 }
 
 /** How a record is published, as the digest holds it: a publisher module by its content too, so an edit counts. */
