@@ -1,9 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureSdkGenerator, pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
+import { ensureSdkGenerator, projectRoot } from "../../scripts/engine.mjs";
+import { buildGoSdk, compilePythonSdk, readGenerated, runTool } from "../support/sdkTools";
 
 // scripts/sdk-gen, built by scripts/engine.mjs, on a small hand-written
 // schema: one resource with a string input and a secret output, an enum, a
@@ -17,31 +17,14 @@ const logo = join(fixture, "logo.png");
 const out = mkdtempSync(join(tmpdir(), "dmarc-sdk-gen-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
-  try {
-    return execFileSync(command, args, {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 600_000,
-    });
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(
-      `${command} ${args.join(" ")} in ${cwd} failed: ${failed.message}\n${failed.stdout}\n${failed.stderr}`,
-    );
-  }
-}
-
 async function generate(language: "nodejs" | "python" | "go" | "dotnet"): Promise<string> {
   const folder = join(out, language);
   const generator = await ensureSdkGenerator(language);
-  run(generator, ["-schema", schema, "-language", language, "-out", folder, "-logo", logo], out);
+  runTool(generator, ["-schema", schema, "-language", language, "-out", folder, "-logo", logo], out);
   return folder;
 }
 
-const read = (folder: string, file: string) => readFileSync(join(folder, file), "utf8");
+const read = readGenerated;
 
 describe("SDK generator", () => {
   it("writes a TypeScript SDK that type-checks against the installed @pulumi/pulumi", async () => {
@@ -59,7 +42,7 @@ describe("SDK generator", () => {
     expect(statSync(generator).mtimeMs).toBe(builtAt);
 
     symlinkSync(join(projectRoot, "node_modules"), join(sdk, "node_modules"), "dir");
-    run(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json", "--noEmit"], sdk);
+    runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json", "--noEmit"], sdk);
   }, 600_000);
 
   it("writes a Go SDK that builds against the engine's sdk/v3", async () => {
@@ -70,9 +53,7 @@ describe("SDK generator", () => {
     expect(read(sdk, "acme/getWidgetTier.go")).toContain("func GetWidgetTier(");
     expect(read(sdk, "acme/pulumiEnums.go")).toContain('TierFree = Tier("free")');
 
-    const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
-    run("go", ["get", `github.com/pulumi/pulumi/sdk/v3@v${pinnedPulumiVersion()}`], sdk, env);
-    run("go", ["build", "./..."], sdk, env);
+    buildGoSdk(sdk);
   }, 600_000);
 
   it("writes a Python SDK that byte-compiles", async () => {
@@ -83,7 +64,7 @@ describe("SDK generator", () => {
     expect(read(sdk, "pulumi_acme/get_widget_tier.py")).toContain("def get_widget_tier(");
     expect(read(sdk, "pulumi_acme/_enums.py")).toContain("class Tier(");
 
-    run("python3", ["-m", "compileall", "-q", "pulumi_acme"], sdk);
+    compilePythonSdk(sdk, "pulumi_acme");
     expect(existsSync(join(sdk, "pulumi_acme", "__pycache__"))).toBe(true);
   }, 600_000);
 
@@ -105,10 +86,10 @@ describe("SDK generator", () => {
     writeFileSync(broken, JSON.stringify(spec));
     const generator = await ensureSdkGenerator("nodejs");
     const folder = join(out, "broken");
-    expect(() => run(generator, ["-schema", broken, "-language", "nodejs", "-out", folder], out)).toThrow(
+    expect(() => runTool(generator, ["-schema", broken, "-language", "nodejs", "-out", folder], out)).toThrow(
       /broken\.json: #\/resources\/acme:index:Widget\/properties\/tier\/\$ref: type acme:index:Missing not found/,
     );
-    expect(() => run(generator, ["-schema", schema, "-language", "java", "-out", folder], out)).toThrow(
+    expect(() => runTool(generator, ["-schema", schema, "-language", "java", "-out", folder], out)).toThrow(
       '-language "java": this build generates go, nodejs, python',
     );
     await expect(ensureSdkGenerator("java" as "go")).rejects.toThrow(

@@ -1,5 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,10 +6,11 @@ import type * as pulumi from "@pulumi/pulumi";
 import { LocalWorkspace, type ProjectSettings } from "@pulumi/pulumi/automation";
 import * as dmarc from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/engine.mjs";
 import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack, uniqueStackName, useEngine } from "../support/engine";
+import { buildGoSdk, compilePythonSdk, readGenerated } from "../support/sdkTools";
 import { serviceShape } from "../support/serviceShape";
 
 // The SDKs Pulumi's code generators make from the plugin's schema (npm run
@@ -77,18 +77,7 @@ function throughDynamicResources() {
   };
 }
 
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
-  try {
-    return execFileSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, ...env }, stdio: "pipe" });
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(
-      `${command} ${args.join(" ")} in ${cwd} failed: ${failed.message}\n${failed.stdout}\n${failed.stderr}`,
-    );
-  }
-}
-
-const read = (folder: string, file: string) => readFileSync(join(folder, file), "utf8");
+const read = readGenerated;
 
 describe("the SDKs generated from the plugin's schema", () => {
   let emulator: EmulatorHandle;
@@ -127,9 +116,7 @@ describe("the SDKs generated from the plugin's schema", () => {
       const folder = sdks.go as string;
       expect(read(folder, "dmarc/organization.go")).toContain("func NewOrganization(");
       expect(read(folder, "dmarc/rfc2136Record.go")).toContain('"keySecret"');
-      const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
-      run("go", ["get", `github.com/pulumi/pulumi/sdk/v3@v${pinnedPulumiVersion()}`], folder, env);
-      run("go", ["build", "./..."], folder, env);
+      buildGoSdk(folder);
     },
     ENGINE_TIMEOUT,
   );
@@ -138,7 +125,7 @@ describe("the SDKs generated from the plugin's schema", () => {
     const folder = sdks.python as string;
     expect(read(folder, "pulumi_dmarc/organization.py")).toContain("class Organization(pulumi.CustomResource):");
     expect(read(folder, "pulumi_dmarc/get_price_id.py")).toContain("def get_price_id(");
-    run("python3", ["-m", "compileall", "-q", "pulumi_dmarc"], folder);
+    compilePythonSdk(folder, "pulumi_dmarc");
     expect(existsSync(join(folder, "pulumi_dmarc", "__pycache__"))).toBe(true);
   });
 

@@ -1,0 +1,41 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pinnedPulumiVersion } from "../../scripts/engine.mjs";
+
+// A generated SDK checked by its own language's tools, where this machine
+// has them: the SDK generator's test (a hand-written schema) and the
+// plugin's (its own schema) run the same steps.
+
+/** Runs a tool to its end in `cwd`, failing with everything it printed. */
+export function runTool(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
+  try {
+    return execFileSync(command, args, {
+      cwd,
+      encoding: "utf8",
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 600_000,
+    });
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(
+      `${command} ${args.join(" ")} in ${cwd} failed: ${failed.message}\n${failed.stdout}\n${failed.stderr}`,
+    );
+  }
+}
+
+/** A generated file's text. */
+export const readGenerated = (folder: string, file: string) => readFileSync(join(folder, file), "utf8");
+
+/** Builds a Go SDK against the engine's sdk/v3, fetched through the module proxy. */
+export function buildGoSdk(folder: string): void {
+  const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
+  runTool("go", ["get", `github.com/pulumi/pulumi/sdk/v3@v${pinnedPulumiVersion()}`], folder, env);
+  runTool("go", ["build", "./..."], folder, env);
+}
+
+/** Byte-compiles a Python SDK's package (PyPI, its `pulumi` dependency's home, is out of reach: not installed). */
+export function compilePythonSdk(folder: string, packageName: string): void {
+  runTool("python3", ["-m", "compileall", "-q", packageName], folder);
+}
