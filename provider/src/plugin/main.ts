@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import * as provider from "@pulumi/pulumi/provider";
 import { dynamicProviderHost } from "../providerHost";
 import { attachEngineLog } from "../runtime/engineLog";
-import { packageVersion } from "../runtime/packageVersion";
+import { packageVersion } from "../runtime/providerModule";
 import { declareAsPluginTypes } from "../runtime/resource";
 import { dmarcProvider } from "./provider";
 

@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
 /** The input (and output) in which every dynamic resource records its provider module. */
 export const PROVIDER_KEY = "__provider";
 
@@ -18,4 +21,10 @@ export function providerModuleName(typeName: string): string {
  */
 export function providerSource(typeName: string): string {
   return `exports.handler=()=>require("pulumi-dmarc-partner/providers/${providerModuleName(typeName)}");`;
+}
+
+/** This package's version, from its manifest beside dist/: what the fleet's digest and the plugin report. */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+  return manifest.version;
 }

@@ -24,7 +24,7 @@ import {
   type InventoryTenant,
 } from "../../inventory/inventory";
 import { publisherDigest } from "../../inventory/publisher";
-import { packageVersion } from "../../runtime/packageVersion";
+import { packageVersion } from "../../runtime/providerModule";
 import { readTextIfAny } from "../../runtime/readText";
 import { stageName } from "../../tenant/policy";
 import { isTenantType, type TenantHolding, tenantHoldingsOf } from "./tenantHoldings";
