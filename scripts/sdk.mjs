@@ -19,13 +19,18 @@ const fromProvider = createRequire(join(projectRoot, "provider", "package.json")
 /** The package's icon, for .NET's package (its generator would otherwise download one). */
 const logo = join(projectRoot, "provider", "logo.png");
 
-/** Writes the schema of the built provider into `folder`; answers its path. */
+/**
+ * Writes the schema of the built provider into `folder`; answers its path.
+ * DMARC_PLUGIN_DOWNLOAD_URL, when set, is where the SDKs' programs have
+ * Pulumi fetch the plugin (a fork's or a mirror's releases).
+ */
 export function writeSchema(folder) {
   const { packageSchema } = fromProvider("./dist/plugin/schema.js");
   const { version } = fromProvider("./package.json");
   mkdirSync(folder, { recursive: true });
   const schema = join(folder, "schema.json");
-  writeFileSync(schema, `${JSON.stringify(packageSchema(version), null, 2)}\n`);
+  const downloadUrl = process.env.DMARC_PLUGIN_DOWNLOAD_URL || undefined;
+  writeFileSync(schema, `${JSON.stringify(packageSchema(version, downloadUrl), null, 2)}\n`);
   return schema;
 }
 

@@ -36,6 +36,14 @@ describe("the plugin's schema against the registry", () => {
     expect(schema.version).toBe("1.2.3");
   });
 
+  it("names where Pulumi fetches the plugin: the releases whose tags also publish the Go SDK, or the address a build is given", () => {
+    expect(schema.pluginDownloadURL).toBe("github://api.github.com/dmarc-partner/pulumi-dmarc");
+    expect(schema.language.go.importBasePath).toBe("github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc");
+    expect(packageSchema("1.2.3", "https://mirror.example/dmarc").pluginDownloadURL).toBe(
+      "https://mirror.example/dmarc",
+    );
+  });
+
   it.each(definitions.map((definition) => [definition.typeName, definition] as const))(
     "%s: every declared input, with its description, and only those",
     (_name, definition) => {

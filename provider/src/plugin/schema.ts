@@ -68,6 +68,7 @@ export interface PackageSchema {
   resources: Record<string, ResourceSpec>;
   functions: Record<string, { description: string; inputs: ObjectSpec; outputs: ObjectSpec }>;
   types: Record<string, TypeSpec>;
+  pluginDownloadURL: string;
   meta: typeof SDK_SETTINGS.meta;
   language: typeof SDK_SETTINGS.language;
 }
@@ -232,6 +233,17 @@ function settingVariables(): Record<string, PropertySpec> {
   return variables;
 }
 
+/** The repository whose releases carry the plugin's archives, and whose tags publish the Go SDK. */
+const RELEASE_REPOSITORY = "dmarc-partner/pulumi-dmarc";
+
+/**
+ * Where `pulumi` fetches the plugin's archive for a version by itself
+ * (`pulumi-resource-dmarc-v<version>-<os>-<arch>.tar.gz` of the release
+ * `v<version>`). A fork or a mirror builds with another address
+ * (DMARC_PLUGIN_DOWNLOAD_URL, read by the build scripts).
+ */
+export const PLUGIN_DOWNLOAD_URL = `github://api.github.com/${RELEASE_REPOSITORY}`;
+
 /** How Pulumi's code generators name and package each SDK; a Go SDK gets its go.mod, and every SDK's manifest its version, rather than a placeholder. */
 const SDK_SETTINGS = {
   meta: { moduleFormat: "(.*)", supportPack: true },
@@ -239,7 +251,7 @@ const SDK_SETTINGS = {
     nodejs: { packageName: "@dmarc-partner/pulumi-dmarc", dependencies: { "@pulumi/pulumi": "^3.139.0" } },
     python: { packageName: "pulumi_dmarc", requires: { pulumi: ">=3.139.0,<4.0.0" } },
     go: {
-      importBasePath: "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc",
+      importBasePath: `github.com/${RELEASE_REPOSITORY}/sdk/go/dmarc`,
       generateResourceContainerTypes: false,
     },
     csharp: { rootNamespace: "DmarcPartner", packageReferences: { Pulumi: "3.*" } },
@@ -264,8 +276,8 @@ function tenantComponentSpec(types: Record<string, TypeSpec>): ResourceSpec & { 
   };
 }
 
-/** The package schema of the plugin at `version`. */
-export function packageSchema(version: string): PackageSchema {
+/** The package schema of the plugin at `version`, fetched by Pulumi from `pluginDownloadURL`. */
+export function packageSchema(version: string, pluginDownloadURL = PLUGIN_DOWNLOAD_URL): PackageSchema {
   const types: Record<string, TypeSpec> = {};
   const resources = Object.fromEntries(
     registeredTypes.map(({ typeName, definition }) => [typeToken(typeName), resourceSpec(definition, types)]),
@@ -304,6 +316,7 @@ export function packageSchema(version: string): PackageSchema {
     resources,
     functions,
     types,
+    pluginDownloadURL,
     ...SDK_SETTINGS,
   };
 }
