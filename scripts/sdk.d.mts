@@ -5,3 +5,8 @@ export declare function generateSdks(
   languages?: readonly ("nodejs" | "python" | "go" | "dotnet")[],
 ): Promise<Record<string, string>>;
 export declare function compileNodejsSdk(folder: string): string;
+export declare function packageSdks(
+  folder: string,
+  sdks: Record<string, string>,
+  goModuleFolder?: string,
+): { npm: string; wheel: string; sdist: string; goModule: string; nupkg: string | undefined };

@@ -2,15 +2,18 @@
 // TypeScript, Python, Go and .NET, made by Pulumi's own code generators
 // (scripts/sdk-gen, built by engine.mjs) from the schema of the built
 // provider: <folder>/schema.json and <folder>/<language>/ (default
-// .cache/sdk/). Nothing generated is checked in: test/plugin/sdk.test.ts
-// makes them again and checks each with its language's tools.
+// .cache/sdk/), and the packages a release publishes in <folder>/packages/
+// (scripts/sdk-packages.mjs). The Go module is the one generated thing
+// checked in, at sdk/go/dmarc, since a tag publishes it from there:
+// test/plugin/packages.test.ts fails while it is stale.
 
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ensureSdkGenerator, projectRoot } from "./engine.mjs";
+import { buildPythonSdk, GO_MODULE_FOLDER, packDotnetSdk, packNodejsSdk, writeGoModule } from "./sdk-packages.mjs";
 
 export const SDK_LANGUAGES = ["nodejs", "python", "go", "dotnet"];
 
@@ -67,8 +70,33 @@ export function compileNodejsSdk(folder) {
   return join(folder, "bin", "index.js");
 }
 
+/**
+ * The SDKs generated in `folder` as packages in `<folder>/packages/`, and the
+ * Go module rewritten in `goModuleFolder` (default: sdk/go/dmarc, where it is
+ * checked in); answers each package's path (`nupkg` only where `dotnet` is
+ * installed).
+ */
+export function packageSdks(folder, sdks, goModuleFolder = GO_MODULE_FOLDER) {
+  const out = join(folder, "packages");
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  compileNodejsSdk(sdks.nodejs);
+  const { wheel, sdist } = buildPythonSdk(sdks.python, out);
+  return {
+    npm: packNodejsSdk(sdks.nodejs, out),
+    wheel,
+    sdist,
+    goModule: writeGoModule(sdks.go, join(folder, "schema.json"), goModuleFolder),
+    nupkg: packDotnetSdk(sdks.dotnet, out),
+  };
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const folder = resolve(process.argv[2] ?? join(projectRoot, ".cache", "sdk"));
   const sdks = await generateSdks(folder);
   for (const [language, out] of Object.entries(sdks)) process.stdout.write(`${language}: ${out}\n`);
+  const packages = packageSdks(folder, sdks);
+  for (const [kind, path] of Object.entries(packages)) {
+    process.stdout.write(`${kind}: ${path ?? "not built: no dotnet on PATH (the project is in dotnet/)"}\n`);
+  }
 }

@@ -1,0 +1,144 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
+import { generateSdks, packageSdks } from "../../scripts/sdk.mjs";
+import { GO_MODULE_FOLDER } from "../../scripts/sdk-packages.mjs";
+import { runTool } from "../support/sdkTools";
+
+// The packages a release publishes (npm run sdk), each installed or built
+// where a partner's program would get it: the npm tarball into a fresh
+// project, the wheel into a fresh virtual environment, the Go module from
+// its own folder. Each names the plugin's version and download address, by
+// which a program's `pulumi install` fetches the plugin.
+
+const TIMEOUT = 600_000;
+const { version } = JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8"));
+
+/** Every file under `folder`, by its path inside it, with its text. */
+function filesOf(folder: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files[relative(folder, path)] = readFileSync(path, "utf8");
+  }
+  return files;
+}
+
+describe("the SDK packages a release publishes", () => {
+  let work: string;
+  let packages: ReturnType<typeof packageSdks>;
+  let sdks: Record<string, string>;
+  let manifest: { resource: boolean; name: string; version: string; server: string };
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "dmarc-packages-"));
+    sdks = await generateSdks(join(work, "sdk"));
+    packages = packageSdks(join(work, "sdk"), sdks, join(work, "go-module"));
+    const schema = JSON.parse(readFileSync(join(work, "sdk", "schema.json"), "utf8"));
+    manifest = { resource: true, name: "dmarc", version, server: schema.pluginDownloadURL };
+  }, TIMEOUT);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("each names the plugin's version, the provider's, and the releases Pulumi fetches it from", () => {
+    expect(manifest.server).toBe("github://api.github.com/dmarc-partner/pulumi-dmarc");
+    const unpacked = join(work, "npm-unpacked");
+    mkdirSync(unpacked);
+    runTool("tar", ["xzf", packages.npm, "-C", unpacked], work);
+    const packageJson = JSON.parse(readFileSync(join(unpacked, "package", "package.json"), "utf8"));
+    expect(packageJson).toMatchObject({ name: "@dmarc-partner/pulumi-dmarc", version, pulumi: manifest });
+    const sdist = runTool("tar", ["tzf", packages.sdist], work);
+    expect(sdist).toContain(`pulumi_dmarc-${version}/pulumi_dmarc/pulumi-plugin.json`);
+    expect(JSON.parse(readFileSync(join(GO_MODULE_FOLDER, "pulumi-plugin.json"), "utf8"))).toEqual(manifest);
+    expect(JSON.parse(readFileSync(join(sdks.dotnet as string, "pulumi-plugin.json"), "utf8"))).toEqual(manifest);
+    expect(readFileSync(join(sdks.dotnet as string, "DmarcPartner.Dmarc.csproj"), "utf8")).toContain(
+      `<Version>${version}</Version>`,
+    );
+    // A .nupkg only where dotnet is installed; the project above is what it packs.
+    const dotnetInstalled = spawnSync("dotnet", ["--version"]).status === 0;
+    expect(packages.nupkg !== undefined).toBe(dotnetInstalled);
+  });
+
+  it(
+    "npm: the tarball installs into a fresh project, which compiles against it and loads it",
+    () => {
+      const project = join(work, "npm-project");
+      mkdirSync(project);
+      const dependencies = { "@dmarc-partner/pulumi-dmarc": `file:${packages.npm}`, "@pulumi/pulumi": "3.246.0" };
+      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "partner", private: true, dependencies }));
+      runTool("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], project);
+      writeFileSync(
+        join(project, "index.ts"),
+        [
+          'import * as dmarc from "@dmarc-partner/pulumi-dmarc";',
+          'const args: dmarc.OrganizationArgs = { name: "Acme Corp" };',
+          "export const declared = [args, dmarc.Organization, dmarc.Domain, dmarc.getPriceIdOutput];",
+          "",
+        ].join("\n"),
+      );
+      const compilerOptions = {
+        strict: true,
+        module: "nodenext",
+        target: "es2022",
+        skipLibCheck: true,
+        outDir: "out",
+        typeRoots: [join(projectRoot, "node_modules", "@types")],
+        types: ["node"],
+      };
+      writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
+      runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "."], project);
+      const loaded = runTool(
+        process.execPath,
+        ["-e", 'const m = require("./out/index.js"); console.log(m.declared.length, m.declared[1].name)'],
+        project,
+      );
+      expect(loaded.trim()).toBe("4 Organization");
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "Python: the wheel installs into a fresh virtual environment, with its plugin manifest",
+    () => {
+      const venv = join(work, "venv");
+      runTool("python3", ["-m", "venv", venv], work);
+      const python = join(venv, "bin", "python");
+      const pulumi = `pulumi==${pinnedPulumiVersion()}`;
+      runTool(python, ["-m", "pip", "install", "--quiet", packages.wheel, pulumi], work);
+      const script = [
+        "import json, importlib.resources, pulumi_dmarc",
+        "manifest = json.loads(importlib.resources.files('pulumi_dmarc').joinpath('pulumi-plugin.json').read_text())",
+        "print(json.dumps({'manifest': manifest, 'names': sorted(n for n in dir(pulumi_dmarc) if n[0].isupper())}))",
+      ].join("\n");
+      const { manifest: installed, names } = JSON.parse(runTool(python, ["-c", script], work));
+      expect(installed).toEqual(manifest);
+      expect(names).toEqual(expect.arrayContaining(["Organization", "Domain", "DomainVerification", "Tenant"]));
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "Go: the module checked in at sdk/go/dmarc is the one the schema makes now, and builds from its own folder",
+    () => {
+      const made = filesOf(join(work, "go-module"));
+      const checkedIn = filesOf(GO_MODULE_FOLDER);
+      const stale = Object.keys({ ...made, ...checkedIn }).filter((file) => made[file] !== checkedIn[file]);
+      expect(stale, "sdk/go/dmarc is stale: run `npm run sdk` and commit it").toEqual([]);
+      const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" };
+      expect(runTool("go", ["list", "-m"], GO_MODULE_FOLDER, env).trim()).toBe(
+        "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc",
+      );
+      expect(readFileSync(join(GO_MODULE_FOLDER, "go.mod"), "utf8")).toContain(
+        `github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
+      );
+      runTool("go", ["build", "./..."], GO_MODULE_FOLDER, env);
+    },
+    TIMEOUT,
+  );
+});
