@@ -1,0 +1,91 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { ensureActionlint, lintWorkflows } from "../../scripts/actionlint.mjs";
+import { projectRoot } from "../../scripts/engine.mjs";
+import { GO_MODULE_FOLDER } from "../../scripts/sdk-packages.mjs";
+
+// The GitHub Actions workflows, checked by actionlint (built from the Go
+// module proxy by scripts/actionlint.mjs), and the release's promises: every
+// platform on its own runner, actions pinned by commit, the Go module's tag
+// where Go looks for it.
+
+const BUILD_TIMEOUT = 600_000;
+const releaseFile = join(projectRoot, ".github", "workflows", "release.yml");
+const releaseText = readFileSync(releaseFile, "utf8");
+
+interface Step {
+  uses?: string;
+  run?: string;
+}
+interface Job {
+  env?: Record<string, string>;
+  steps: Step[];
+  strategy?: { matrix: { include: { platform: string; runner: string }[] } };
+}
+const release = parse(releaseText) as { on: { push: { tags: string[] } }; jobs: Record<string, Job> };
+
+describe("the GitHub Actions workflows", () => {
+  let work: string;
+
+  beforeAll(() => {
+    ensureActionlint();
+    work = mkdtempSync(join(tmpdir(), "dmarc-workflows-"));
+  }, BUILD_TIMEOUT);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("lint clean", () => {
+    expect(lintWorkflows()).toEqual({ ok: true, findings: "" });
+  });
+
+  it("a broken copy of the release fails the lint, naming each mistake", () => {
+    const broken = releaseText
+      .replace("needs: [version, plugin, sdks]", "needs: [version, plugins, sdks]")
+      .replace(
+        "needs.version.outputs.version }}-${{ matrix.platform",
+        "needs.version.outputs.versoin }}-${{ matrix.platform",
+      );
+    expect(broken).not.toBe(releaseText);
+    const folder = join(work, ".github", "workflows");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "release.yml"), broken);
+    const { ok, findings } = lintWorkflows([join(folder, "release.yml")]);
+    expect(ok).toBe(false);
+    expect(findings).toContain('job "release" needs job "plugins" which does not exist in this workflow');
+    expect(findings).toContain('property "versoin" is not defined');
+  });
+
+  it("the release runs on a version tag and builds the plugin for each platform on its own runner", () => {
+    expect(release.on.push.tags).toEqual(["v*"]);
+    const platforms = release.jobs.plugin?.strategy?.matrix.include ?? [];
+    expect(Object.fromEntries(platforms.map(({ platform, runner }) => [platform, runner]))).toEqual({
+      "linux-amd64": "ubuntu-24.04",
+      "linux-arm64": "ubuntu-24.04-arm",
+      "darwin-amd64": "macos-15-intel",
+      "darwin-arm64": "macos-15",
+      "windows-amd64": "windows-2025",
+    });
+  });
+
+  it("pins every action by its commit", () => {
+    const uses = Object.values(release.jobs).flatMap((job) => job.steps.flatMap((step) => step.uses ?? []));
+    expect(uses.length).toBeGreaterThan(10);
+    expect(uses.filter((action) => !/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/.test(action))).toEqual([]);
+  });
+
+  it("tags the Go module where Go looks for it: its folder in the repository, then its version", () => {
+    const modulePath = /^module (\S+)$/m.exec(readFileSync(join(GO_MODULE_FOLDER, "go.mod"), "utf8"))?.[1];
+    const goJob = release.jobs.go as Job;
+    expect(goJob.env?.MODULE).toBe(modulePath);
+    const repository = "github.com/dmarc-partner/pulumi-dmarc/";
+    expect(modulePath?.startsWith(repository)).toBe(true);
+    const folder = modulePath?.slice(repository.length);
+    expect(folder).toBe("sdk/go/dmarc");
+    expect(goJob.env?.TAG).toBe(`${folder}/v\${{ needs.version.outputs.version }}`);
+  });
+});
