@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PLUGIN_DOWNLOAD_URL } from "../../provider/src/plugin/schema";
 import { pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
 import { generateSdks, packageSdks } from "../../scripts/sdk.mjs";
 import { GO_MODULE_FOLDER } from "../../scripts/sdk-packages.mjs";
@@ -38,8 +39,7 @@ describe("the SDK packages a release publishes", () => {
     work = mkdtempSync(join(tmpdir(), "dmarc-packages-"));
     sdks = await generateSdks(join(work, "sdk"));
     packages = packageSdks(join(work, "sdk"), sdks, join(work, "go-module"));
-    const schema = JSON.parse(readFileSync(join(work, "sdk", "schema.json"), "utf8"));
-    manifest = { resource: true, name: "dmarc", version, server: schema.pluginDownloadURL };
+    manifest = { resource: true, name: "dmarc", version, server: PLUGIN_DOWNLOAD_URL };
   }, TIMEOUT);
 
   afterAll(() => {
@@ -47,7 +47,9 @@ describe("the SDK packages a release publishes", () => {
   });
 
   it("each names the plugin's version, the provider's, and the releases Pulumi fetches it from", () => {
-    expect(manifest.server).toBe("github://api.github.com/dmarc-partner/pulumi-dmarc");
+    expect(JSON.parse(readFileSync(join(work, "sdk", "schema.json"), "utf8")).pluginDownloadURL).toBe(
+      PLUGIN_DOWNLOAD_URL,
+    );
     const unpacked = join(work, "npm-unpacked");
     mkdirSync(unpacked);
     runTool("tar", ["xzf", packages.npm, "-C", unpacked], work);
