@@ -55,6 +55,8 @@ describe("the SDK packages a release publishes", () => {
     runTool("tar", ["xzf", packages.npm, "-C", unpacked], work);
     const packageJson = JSON.parse(readFileSync(join(unpacked, "package", "package.json"), "utf8"));
     expect(packageJson).toMatchObject({ name: "@dmarc-partner/pulumi-dmarc", version, pulumi: manifest });
+    // npm's provenance accepts a package only from the repository it names.
+    expect(packageJson.repository).toBe("https://github.com/dmarc-partner/pulumi-dmarc");
     const sdist = runTool("tar", ["tzf", packages.sdist], work);
     expect(sdist).toContain(`pulumi_dmarc-${version}/pulumi_dmarc/pulumi-plugin.json`);
     expect(JSON.parse(readFileSync(join(GO_MODULE_FOLDER, "pulumi-plugin.json"), "utf8"))).toEqual(manifest);

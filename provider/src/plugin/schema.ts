@@ -59,6 +59,8 @@ export interface PackageSchema {
   description: string;
   license: string;
   keywords: string[];
+  publisher: string;
+  repository: string;
   config: { variables: Record<string, PropertySpec> };
   provider: {
     description: string;
@@ -307,6 +309,9 @@ export function packageSchema(version: string, pluginDownloadURL = PLUGIN_DOWNLO
       "Tenants of the DMARC management service for its partners: organisations, domain groups, domains, verification, webhooks, subscriptions, invitations and RFC 2136 DNS records.",
     license: "Apache-2.0",
     keywords: ["pulumi", "dmarc", "dns", "category/network", "kind/native"],
+    // The packages' author and source (npm's provenance checks the source against the publishing repository).
+    publisher: "DMARC partner",
+    repository: `https://github.com/${RELEASE_REPOSITORY}`,
     config: { variables },
     provider: {
       description: "The DMARC partner provider: the service's address and credentials, and how calls are paced.",
