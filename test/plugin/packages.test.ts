@@ -1,22 +1,47 @@
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLUGIN_DOWNLOAD_URL } from "../../provider/src/plugin/schema";
 import { pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
 import { generateSdks, packageSdks } from "../../scripts/sdk.mjs";
 import { GO_MODULE_FOLDER } from "../../scripts/sdk-packages.mjs";
+import { useEngine } from "../support/engine";
+import { listenOnLoopback } from "../support/loopback";
 import { runTool } from "../support/sdkTools";
 
 // The packages a release publishes (npm run sdk), each installed or built
 // where a partner's program would get it: the npm tarball into a fresh
 // project, the wheel into a fresh virtual environment, the Go module from
 // its own folder. Each names the plugin's version and download address, by
-// which a program's `pulumi install` fetches the plugin.
+// which a program's `pulumi install` fetches the plugin; a Pulumi YAML
+// program names it by the package declaration the Languages page shows.
 
 const TIMEOUT = 600_000;
+/** The release archive's platform part for this machine, as Pulumi names it. */
+const PLATFORM = `${process.platform}-${process.arch === "x64" ? "amd64" : process.arch}`;
 const { version } = JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8"));
+
+/** The package declaration of docs/guides/languages.md, as a YAML program's folder holds it. */
+function documentedYamlDeclaration(): string {
+  const page = readFileSync(join(projectRoot, "docs", "guides", "languages.md"), "utf8");
+  const block = /```yaml\n(packageDeclarationVersion: 1\n[^`]*)```/.exec(page)?.[1];
+  if (!block) throw new Error("docs/guides/languages.md shows no package declaration");
+  return block;
+}
+
+/** A tar.gz holding `pulumi-resource-dmarc` at its root, as the release's archives do. */
+function pluginArchive(folder: string): Buffer {
+  const content = join(folder, "content");
+  mkdirSync(content, { recursive: true });
+  writeFileSync(join(content, "pulumi-resource-dmarc"), "#!/bin/sh\nexit 1\n");
+  chmodSync(join(content, "pulumi-resource-dmarc"), 0o755);
+  runTool("tar", ["czf", join(folder, "archive.tar.gz"), "-C", content, "."], folder);
+  return readFileSync(join(folder, "archive.tar.gz"));
+}
 
 /** Every file under `folder`, by its path inside it, with its text. */
 function filesOf(folder: string): Record<string, string> {
@@ -142,6 +167,47 @@ describe("the SDK packages a release publishes", () => {
         `github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
       );
       runTool("go", ["build", "./..."], GO_MODULE_FOLDER, env);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "YAML: the Languages page's package declaration has `pulumi install` fetch the plugin from its download address",
+    async () => {
+      const env = await useEngine();
+      const archiveName = `pulumi-resource-dmarc-v${version}-${PLATFORM}.tar.gz`;
+      const archive = pluginArchive(join(work, "yaml-archive"));
+      const requested: string[] = [];
+      const server = createServer((request, response) => {
+        requested.push(request.url ?? "");
+        if (request.url === `/releases/${archiveName}`) response.end(archive);
+        else response.writeHead(404).end();
+      });
+      const releases = await listenOnLoopback(server);
+      try {
+        const project = join(work, "yaml-project");
+        const home = join(work, "yaml-pulumi-home");
+        mkdirSync(project);
+        mkdirSync(home);
+        writeFileSync(
+          join(project, "Pulumi.yaml"),
+          "name: declared\nruntime: yaml\nresources:\n  acme:\n    type: dmarc:index:Organization\n    properties:\n      name: Acme\n",
+        );
+        writeFileSync(join(project, "dmarc.yaml"), documentedYamlDeclaration());
+        const installEnv = {
+          ...env,
+          PULUMI_HOME: home,
+          // The release's address, answered by the loopback server.
+          PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `^${manifest.server}=${releases.url}/releases`,
+        };
+        // Asynchronously: the loopback server answers from this process.
+        await promisify(execFile)("pulumi", ["install"], { cwd: project, env: { ...process.env, ...installEnv } });
+        expect(requested).toEqual([`/releases/${archiveName}`]);
+        const plugins = JSON.parse(runTool("pulumi", ["plugin", "ls", "--json"], project, installEnv));
+        expect(plugins).toEqual([expect.objectContaining({ name: "dmarc", kind: "resource", version })]);
+      } finally {
+        await releases.close();
+      }
     },
     TIMEOUT,
   );
