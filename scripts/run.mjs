@@ -125,7 +125,8 @@ switch (task) {
     break;
   }
   case "sdk": {
-    // The plugin's schema and its four SDKs (scripts/sdk.mjs); the generators are built beside the engine.
+    // The plugin's schema, its four SDKs and their packages (scripts/sdk.mjs); the generators are built
+    // beside the engine.
     await prepare({ engine: false });
     process.exit(await run(process.execPath, [join(projectRoot, "scripts", "sdk.mjs"), ...args]));
     break;
