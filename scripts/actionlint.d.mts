@@ -1,2 +1,2 @@
-export declare function ensureActionlint(): string;
+export declare function ensureLinters(): { actionlint: string; shellcheck: string };
 export declare function lintWorkflows(files?: string[]): { ok: boolean; findings: string };

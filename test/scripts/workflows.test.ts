@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ensureActionlint, lintWorkflows } from "../../scripts/actionlint.mjs";
+import { ensureLinters, lintWorkflows } from "../../scripts/actionlint.mjs";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { GO_MODULE_FOLDER } from "../../scripts/sdk-packages.mjs";
 
-// The GitHub Actions workflows, checked by actionlint (built from the Go
-// module proxy by scripts/actionlint.mjs), and the release's promises: every
+// The GitHub Actions workflows, checked by actionlint with ShellCheck
+// (installed by scripts/actionlint.mjs), and the release's promises: every
 // platform on its own runner, actions pinned by commit, the Go module's tag
 // where Go looks for it.
 
@@ -31,7 +31,7 @@ describe("the GitHub Actions workflows", () => {
   let work: string;
 
   beforeAll(() => {
-    ensureActionlint();
+    ensureLinters();
     work = mkdtempSync(join(tmpdir(), "dmarc-workflows-"));
   }, BUILD_TIMEOUT);
 
@@ -49,8 +49,9 @@ describe("the GitHub Actions workflows", () => {
       .replace(
         "needs.version.outputs.version }}-${{ matrix.platform",
         "needs.version.outputs.versoin }}-${{ matrix.platform",
-      );
-    expect(broken).not.toBe(releaseText);
+      )
+      .replace('echo "version=$version" >> "$GITHUB_OUTPUT"', 'echo "version=$version" >> $GITHUB_OUTPUT');
+    for (const mistake of ["plugins, sdks", "versoin", ">> $GITHUB_OUTPUT"]) expect(broken).toContain(mistake);
     const folder = join(work, ".github", "workflows");
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, "release.yml"), broken);
@@ -58,6 +59,9 @@ describe("the GitHub Actions workflows", () => {
     expect(ok).toBe(false);
     expect(findings).toContain('job "release" needs job "plugins" which does not exist in this workflow');
     expect(findings).toContain('property "versoin" is not defined');
+    expect(findings).toMatch(
+      /shellcheck reported issue in this script: SC2086:info:\d+:\d+: Double quote to prevent globbing/,
+    );
   });
 
   it("the release runs on a version tag and builds the plugin for each platform on its own runner", () => {
