@@ -52,6 +52,9 @@ function pythonBuild() {
 
 /** The Python SDK's wheel and sdist by a PEP 517 build into `out`; answers their paths. */
 export function buildPythonSdk(folder, out) {
+  // setup.py reads the project's description from a README.md beside it; the generator writes it into the package.
+  const packageFolder = readdirSync(folder).find((name) => existsSync(join(folder, name, "pulumi-plugin.json")));
+  if (packageFolder) copyFileSync(join(folder, packageFolder, "README.md"), join(folder, "README.md"));
   const before = new Set(existsSync(out) ? readdirSync(out) : []);
   run(pythonBuild(), ["-m", "build", "--outdir", out, folder], folder);
   const built = readdirSync(out).filter((name) => !before.has(name));
