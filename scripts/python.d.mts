@@ -1,3 +1,3 @@
 export declare const virtualEnvironment: string;
-export declare function ensurePythonEnvironment(): string;
-export declare function installPythonPackage(folder: string): string;
+export declare function ensurePythonEnvironment(): Promise<string>;
+export declare function installPythonPackage(folder: string): Promise<string>;

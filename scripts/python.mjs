@@ -6,29 +6,38 @@
 // requirements or that Python change. Dependency-free, like engine.mjs.
 // `node scripts/python.mjs` makes it and prints its interpreter.
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { pinnedPulumiVersion, projectRoot } from "./engine.mjs";
 
-const pythonCache = join(projectRoot, ".cache", "python");
 /** The virtual environment's folder, for Pulumi.yaml's `runtime.options.virtualenv`. */
-export const virtualEnvironment = join(pythonCache, "venv");
+export const virtualEnvironment = join(projectRoot, ".cache", "python", "venv");
 const requirements = join(projectRoot, "scripts", "python-requirements.txt");
 const stampFile = (venv) => join(venv, "dmarc-stamp.json");
+const pipInstall = ["-m", "pip", "install", "--disable-pip-version-check", "--quiet"];
 
-// Installs take minutes at worst on a slow registry; past this, something hangs.
+// Installs take a minute or two on a slow registry; past this, something hangs.
 const PIP_TIMEOUT_MS = 600_000;
 
+// Asynchronous, so that a test process that provisions keeps serving meanwhile.
 function run(command, args, what) {
-  const result = spawnSync(command, args, { encoding: "utf8", timeout: PIP_TIMEOUT_MS });
-  if (result.status !== 0) {
-    const reason = result.error?.message ?? `exit ${result.status}`;
-    throw new Error(`${what} failed (${command} ${args.join(" ")}: ${reason}):\n${result.stdout}${result.stderr}`);
-  }
-  return result.stdout;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], timeout: PIP_TIMEOUT_MS });
+    let output = "";
+    const keep = (chunk) => {
+      output = (output + chunk.toString()).slice(-8000);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    child.on("error", (error) => reject(new Error(`${what} failed (${command}: ${error.message})`)));
+    child.on("close", (code, signal) => {
+      if (code === 0) resolvePromise();
+      else reject(new Error(`${what} failed (${command} ${args.join(" ")}: ${signal ?? `exit ${code}`}):\n${output}`));
+    });
+  });
 }
 
 function basePythonVersion() {
@@ -38,9 +47,7 @@ function basePythonVersion() {
   const version = probe.status === 0 ? probe.stdout.trim() : "";
   const [major, minor] = version.split(".").map(Number);
   if (!(major === 3 && minor >= 9)) {
-    throw new Error(
-      `Python 3.9 or newer is needed as python3 on PATH for the Python programs' tests (found "${version}")`,
-    );
+    throw new Error(`Python 3.9 or newer is needed as python3 on PATH for the Python programs (found "${version}")`);
   }
   return version;
 }
@@ -48,7 +55,7 @@ function basePythonVersion() {
 // What the environment is made of: a change to any part makes it anew.
 function wantedStamp() {
   const digest = createHash("sha256").update(readFileSync(requirements)).digest("hex").slice(0, 16);
-  return { python: basePythonVersion(), pulumi: pinnedPulumiVersion(), requirements: digest };
+  return `${JSON.stringify({ python: basePythonVersion(), pulumi: pinnedPulumiVersion(), requirements: digest })}\n`;
 }
 
 function readStamp(venv) {
@@ -62,25 +69,22 @@ function readStamp(venv) {
 /**
  * Makes the virtual environment when it is missing or stale and answers its
  * interpreter. Made in a folder of its own per process, then renamed into
- * place: a run that finds it finds it whole. (It is used by
+ * place: a run that finds it finds it whole. (It is used as
  * `<venv>/bin/python -m ...` only, which works from the new place; the
- * commands in bin/ would keep the old path in their first line.)
+ * commands in bin/ keep the old path in their first line.)
  */
-export function ensurePythonEnvironment() {
-  const wanted = `${JSON.stringify(wantedStamp())}\n`;
+export async function ensurePythonEnvironment() {
+  const wanted = wantedStamp();
   const python = join(virtualEnvironment, "bin", "python");
   if (readStamp(virtualEnvironment) === wanted && existsSync(python)) return python;
   const partial = `${virtualEnvironment}.${process.pid}.partial`;
   rmSync(partial, { recursive: true, force: true });
   process.stderr.write(`[python] making ${virtualEnvironment} with pulumi ${pinnedPulumiVersion()} from PyPI\n`);
   try {
-    run(
-      "python3",
-      ["-m", "venv", partial],
-      "making the virtual environment (Debian and Ubuntu: apt-get install python3-venv)",
-    );
-    const pip = [join(partial, "bin", "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet"];
-    run(pip[0], [...pip.slice(1), "-r", requirements, `pulumi==${pinnedPulumiVersion()}`], "pip install");
+    const venv = "making the virtual environment (on Debian and Ubuntu, python3 -m venv needs python3-venv)";
+    await run("python3", ["-m", "venv", partial], venv);
+    const packages = ["-r", requirements, `pulumi==${pinnedPulumiVersion()}`];
+    await run(join(partial, "bin", "python"), [...pipInstall, ...packages], "pip install");
     writeFileSync(stampFile(partial), wanted);
     rmSync(virtualEnvironment, { recursive: true, force: true });
     renameSync(partial, virtualEnvironment);
@@ -99,19 +103,13 @@ export function ensurePythonEnvironment() {
  * must already be there (python-requirements.txt): nothing else is fetched.
  * Builds in `folder`; one install at a time in the environment.
  */
-export function installPythonPackage(folder) {
-  const python = ensurePythonEnvironment();
-  run(
-    python,
-    [
-      ...["-m", "pip", "install", "--disable-pip-version-check", "--quiet"],
-      ...["--no-index", "--no-build-isolation", "--no-deps", "--force-reinstall", folder],
-    ],
-    `pip install ${folder}`,
-  );
+export async function installPythonPackage(folder) {
+  const python = await ensurePythonEnvironment();
+  const offline = ["--no-index", "--no-build-isolation", "--no-deps", "--force-reinstall"];
+  await run(python, [...pipInstall, ...offline, folder], `pip install ${folder}`);
   return python;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.stdout.write(`${ensurePythonEnvironment()}\n`);
+  process.stdout.write(`${await ensurePythonEnvironment()}\n`);
 }

@@ -72,7 +72,7 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
     emulator = await startTestEmulator({ dns: { port: 0, checkIntervalMs: 250, tsigKey: zoneKey } });
     work = mkdtempSync(join(tmpdir(), "dmarc-python-"));
     const { python } = await generateSdks(join(work, "sdk"), ["python"]);
-    installPythonPackage(python as string);
+    await installPythonPackage(python as string);
     project = await pluginProject(PROJECT, {
       ...emulator.stackConfig,
       [`${PROJECT}:organizationName`]: { value: " Acme Corp" },
@@ -162,6 +162,21 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
       expect([left.organizations, left.domains, left.webhooks, left.subscriptions]).toEqual([[], [], [], []]);
       const stack = JSON.parse((await project.ok(["stack", "export"])).stdout);
       expect(stack.deployment.resources ?? []).toEqual([]);
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "reports a failing program once, with the exception and where it was raised",
+    async () => {
+      writeFileSync(join(project.folder, "__main__.py"), 'raise ValueError("boom from the program")\n');
+      const preview = await project.run(["preview"]);
+      const output = `${preview.stdout}${preview.stderr}`;
+      expect(preview.code, output).not.toBe(0);
+      expect(output).toMatch(/ValueError: boom from the program/);
+      expect(output).toMatch(/__main__\.py", line 1/);
+      // The runner exits 32 after showing the error; the host then adds no message of its own.
+      expect(output).not.toContain("non-zero exit code");
     },
     ENGINE_TIMEOUT,
   );

@@ -35,7 +35,7 @@ export function buildGoSdk(folder: string): void {
   runTool("go", ["build", "./..."], folder, env);
 }
 
-/** Byte-compiles a Python SDK's package (PyPI, its `pulumi` dependency's home, is out of reach: not installed). */
+/** Byte-compiles a Python SDK's package; test/plugin/python.test.ts installs the plugin's own and runs programs on it. */
 export function compilePythonSdk(folder: string, packageName: string): void {
   runTool("python3", ["-m", "compileall", "-q", packageName], folder);
 }
