@@ -15,6 +15,8 @@ import { pinnedPulumiVersion, projectRoot } from "./engine.mjs";
 
 /** The virtual environment's folder, for Pulumi.yaml's `runtime.options.virtualenv`. */
 export const virtualEnvironment = join(projectRoot, ".cache", "python", "venv");
+// pip's downloads are kept in the project too, as npm's and Go's are not.
+const pipCache = join(projectRoot, ".cache", "python", "pip");
 const requirements = join(projectRoot, "scripts", "python-requirements.txt");
 const stampFile = (venv) => join(venv, "dmarc-stamp.json");
 const pipInstall = ["-m", "pip", "install", "--disable-pip-version-check", "--quiet"];
@@ -25,7 +27,8 @@ const PIP_TIMEOUT_MS = 600_000;
 // Asynchronous, so that a test process that provisions keeps serving meanwhile.
 function run(command, args, what) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], timeout: PIP_TIMEOUT_MS });
+    const env = { ...process.env, PIP_CACHE_DIR: pipCache };
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"], timeout: PIP_TIMEOUT_MS });
     let output = "";
     const keep = (chunk) => {
       output = (output + chunk.toString()).slice(-8000);
