@@ -72,6 +72,10 @@ def main():
         pulumi.log.error(f"no Python program in {program}: it has no __main__.py")
         return EXIT_AFTER_REPORTED_ERROR
     sys.argv = [program, *arguments.args]
+    # As `python <file>` does: the program's own modules beside it import.
+    # (A folder's __main__.py gets its folder from runpy itself.)
+    if not os.path.isdir(program):
+        sys.path.insert(0, os.path.dirname(program))
     # A failed resource leaves futures nobody awaits; asyncio's complaints
     # about them would only hide the error the engine shows.
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
