@@ -10,6 +10,8 @@
 // `pulumi-language-nodejs`, which `pulumi up` on a folder with a Pulumi.yaml
 // needs (inline Automation API programs do not), the official one when the
 // module proxy serves it, else this project's own from scripts/language-host/;
+// the Python language host `pulumi-language-python`, likewise the official one
+// or else this project's own from scripts/language-host-python/;
 // the YAML language host `pulumi-language-yaml`, for Pulumi YAML programs; and
 // the dynamic provider plugin `pulumi-resource-pulumi-nodejs`. The engine
 // looks for them next to its own executable, and warns ("using ... from
@@ -41,8 +43,10 @@ export const projectRoot = resolve(fileURLToPath(new URL("..", import.meta.url))
 
 const engineCache = join(projectRoot, ".engine");
 const languageHostSource = join(projectRoot, "scripts", "language-host");
+const pythonLanguageHostSource = join(projectRoot, "scripts", "language-host-python");
 const sdkGeneratorSource = join(projectRoot, "scripts", "sdk-gen");
 const officialLanguageHost = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
+const officialPythonLanguageHost = "github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3";
 const engineModule = "github.com/pulumi/pulumi/pkg/v3";
 const sdkModule = "github.com/pulumi/pulumi/sdk/v3";
 const yamlModule = "github.com/pulumi/pulumi-yaml";
@@ -126,8 +130,9 @@ function updateStamp(version, entries) {
   renameSync(partial, stampPath(version));
 }
 
+// Python files are embedded in the Python language host.
 function sourceFiles(folder) {
-  return readdirSync(folder).filter((name) => /\.go$|^go\.(mod|sum)$/.test(name));
+  return readdirSync(folder).filter((name) => /\.go$|\.py$|^go\.(mod|sum)$/.test(name));
 }
 
 // Our own Go programs are rebuilt when their sources change.
@@ -276,18 +281,18 @@ async function buildEngine(version) {
 // Prepares a throwaway module that builds the official host, as for the CLI.
 // Returns false, saying why, when the module proxy does not serve it (for
 // v3.246.0: "403 Forbidden: This module version is not available.").
-async function prepareOfficialLanguageHost(version, work, env) {
+async function prepareOfficialLanguageHost(version, work, env, official = officialLanguageHost, language = "Node.js") {
   try {
-    const replaces = await nonLocalReplaces(officialLanguageHost, version, env);
-    const requires = [`${officialLanguageHost} v${version}`, `${sdkModule} v${version}`];
-    writeBuildModule(work, "language-host-build", requires, replaces, officialLanguageHost);
-    await runStep("resolving modules", "go", ["get", `${officialLanguageHost}@v${version}`], { cwd: work, env });
+    const replaces = await nonLocalReplaces(official, version, env);
+    const requires = [`${official} v${version}`, `${sdkModule} v${version}`];
+    writeBuildModule(work, "language-host-build", requires, replaces, official);
+    await runStep("resolving modules", "go", ["get", `${official}@v${version}`], { cwd: work, env });
     return true;
   } catch (error) {
     const status = /\b\d{3} [A-Z][A-Za-z ]*/.exec(error.message)?.[0];
     const response = /server response: (.*)/.exec(error.message)?.[1];
     const reason = [status, response].filter(Boolean).join(": ") || error.message.split("\n")[0];
-    process.stderr.write(`[engine] the official Node.js language host ${version} is not available (${reason})\n`);
+    process.stderr.write(`[engine] the official ${language} language host ${version} is not available (${reason})\n`);
     return false;
   }
 }
@@ -342,6 +347,21 @@ async function prepareLanguageHost(version, work, env) {
   return { record, ldflags: `-s -w -X main.version=v${version}`, target: "." };
 }
 
+// The same for Python: the official host, else ours from scripts/language-host-python/.
+async function preparePythonLanguageHost(version, work, env) {
+  if (await prepareOfficialLanguageHost(version, work, env, officialPythonLanguageHost, "Python")) {
+    const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
+    return { record: { source: "official" }, ldflags, target: officialPythonLanguageHost };
+  }
+  emptyFolder(work);
+  process.stderr.write(
+    "[engine] building this project's own Python language host from scripts/language-host-python/\n",
+  );
+  await prepareOwnProgram(pythonLanguageHostSource, [`${sdkModule}@v${version}`], work, env);
+  const record = { source: "scripts/language-host-python", digest: sourceDigest(pythonLanguageHostSource) };
+  return { record, ldflags: `-s -w -X main.version=v${version}`, target: "." };
+}
+
 // Built with the Pulumi modules its own go.mod requires (see yamlVersion).
 async function prepareYamlLanguageHost(_version, work, env) {
   const replaces = await nonLocalReplaces(yamlModule, yamlVersion, env);
@@ -392,8 +412,8 @@ const ownSourcesUnchanged = (folder) => (entry) => entry.digest === sourceDigest
 
 // What is built beside the engine, each on its own when its binary or its
 // stamp entry is missing or `current` says the entry is stale: the official
-// Node.js host only with the engine's version, ours when its sources change,
-// the YAML host with yamlVersion.
+// Node.js and Python hosts only with the engine's version, ours when their
+// sources change, the YAML host with yamlVersion.
 const languageHosts = [
   {
     key: "languageHost",
@@ -401,6 +421,13 @@ const languageHosts = [
     description: "the Node.js language host",
     current: (entry) => entry.source === "official" || ownSourcesUnchanged(languageHostSource)(entry),
     prepare: prepareLanguageHost,
+  },
+  {
+    key: "pythonLanguageHost",
+    binary: "pulumi-language-python",
+    description: "the Python language host",
+    current: (entry) => entry.source === "official" || ownSourcesUnchanged(pythonLanguageHostSource)(entry),
+    prepare: preparePythonLanguageHost,
   },
   {
     key: "yamlLanguageHost",

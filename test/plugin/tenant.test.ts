@@ -1,15 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import * as pulumi from "@pulumi/pulumi";
-import * as dmarc from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack } from "../support/engine";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
 import { serviceShape } from "../support/serviceShape";
+import { tenantComponentProgram as tenantProgram, typeScriptTenant } from "../support/tenantComponent";
 
 // The Tenant as the plugin's component, from Pulumi YAML: one block makes a
 // whole customer, its records published by RFC 2136 and a domain verified
@@ -23,33 +18,6 @@ const zoneKey = {
   algorithm: "hmac-sha256" as const,
   secret: randomBytes(32).toString("base64"),
 };
-
-const tenantProgram = parse(
-  readFileSync(join(projectRoot, "test", "fixtures", "plugin", "tenantComponent.yaml"), "utf8"),
-) as { resources: { globex: { properties: Record<string, unknown> } } };
-
-/** The same customer through the TypeScript Tenant and the dynamic resources, publishing as the component does. */
-function typeScriptTenant(dnsServer: string) {
-  const { rfc2136: _publishing, ...declared } = tenantProgram.resources.globex.properties;
-  return async () => {
-    new dmarc.Tenant("globex", {
-      ...(declared as unknown as dmarc.TenantArgs),
-      publishRecord: (record, _domain, opts, domainName) =>
-        new dmarc.Rfc2136Record(
-          `${domainName}/dns-record`,
-          {
-            server: dnsServer,
-            keyName: zoneKey.name,
-            keySecret: pulumi.secret(zoneKey.secret),
-            name: record.host,
-            type: record.recordType,
-            value: record.value,
-          },
-          opts,
-        ),
-    });
-  };
-}
 
 describe("the Tenant component from Pulumi YAML", () => {
   let emulator: EmulatorHandle;
@@ -89,7 +57,11 @@ describe("the Tenant component from Pulumi YAML", () => {
 
       const viaTypeScript = await createTestStack({
         projectName: "dmarc-ts-tenant",
-        program: typeScriptTenant(emulator.emulator.dnsServer ?? ""),
+        program: typeScriptTenant({
+          server: emulator.emulator.dnsServer ?? "",
+          keyName: zoneKey.name,
+          keySecret: zoneKey.secret,
+        }),
         config: emulator.stackConfig,
       });
       await viaTypeScript.up();

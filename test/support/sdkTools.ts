@@ -35,7 +35,7 @@ export function buildGoSdk(folder: string): void {
   runTool("go", ["build", "./..."], folder, env);
 }
 
-/** Byte-compiles a Python SDK's package (test/plugin/packages.test.ts installs the plugin's wheel). */
+/** Byte-compiles a Python SDK's package; test/plugin/packages.test.ts installs the plugin's wheel, test/plugin/python.test.ts runs programs on it. */
 export function compilePythonSdk(folder: string, packageName: string): void {
   runTool("python3", ["-m", "compileall", "-q", packageName], folder);
 }
