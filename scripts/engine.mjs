@@ -10,7 +10,8 @@
 // `pulumi-language-nodejs`, which `pulumi up` on a folder with a Pulumi.yaml
 // needs (inline Automation API programs do not), the official one when the
 // module proxy serves it, else this project's own from scripts/language-host/;
-// the YAML language host `pulumi-language-yaml`, for Pulumi YAML programs; and
+// the Go language host `pulumi-language-go` likewise, else ours from
+// scripts/language-host-go/; the YAML language host `pulumi-language-yaml`, for Pulumi YAML programs; and
 // the dynamic provider plugin `pulumi-resource-pulumi-nodejs`. The engine
 // looks for them next to its own executable, and warns ("using ... from
 // $PATH") when the copy it finds on PATH is not that one.
@@ -34,15 +35,17 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { delimiter, join, resolve } from "node:path";
+import { delimiter, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const projectRoot = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 const engineCache = join(projectRoot, ".engine");
 const languageHostSource = join(projectRoot, "scripts", "language-host");
+const goLanguageHostSource = join(projectRoot, "scripts", "language-host-go");
 const sdkGeneratorSource = join(projectRoot, "scripts", "sdk-gen");
 const officialLanguageHost = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
+const officialGoLanguageHost = "github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3";
 const engineModule = "github.com/pulumi/pulumi/pkg/v3";
 const sdkModule = "github.com/pulumi/pulumi/sdk/v3";
 const yamlModule = "github.com/pulumi/pulumi-yaml";
@@ -273,21 +276,21 @@ async function buildEngine(version) {
   process.stderr.write(`[engine] built Pulumi ${version} into ${join(dir, "bin")}\n`);
 }
 
-// Prepares a throwaway module that builds the official host, as for the CLI.
-// Returns false, saying why, when the module proxy does not serve it (for
-// v3.246.0: "403 Forbidden: This module version is not available.").
-async function prepareOfficialLanguageHost(version, work, env) {
+// Prepares a throwaway module that builds the official host `module`, as for
+// the CLI. Returns false, saying why, when the module proxy does not serve it
+// (for v3.246.0: "403 Forbidden: This module version is not available.").
+async function prepareOfficialLanguageHost(module, language, version, work, env) {
   try {
-    const replaces = await nonLocalReplaces(officialLanguageHost, version, env);
-    const requires = [`${officialLanguageHost} v${version}`, `${sdkModule} v${version}`];
-    writeBuildModule(work, "language-host-build", requires, replaces, officialLanguageHost);
-    await runStep("resolving modules", "go", ["get", `${officialLanguageHost}@v${version}`], { cwd: work, env });
+    const replaces = await nonLocalReplaces(module, version, env);
+    const requires = [`${module} v${version}`, `${sdkModule} v${version}`];
+    writeBuildModule(work, "language-host-build", requires, replaces, module);
+    await runStep("resolving modules", "go", ["get", `${module}@v${version}`], { cwd: work, env });
     return true;
   } catch (error) {
     const status = /\b\d{3} [A-Z][A-Za-z ]*/.exec(error.message)?.[0];
     const response = /server response: (.*)/.exec(error.message)?.[1];
     const reason = [status, response].filter(Boolean).join(": ") || error.message.split("\n")[0];
-    process.stderr.write(`[engine] the official Node.js language host ${version} is not available (${reason})\n`);
+    process.stderr.write(`[engine] the official ${language} language host ${version} is not available (${reason})\n`);
     return false;
   }
 }
@@ -330,16 +333,21 @@ async function buildPart(version, part) {
   process.stderr.write(`[engine] built ${part.description} (${record.source}) in ${seconds}s\n`);
 }
 
-async function prepareLanguageHost(version, work, env) {
-  if (await prepareOfficialLanguageHost(version, work, env)) {
-    const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
-    return { record: { source: "official" }, ldflags, target: officialLanguageHost };
-  }
-  emptyFolder(work);
-  process.stderr.write("[engine] building this project's own Node.js language host from scripts/language-host/\n");
-  await prepareOwnProgram(languageHostSource, [`${sdkModule}@v${version}`], work, env);
-  const record = { source: "scripts/language-host", digest: sourceDigest(languageHostSource) };
-  return { record, ldflags: `-s -w -X main.version=v${version}`, target: "." };
+// The official host `module` of `language` when the module proxy serves it,
+// else this project's own from `source`.
+function languageHostPreparer(language, module, source) {
+  const folder = relative(projectRoot, source);
+  return async (version, work, env) => {
+    if (await prepareOfficialLanguageHost(module, language, version, work, env)) {
+      const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
+      return { record: { source: "official" }, ldflags, target: module };
+    }
+    emptyFolder(work);
+    process.stderr.write(`[engine] building this project's own ${language} language host from ${folder}/\n`);
+    await prepareOwnProgram(source, [`${sdkModule}@v${version}`], work, env);
+    const record = { source: folder, digest: sourceDigest(source) };
+    return { record, ldflags: `-s -w -X main.version=v${version}`, target: "." };
+  };
 }
 
 // Built with the Pulumi modules its own go.mod requires (see yamlVersion).
@@ -392,15 +400,22 @@ const ownSourcesUnchanged = (folder) => (entry) => entry.digest === sourceDigest
 
 // What is built beside the engine, each on its own when its binary or its
 // stamp entry is missing or `current` says the entry is stale: the official
-// Node.js host only with the engine's version, ours when its sources change,
-// the YAML host with yamlVersion.
+// Node.js and Go hosts only with the engine's version, ours when their
+// sources change, the YAML host with yamlVersion.
 const languageHosts = [
   {
     key: "languageHost",
     binary: "pulumi-language-nodejs",
     description: "the Node.js language host",
     current: (entry) => entry.source === "official" || ownSourcesUnchanged(languageHostSource)(entry),
-    prepare: prepareLanguageHost,
+    prepare: languageHostPreparer("Node.js", officialLanguageHost, languageHostSource),
+  },
+  {
+    key: "goLanguageHost",
+    binary: "pulumi-language-go",
+    description: "the Go language host",
+    current: (entry) => entry.source === "official" || ownSourcesUnchanged(goLanguageHostSource)(entry),
+    prepare: languageHostPreparer("Go", officialGoLanguageHost, goLanguageHostSource),
   },
   {
     key: "yamlLanguageHost",

@@ -1,15 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import * as pulumi from "@pulumi/pulumi";
-import * as dmarc from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
-import { createTestStack } from "../support/engine";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
 import { serviceShape } from "../support/serviceShape";
+import { tenantComponentProgram as tenantProgram, typeScriptTenantShape } from "../support/typeScriptTenant";
 
 // The Tenant as the plugin's component, from Pulumi YAML: one block makes a
 // whole customer, its records published by RFC 2136 and a domain verified
@@ -23,33 +17,6 @@ const zoneKey = {
   algorithm: "hmac-sha256" as const,
   secret: randomBytes(32).toString("base64"),
 };
-
-const tenantProgram = parse(
-  readFileSync(join(projectRoot, "test", "fixtures", "plugin", "tenantComponent.yaml"), "utf8"),
-) as { resources: { globex: { properties: Record<string, unknown> } } };
-
-/** The same customer through the TypeScript Tenant and the dynamic resources, publishing as the component does. */
-function typeScriptTenant(dnsServer: string) {
-  const { rfc2136: _publishing, ...declared } = tenantProgram.resources.globex.properties;
-  return async () => {
-    new dmarc.Tenant("globex", {
-      ...(declared as unknown as dmarc.TenantArgs),
-      publishRecord: (record, _domain, opts, domainName) =>
-        new dmarc.Rfc2136Record(
-          `${domainName}/dns-record`,
-          {
-            server: dnsServer,
-            keyName: zoneKey.name,
-            keySecret: pulumi.secret(zoneKey.secret),
-            name: record.host,
-            type: record.recordType,
-            value: record.value,
-          },
-          opts,
-        ),
-    });
-  };
-}
 
 describe("the Tenant component from Pulumi YAML", () => {
   let emulator: EmulatorHandle;
@@ -87,15 +54,7 @@ describe("the Tenant component from Pulumi YAML", () => {
       await project.ok(["destroy", "--yes", "--skip-preview"]);
       await emulator.control("POST", "/reset");
 
-      const viaTypeScript = await createTestStack({
-        projectName: "dmarc-ts-tenant",
-        program: typeScriptTenant(emulator.emulator.dnsServer ?? ""),
-        config: emulator.stackConfig,
-      });
-      await viaTypeScript.up();
-      expect(await serviceShape(emulator)).toEqual(viaComponent);
-      await viaTypeScript.destroy();
-      await viaTypeScript.workspace.removeStack(viaTypeScript.name);
+      expect(await typeScriptTenantShape(emulator, zoneKey)).toEqual(viaComponent);
     },
     ENGINE_TIMEOUT,
   );
