@@ -11,10 +11,11 @@
 // needs (inline Automation API programs do not), the official one when the
 // module proxy serves it, else this project's own from scripts/language-host/;
 // the Go language host `pulumi-language-go` likewise, else ours from
-// scripts/language-host-go/; the YAML language host `pulumi-language-yaml`, for Pulumi YAML programs; and
-// the dynamic provider plugin `pulumi-resource-pulumi-nodejs`. The engine
-// looks for them next to its own executable, and warns ("using ... from
-// $PATH") when the copy it finds on PATH is not that one.
+// scripts/language-host-go/; the YAML language host `pulumi-language-yaml`,
+// for Pulumi YAML programs; and the dynamic provider plugin
+// `pulumi-resource-pulumi-nodejs`. The engine looks for them next to its own
+// executable, and warns ("using ... from $PATH") when the copy it finds on
+// PATH is not that one.
 //
 // The SDK generator (scripts/sdk-gen/) is built into the same folder on
 // demand, by ensureSdkGenerator(): only what writes the SDKs needs it.
