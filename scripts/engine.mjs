@@ -10,12 +10,13 @@
 // `pulumi-language-nodejs`, which `pulumi up` on a folder with a Pulumi.yaml
 // needs (inline Automation API programs do not), the official one when the
 // module proxy serves it, else this project's own from scripts/language-host/;
-// the Python language host `pulumi-language-python`, likewise the official one
-// or else this project's own from scripts/language-host-python/;
-// the YAML language host `pulumi-language-yaml`, for Pulumi YAML programs; and
-// the dynamic provider plugin `pulumi-resource-pulumi-nodejs`. The engine
-// looks for them next to its own executable, and warns ("using ... from
-// $PATH") when the copy it finds on PATH is not that one.
+// the Go and Python language hosts `pulumi-language-go` and
+// `pulumi-language-python` likewise, else ours from scripts/language-host-go/
+// and scripts/language-host-python/; the YAML language host `pulumi-language-yaml`,
+// for Pulumi YAML programs; and the dynamic provider plugin
+// `pulumi-resource-pulumi-nodejs`. The engine looks for them next to its own
+// executable, and warns ("using ... from $PATH") when the copy it finds on
+// PATH is not that one.
 //
 // The SDK generator (scripts/sdk-gen/) is built into the same folder on
 // demand, by ensureSdkGenerator(): only what writes the SDKs needs it.
@@ -36,16 +37,18 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { delimiter, join, resolve } from "node:path";
+import { delimiter, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const projectRoot = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 const engineCache = join(projectRoot, ".engine");
 const languageHostSource = join(projectRoot, "scripts", "language-host");
+const goLanguageHostSource = join(projectRoot, "scripts", "language-host-go");
 const pythonLanguageHostSource = join(projectRoot, "scripts", "language-host-python");
 const sdkGeneratorSource = join(projectRoot, "scripts", "sdk-gen");
 const officialLanguageHost = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
+const officialGoLanguageHost = "github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3";
 const officialPythonLanguageHost = "github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3";
 const engineModule = "github.com/pulumi/pulumi/pkg/v3";
 const sdkModule = "github.com/pulumi/pulumi/sdk/v3";
@@ -130,8 +133,8 @@ function updateStamp(version, entries) {
   renameSync(partial, stampPath(version));
 }
 
-// Python files are embedded in the Python language host.
 function sourceFiles(folder) {
+  // Python files are embedded in the Python language host.
   return readdirSync(folder).filter((name) => /\.go$|\.py$|^go\.(mod|sum)$/.test(name));
 }
 
@@ -278,15 +281,15 @@ async function buildEngine(version) {
   process.stderr.write(`[engine] built Pulumi ${version} into ${join(dir, "bin")}\n`);
 }
 
-// Prepares a throwaway module that builds the official host, as for the CLI.
-// Returns false, saying why, when the module proxy does not serve it (for
-// v3.246.0: "403 Forbidden: This module version is not available.").
-async function prepareOfficialLanguageHost(version, work, env, official = officialLanguageHost, language = "Node.js") {
+// Prepares a throwaway module that builds the official host `module`, as for
+// the CLI. Returns false, saying why, when the module proxy does not serve it
+// (for v3.246.0: "403 Forbidden: This module version is not available.").
+async function prepareOfficialLanguageHost(module, language, version, work, env) {
   try {
-    const replaces = await nonLocalReplaces(official, version, env);
-    const requires = [`${official} v${version}`, `${sdkModule} v${version}`];
-    writeBuildModule(work, "language-host-build", requires, replaces, official);
-    await runStep("resolving modules", "go", ["get", `${official}@v${version}`], { cwd: work, env });
+    const replaces = await nonLocalReplaces(module, version, env);
+    const requires = [`${module} v${version}`, `${sdkModule} v${version}`];
+    writeBuildModule(work, "language-host-build", requires, replaces, module);
+    await runStep("resolving modules", "go", ["get", `${module}@v${version}`], { cwd: work, env });
     return true;
   } catch (error) {
     const status = /\b\d{3} [A-Z][A-Za-z ]*/.exec(error.message)?.[0];
@@ -335,31 +338,21 @@ async function buildPart(version, part) {
   process.stderr.write(`[engine] built ${part.description} (${record.source}) in ${seconds}s\n`);
 }
 
-async function prepareLanguageHost(version, work, env) {
-  if (await prepareOfficialLanguageHost(version, work, env)) {
-    const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
-    return { record: { source: "official" }, ldflags, target: officialLanguageHost };
-  }
-  emptyFolder(work);
-  process.stderr.write("[engine] building this project's own Node.js language host from scripts/language-host/\n");
-  await prepareOwnProgram(languageHostSource, [`${sdkModule}@v${version}`], work, env);
-  const record = { source: "scripts/language-host", digest: sourceDigest(languageHostSource) };
-  return { record, ldflags: `-s -w -X main.version=v${version}`, target: "." };
-}
-
-// The same for Python: the official host, else ours from scripts/language-host-python/.
-async function preparePythonLanguageHost(version, work, env) {
-  if (await prepareOfficialLanguageHost(version, work, env, officialPythonLanguageHost, "Python")) {
-    const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
-    return { record: { source: "official" }, ldflags, target: officialPythonLanguageHost };
-  }
-  emptyFolder(work);
-  process.stderr.write(
-    "[engine] building this project's own Python language host from scripts/language-host-python/\n",
-  );
-  await prepareOwnProgram(pythonLanguageHostSource, [`${sdkModule}@v${version}`], work, env);
-  const record = { source: "scripts/language-host-python", digest: sourceDigest(pythonLanguageHostSource) };
-  return { record, ldflags: `-s -w -X main.version=v${version}`, target: "." };
+// The official host `module` of `language` when the module proxy serves it,
+// else this project's own from `source`.
+function languageHostPreparer(language, module, source) {
+  const folder = relative(projectRoot, source);
+  return async (version, work, env) => {
+    if (await prepareOfficialLanguageHost(module, language, version, work, env)) {
+      const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
+      return { record: { source: "official" }, ldflags, target: module };
+    }
+    emptyFolder(work);
+    process.stderr.write(`[engine] building this project's own ${language} language host from ${folder}/\n`);
+    await prepareOwnProgram(source, [`${sdkModule}@v${version}`], work, env);
+    const record = { source: folder, digest: sourceDigest(source) };
+    return { record, ldflags: `-s -w -X main.version=v${version}`, target: "." };
+  };
 }
 
 // Built with the Pulumi modules its own go.mod requires (see yamlVersion).
@@ -412,7 +405,7 @@ const ownSourcesUnchanged = (folder) => (entry) => entry.digest === sourceDigest
 
 // What is built beside the engine, each on its own when its binary or its
 // stamp entry is missing or `current` says the entry is stale: the official
-// Node.js and Python hosts only with the engine's version, ours when their
+// Node.js, Go and Python hosts only with the engine's version, ours when their
 // sources change, the YAML host with yamlVersion.
 const languageHosts = [
   {
@@ -420,14 +413,21 @@ const languageHosts = [
     binary: "pulumi-language-nodejs",
     description: "the Node.js language host",
     current: (entry) => entry.source === "official" || ownSourcesUnchanged(languageHostSource)(entry),
-    prepare: prepareLanguageHost,
+    prepare: languageHostPreparer("Node.js", officialLanguageHost, languageHostSource),
+  },
+  {
+    key: "goLanguageHost",
+    binary: "pulumi-language-go",
+    description: "the Go language host",
+    current: (entry) => entry.source === "official" || ownSourcesUnchanged(goLanguageHostSource)(entry),
+    prepare: languageHostPreparer("Go", officialGoLanguageHost, goLanguageHostSource),
   },
   {
     key: "pythonLanguageHost",
     binary: "pulumi-language-python",
     description: "the Python language host",
     current: (entry) => entry.source === "official" || ownSourcesUnchanged(pythonLanguageHostSource)(entry),
-    prepare: preparePythonLanguageHost,
+    prepare: languageHostPreparer("Python", officialPythonLanguageHost, pythonLanguageHostSource),
   },
   {
     key: "yamlLanguageHost",

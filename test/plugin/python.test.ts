@@ -8,11 +8,10 @@ import { projectRoot } from "../../scripts/engine.mjs";
 import { installPythonPackage, virtualEnvironment } from "../../scripts/python.mjs";
 import { generateSdks } from "../../scripts/sdk.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
-import { createTestStack } from "../support/engine";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
 import { runTool } from "../support/sdkTools";
 import { serviceShape } from "../support/serviceShape";
-import { tenantComponentProgram, typeScriptTenant } from "../support/tenantComponent";
+import { tenantComponentProgram, typeScriptTenantShape } from "../support/typeScriptTenant";
 
 // Python programs on the generated SDK (pulumi_dmarc, pip-installed into the
 // project's virtual environment) through the engine, the project's Python
@@ -197,19 +196,7 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
       await project.ok(["destroy", "--yes", "--skip-preview"]);
       await emulator.control("POST", "/reset");
 
-      const viaTypeScript = await createTestStack({
-        projectName: "dmarc-ts-tenant-python",
-        program: typeScriptTenant({
-          server: emulator.emulator.dnsServer ?? "",
-          keyName: zoneKey.name,
-          keySecret: zoneKey.secret,
-        }),
-        config: emulator.stackConfig,
-      });
-      await viaTypeScript.up();
-      expect(await serviceShape(emulator)).toEqual(viaPython);
-      await viaTypeScript.destroy();
-      await viaTypeScript.workspace.removeStack(viaTypeScript.name);
+      expect(await typeScriptTenantShape(emulator, zoneKey)).toEqual(viaPython);
     },
     ENGINE_TIMEOUT,
   );

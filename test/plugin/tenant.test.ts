@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
-import { createTestStack } from "../support/engine";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
 import { serviceShape } from "../support/serviceShape";
-import { tenantComponentProgram as tenantProgram, typeScriptTenant } from "../support/tenantComponent";
+import { tenantComponentProgram as tenantProgram, typeScriptTenantShape } from "../support/typeScriptTenant";
 
 // The Tenant as the plugin's component, from Pulumi YAML: one block makes a
 // whole customer, its records published by RFC 2136 and a domain verified
@@ -55,19 +54,7 @@ describe("the Tenant component from Pulumi YAML", () => {
       await project.ok(["destroy", "--yes", "--skip-preview"]);
       await emulator.control("POST", "/reset");
 
-      const viaTypeScript = await createTestStack({
-        projectName: "dmarc-ts-tenant",
-        program: typeScriptTenant({
-          server: emulator.emulator.dnsServer ?? "",
-          keyName: zoneKey.name,
-          keySecret: zoneKey.secret,
-        }),
-        config: emulator.stackConfig,
-      });
-      await viaTypeScript.up();
-      expect(await serviceShape(emulator)).toEqual(viaComponent);
-      await viaTypeScript.destroy();
-      await viaTypeScript.workspace.removeStack(viaTypeScript.name);
+      expect(await typeScriptTenantShape(emulator, zoneKey)).toEqual(viaComponent);
     },
     ENGINE_TIMEOUT,
   );
