@@ -43,6 +43,9 @@ import { uniqueStackName, useEngine } from "../support/engine";
 const ENGINE_TIMEOUT = 600_000;
 // Calls on the held routes wait this long in the emulator before it carries them out, as a slow service does.
 const HOLD_MS = 4_000;
+// Killing pulumi alone, long enough that the command finds the orphaned plugin still waiting on its held call:
+// a command that read the service without waiting for it would find nothing, and the up would create a second.
+const ORPHAN_HOLD_MS = 15_000;
 
 const ORGANIZATION_CREATE = "POST /v1/organizations";
 const TENANT_CREATES = [
@@ -104,7 +107,7 @@ interface Moment {
 
 const moments: Moment[] = [
   {
-    name: "the organisation's create in flight",
+    name: "with the organisation's create in flight",
     program: "yaml",
     hold: [ORGANIZATION_CREATE],
     when: (c) => routeCount(c, ORGANIZATION_CREATE) >= 1,
@@ -117,7 +120,7 @@ const moments: Moment[] = [
     withPlugin: false,
   },
   {
-    name: "the group, subscription, webhook and invitation creates in flight",
+    name: "with the group, subscription, webhook and invitation creates in flight",
     program: "yaml",
     hold: TENANT_CREATES,
     when: (c) => TENANT_CREATES.every((route) => routeCount(c, route) >= 1),
@@ -135,12 +138,12 @@ const moments: Moment[] = [
     name: "during verification",
     program: "yaml",
     hold: [DOMAIN_READ],
-    // The domain's reads begin once the record is published: the verification waits on them.
-    when: (c) => routeCount(c, "POST /v1/webhooks") >= 1 && routeCount(c, DOMAIN_READ) >= 2,
+    // Only the verification reads a domain in an up, once its record is published: its first read is held.
+    when: (c) => routeCount(c, DOMAIN_READ) >= 1,
     withPlugin: true,
   },
   {
-    name: "the organisation's create in flight",
+    name: "with the organisation's create in flight",
     program: "sdk",
     hold: [ORGANIZATION_CREATE],
     when: (c) => routeCount(c, ORGANIZATION_CREATE) >= 1,
@@ -233,7 +236,7 @@ describe.skipIf(cases.length === 0)("a killed pulumi up of a program on the prov
 
   for (const moment of cases) {
     it(
-      `killed at ${moment.name} (${moment.program === "yaml" ? "Pulumi YAML" : "TypeScript SDK"}, ${moment.withPlugin ? "engine and plugin" : "engine alone"}): dmarc-recover, then pulumi up, leaves exactly the tenant`,
+      `killed ${moment.name} (${moment.program === "yaml" ? "Pulumi YAML" : "TypeScript SDK"}, ${moment.withPlugin ? "engine and plugin" : "engine alone"}): dmarc-recover, then pulumi up, leaves exactly the tenant`,
       async () => {
         const folder = folders[moment.program] as string;
         const stack = uniqueStackName("killed");
@@ -250,7 +253,10 @@ describe.skipIf(cases.length === 0)("a killed pulumi up of a program on the prov
             await cli("config", "set", "--secret", "dnsKeySecret", zoneKey.secret);
           }
           for (const route of moment.hold ?? [])
-            await emulator.control("POST", "/faults", { route, processingMs: HOLD_MS });
+            await emulator.control("POST", "/faults", {
+              route,
+              processingMs: moment.withPlugin ? HOLD_MS : ORPHAN_HOLD_MS,
+            });
 
           const run = startCommand(
             "pulumi",
@@ -271,31 +277,34 @@ describe.skipIf(cases.length === 0)("a killed pulumi up of a program on the prov
           const killed = await run.done;
           expect(killed.code, "the killed pulumi up").not.toBe(0);
 
-          // What the guide says of a run whose plugin died with it: the service may still carry out a call it
-          // had sent; dmarc-recover reads the service once that time has passed. The emulator's counters show it.
-          if (moment.withPlugin)
+          if (moment.withPlugin) {
+            // What the guide says of a run whose plugin died with it: the service may still carry out a call it
+            // had received; the command is run once that time has passed. The emulator's counters show it.
             await eventually(
               "the held calls to be carried out",
               () => stats(emulator),
               (c) => inFlight(c) === 0,
             );
+            // A plain rerun stops on the lock the killed run left, Pulumi's message naming `pulumi cancel`.
+            const blocked = await pulumi(["up", "--yes", "--skip-preview", "--stack", stack], folder, env);
+            expect(blocked.code).not.toBe(0);
+            expect(blocked.stdout + blocked.stderr).toMatch(/the stack is currently locked[\s\S]*pulumi cancel/);
+          }
           await emulator.control("DELETE", "/faults");
 
-          // A plain rerun stops on the lock the killed run left.
-          const blocked = await pulumi(["up", "--yes", "--skip-preview", "--stack", stack], folder, env);
-          expect(blocked.code).not.toBe(0);
-          expect(blocked.stdout + blocked.stderr).toMatch(/the stack is currently locked/);
-
-          // The guide's words for a plugin program.
+          // The guide's words for a plugin program. Killing pulumi alone, they come at once: the orphaned plugin
+          // may still be waiting on its held call, and the command waits for it before it reads the service.
           const recovered = await dmarcRecover(["--stack", stack], folder, env);
           expectOk(recovered, "dmarc-recover");
           expect(recovered.stdout).toContain(`Next: pulumi up --stack ${stack}`);
           expect(processesIn(folder).filter(isRunning)).toEqual([]);
-          const stopped = [...recovered.stdout.matchAll(/^stopped\s+pid (\d+) \(provider: /gm)];
-          if (!moment.withPlugin) {
-            // The orphaned plugin was waited for, or had ended by itself once its calls were answered.
-            for (const orphan of stopped) expect(plugins).toContain(Number(orphan[1]));
-          }
+          const stopped = [...recovered.stdout.matchAll(/^stopped\s+pid (\d+) \(provider: /gm)].map((line) =>
+            Number(line[1]),
+          );
+          // Killing pulumi alone with a call held, the plugin was still waiting on it: found, waited for, stopped.
+          // (A YAML program's engine may have started a second plugin process, for the schema, ended by then.)
+          if (moment.hold && !moment.withPlugin) expect(stopped.length).toBeGreaterThan(0);
+          for (const orphan of stopped) expect(plugins).toContain(orphan);
           await cli("up", "--yes", "--skip-preview");
 
           const snapshot = await emulatorState(emulator);
