@@ -5,6 +5,13 @@ export const FaultSpec = z.object({
   /** "METHOD /v1/path/:param" of one API route, or "*" for every API route. */
   route: z.string().min(1).default("*"),
   latencyMs: z.number().int().min(0).max(600_000).optional(),
+  /**
+   * Time the service takes to carry the request out once it has received it:
+   * a caller that gives up (or dies) meanwhile still finds it done, as with a
+   * slow service. `latencyMs` comes before the request is received, so a
+   * caller gone by then leaves nothing done.
+   */
+  processingMs: z.number().int().min(0).max(600_000).optional(),
   errorRate: z.number().min(0).max(1).optional(),
   errorStatus: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
   rateLimit: z
@@ -78,6 +85,7 @@ function stillCounts(limit: RateLimit, windowMs: number, now: number, time: numb
 
 export interface FaultDecision {
   latencyMs: number;
+  processingMs: number;
   outcome: FaultOutcome | undefined;
   dropAfterProcessing: boolean;
 }
@@ -109,7 +117,7 @@ export class Faults {
   /** Decides what happens to one request on `route` (its "METHOD /pattern"); consumes `times`. */
   decide(route: string): FaultDecision {
     const now = Date.now();
-    const decision: FaultDecision = { latencyMs: 0, outcome: undefined, dropAfterProcessing: false };
+    const decision: FaultDecision = { latencyMs: 0, processingMs: 0, outcome: undefined, dropAfterProcessing: false };
     const matching = this.faults.filter((fault) => fault.spec.route === "*" || fault.spec.route === route);
     for (const fault of matching) {
       if (fault.remaining !== undefined) {
@@ -118,6 +126,7 @@ export class Faults {
       }
       const { spec } = fault;
       decision.latencyMs += spec.latencyMs ?? 0;
+      decision.processingMs += spec.processingMs ?? 0;
       if (spec.dropAfterProcessing) {
         decision.dropAfterProcessing ||= Math.random() < (spec.dropRate ?? 1);
       }

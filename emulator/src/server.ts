@@ -4,7 +4,7 @@ import type { Context } from "./context";
 import { controlRoutes } from "./control/routes";
 import { Bookkeeping } from "./http/bookkeeping";
 import { errorHandler, notFoundHandler } from "./http/handlers";
-import { authenticationHook, faultHook, mediaTypeCheck, useBodyParsers } from "./http/hooks";
+import { authenticationHook, faultHook, mediaTypeCheck, processingHook, useBodyParsers } from "./http/hooks";
 import { newId } from "./ids";
 import type { RequestLog } from "./requestLog";
 import { ApiRouter } from "./router";
@@ -62,6 +62,7 @@ export function buildServer({ ctx, log, requestLog, shutdown }: ServerOptions): 
   app.addHook("onRequest", faultHook(ctx, bookkeeping, shutdown));
   app.addHook("onRequest", authenticationHook(ctx));
   app.addHook("preValidation", mediaTypeCheck);
+  app.addHook("preHandler", processingHook(bookkeeping, shutdown));
   app.addHook("onSend", bookkeeping.onSend);
   app.setErrorHandler(errorHandler(ctx));
   app.setNotFoundHandler(notFoundHandler(ctx));

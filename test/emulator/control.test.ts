@@ -132,6 +132,36 @@ describe("fault injection", () => {
     expect((await stats()).dropped).toBe(2);
   });
 
+  it("carries out a request held in processing though its caller gave up, and none held before it was received", async () => {
+    /** Sends an organisation's create and gives up on it once the emulator has it. */
+    const abandoned = async (name: string, fault: Record<string, unknown>) => {
+      await addFault({ route: "POST /v1/organizations", times: 1, ...fault });
+      const before = (await stats()).requests;
+      const caller = new AbortController();
+      const sent = fetch(`${t.emulator.url}/v1/organizations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.alpha.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ name }),
+        signal: caller.signal,
+      }).catch(() => undefined);
+      await waitFor("the create to reach the emulator", async () => (await stats()).requests > before || undefined);
+      caller.abort();
+      await sent;
+    };
+    const names = async () =>
+      (await t.alpha.call("GET", "/v1/organizations", { schema: OrganizationList })).body.data.map(
+        (organization) => organization.name,
+      );
+    // The hold before receipt ends first: by the time the other is carried out, this one's fate is settled.
+    await abandoned("held-before", { latencyMs: 500 });
+    await abandoned("held-in-processing", { processingMs: 1_500 });
+    const found = await waitFor("the held create to be carried out", async () => {
+      const listed = await names();
+      return listed.length > 0 ? listed : undefined;
+    });
+    expect(found).toEqual(["held-in-processing"]);
+  });
+
   it("lists, removes and clears faults, and refuses unknown routes", async () => {
     const id = await addFault({ route: "GET /v1/organizations", errorRate: 1 });
     expect((await control<Array<{ id: string }>>(t.emulator, "GET", "/faults")).body.map((fault) => fault.id)).toEqual([

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer, type Server as NetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -32,6 +32,14 @@ else
     .on("socket", (socket) => socket.on("connect", () => process.stdout.write("ready\\n")));
 `,
 );
+// Stands in for the provider plugin, as its launcher `pulumi-resource-dmarc` leaves it: node running the package's
+// script, named from the launcher's folder (the package's bin/, or the plugin archive's root).
+const packageFolder = join(folder, "node_modules", "pulumi-dmarc-partner");
+mkdirSync(join(packageFolder, "dist", "plugin"), { recursive: true });
+mkdirSync(join(packageFolder, "bin"));
+copyFileSync(providerScript, join(packageFolder, "dist", "plugin", "main.js"));
+// Joined by hand: path.join would fold the "bin/.." the launcher's command line keeps.
+const pluginScripts = [`${packageFolder}/bin/../dist/plugin/main.js`, `${packageFolder}/dist/plugin/main.js`];
 // Stands in for the CLI: a process named pulumi whose child is the provider.
 const cli = join(folder, "bin", "pulumi");
 mkdirSync(join(cli, ".."), { recursive: true });
@@ -145,6 +153,19 @@ describe("the processes of a run in a project folder", () => {
     expect({ live: pids(found.live), orphans: pids(found.orphans) }).toEqual({ live: [], orphans: [pid] });
     expect(await findRunProcesses(join(folder, "bin"))).toEqual({ live: [], orphans: [] });
   });
+
+  it.each(pluginScripts)(
+    "count the provider plugin's process among them, an orphan once its engine is gone: %s",
+    async (script) => {
+      const engineAt = await engine();
+      const { pid } = await provider(process.execPath, [script, engineAt.address, "-"]);
+      expect(runProcessesIn(folder)).toEqual([
+        expect.objectContaining({ pid, role: "provider", engineAddress: engineAt.address, underLiveCli: false }),
+      ]);
+      await engineAt.close();
+      expect(pids((await findRunProcesses(folder)).orphans)).toEqual([pid]);
+    },
+  );
 
   it("are never orphans under a live pulumi process, even with their engine gone", async () => {
     const engineAt = await engine();

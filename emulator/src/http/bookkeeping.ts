@@ -9,6 +9,7 @@ import { pathOf } from "./paths";
 interface Exchange {
   startedAt: number;
   dropAfterProcessing: boolean;
+  processingMs: number;
 }
 
 type Dropped = "before-processing" | "after-processing";
@@ -33,14 +34,21 @@ export class Bookkeeping {
 
   /** Starts the exchange of an API request; stats count it under its route pattern, if any. */
   begin(request: FastifyRequest, pattern: string | undefined): void {
-    this.exchanges.set(request, { startedAt: Date.now(), dropAfterProcessing: false });
+    this.exchanges.set(request, { startedAt: Date.now(), dropAfterProcessing: false, processingMs: 0 });
     this.ctx.stats.request(pattern);
   }
 
-  /** Notes the fault decided for the exchange, so the answer is dropped after processing if it says so. */
+  /** Notes the fault decided for the exchange: how long its processing takes, and whether its answer is dropped after. */
   decided(request: FastifyRequest, decision: FaultDecision): void {
     const exchange = this.exchanges.get(request);
-    if (exchange) exchange.dropAfterProcessing = decision.dropAfterProcessing;
+    if (!exchange) return;
+    exchange.dropAfterProcessing = decision.dropAfterProcessing;
+    exchange.processingMs = decision.processingMs;
+  }
+
+  /** How long the exchange's processing is held once the request is received (`processingMs` of its faults). */
+  processingMs(request: FastifyRequest): number {
+    return this.exchanges.get(request)?.processingMs ?? 0;
   }
 
   /** Drops the connection before the request is processed. */

@@ -60,6 +60,21 @@ export function faultHook(ctx: Context, bookkeeping: Bookkeeping, shutdown: Abor
   };
 }
 
+/**
+ * Injected processing time: after the request is received (its body read),
+ * before it is carried out, so it is carried out even when its caller has
+ * gone meanwhile, as a slow service does.
+ */
+export function processingHook(
+  bookkeeping: Bookkeeping,
+  shutdown: AbortSignal,
+): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    const processingMs = bookkeeping.processingMs(request);
+    if (processingMs > 0) await sleep(processingMs, undefined, { signal: shutdown });
+  };
+}
+
 /** Routes that need a partner get the one the bearer token names, or a 401. */
 export function authenticationHook(ctx: Context): (request: FastifyRequest) => Promise<void> {
   return async (request) => {

@@ -75,7 +75,12 @@ function definitionOfUrn(urn: string): AnyResourceDefinition {
 }
 
 /** What a resource records: the host's outputs, those made from the id, secrets marked, the URN input left out. */
-function recorded(definition: AnyResourceDefinition, id: string, outs: Props, secrets: ReadonlySet<string>): Props {
+export function recorded(
+  definition: AnyResourceDefinition,
+  id: string,
+  outs: Props,
+  secrets: ReadonlySet<string>,
+): Props {
   const { [definition.urnInput ?? ""]: _urn, ...kept } = outs;
   const fromId = Object.entries(definition.idOutputs ?? {}).map(([key, output]) => [key, output.fromId(id)]);
   return toEngine({ ...kept, ...Object.fromEntries(fromId) }, secretKeysOf(definition, secrets));

@@ -10,16 +10,63 @@ import {
   withEntries,
 } from "../checkpoint/deployment";
 import type { DmarcClient } from "../client";
+import { recorded } from "../plugin/provider";
 import { IMPORT_KEY } from "../runtime/host";
 import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
 import { PROVIDER_KEY } from "../runtime/providerModule";
-import { dmarcTypeName } from "../runtime/typeToken";
+import { dmarcTypeName, pluginTypeName } from "../runtime/typeToken";
 import { plain } from "../runtime/values";
 
 // What recovery does with each pending operation an interrupted run left in
 // the state. Only a pending create can have made an object the state does not
 // know; it is looked up by the natural key its resource type declares
 // (`lookUp`), never by a second copy of that knowledge here.
+//
+// Both ways of running the package's resources leave the same pending
+// creates: the dynamic resources of a TypeScript program, and the provider
+// plugin's of a Pulumi YAML, Python, Go or C# program or of one on a
+// generated SDK. Only the type token and what a completed create records
+// differ, so each is settled the same way. The plugin itself cannot settle
+// them on a plain rerun (`pulumi cancel`, then `up`): its create is not told
+// that a twin was interrupted, and the service has no idempotency key, so a
+// create that took any object of the same natural key could take one the
+// partner made by hand (a second "Production" group, an organisation of the
+// same name) and a later destroy would delete it. Here the state itself says
+// that a create of exactly these inputs was under way.
+
+type Props = Record<string, unknown>;
+
+/** How a family of this package's type tokens is read from the state, and what a completed create records. */
+interface ResourceFamily {
+  /** `Organization` for one of the family's tokens; undefined for any other token. */
+  typeName(token: string): string | undefined;
+  /** The outputs a completed create of `resource` would have recorded, `found` being the object read back. */
+  outputs(resource: StateResource, definition: AnyResourceDefinition, id: string, found: Props): Props;
+}
+
+const FAMILIES: readonly ResourceFamily[] = [
+  // The dynamic resources of a TypeScript program record their provider module beside the outputs.
+  {
+    typeName: dmarcTypeName,
+    outputs: (resource, _definition, _id, found) =>
+      plain({ ...found, [PROVIDER_KEY]: resource.inputs?.[PROVIDER_KEY] }),
+  },
+  // The provider plugin's resources record what its create answers. A create with a secret never gets
+  // here (secret inputs are left, secret outputs recreated), so no secret needs the state's encryption.
+  {
+    typeName: pluginTypeName,
+    outputs: (_resource, definition, id, found) => recorded(definition, id, plain(found) as Props, new Set()),
+  },
+];
+
+/** `Organization` for either family's token of that type; undefined for other packages' types. */
+function typeNameOf(token: string): string | undefined {
+  for (const family of FAMILIES) {
+    const name = family.typeName(token);
+    if (name !== undefined) return name;
+  }
+  return undefined;
+}
 
 export type SettlementAction =
   /** The object exists: recorded under its id, as a completed create would have recorded it. */
@@ -57,9 +104,7 @@ export interface LookupServices {
   definitionOf(typeName: string): AnyResourceDefinition | undefined;
 }
 
-type Inputs = Record<string, unknown>;
-
-function declaredInputs(resource: StateResource): { declared: Inputs; importId: unknown } {
+function declaredInputs(resource: StateResource): { declared: Props; importId: unknown } {
   const { [PROVIDER_KEY]: _provider, [IMPORT_KEY]: importId, ...declared } = resource.inputs ?? {};
   return { declared, importId };
 }
@@ -111,7 +156,7 @@ async function settleCreate(
   recorded: string | undefined,
 ): Promise<SettlementStep> {
   const { resource } = operation;
-  const typeName = dmarcTypeName(resource.type);
+  const typeName = typeNameOf(resource.type);
   const step = { urn: resource.urn, typeName: typeName ?? resource.type, operation: operation.type };
   // A killed run may leave the engine's provider instance being created.
   if (isProviderType(resource.type)) {
@@ -157,7 +202,7 @@ export async function planSettlement(state: Deployment, services: LookupServices
       const { resource } = operation;
       steps.push({
         urn: resource.urn,
-        typeName: dmarcTypeName(resource.type) ?? resource.type,
+        typeName: typeNameOf(resource.type) ?? resource.type,
         operation: operation.type,
         action: "refresh",
         reason: `pending ${operation.type.replace(/ing$/, "e")}, read back by pulumi refresh`,
@@ -169,8 +214,9 @@ export async function planSettlement(state: Deployment, services: LookupServices
 
 /** The state as a completed create of the object would have left it. */
 async function adopted(resource: StateResource, id: string, services: LookupServices): Promise<StateResource> {
-  const definition = services.definitionOf(dmarcTypeName(resource.type) ?? "");
-  if (!definition) throw new Error(`${resource.urn}: no definition to adopt it with`);
+  const family = FAMILIES.find((candidate) => candidate.typeName(resource.type) !== undefined);
+  const definition = services.definitionOf(family?.typeName(resource.type) ?? "");
+  if (!family || !definition) throw new Error(`${resource.urn}: no definition to adopt it with`);
   const { declared } = declaredInputs(resource);
   const inputs = definition.inputs.parse(declared);
   const found = await definition.read(lifecycleContext(clientOf(services)), id, inputs);
@@ -179,7 +225,7 @@ async function adopted(resource: StateResource, id: string, services: LookupServ
   return {
     ...resource,
     id,
-    outputs: plain({ ...found, [PROVIDER_KEY]: resource.inputs?.[PROVIDER_KEY] }),
+    outputs: family.outputs(resource, definition, id, found),
     created: now,
     modified: now,
   };

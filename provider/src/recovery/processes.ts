@@ -31,8 +31,14 @@ interface ProcessEntry {
 
 /** How each process of a run is recognised by its command line. */
 const ROLES: { role: RunProcessRole; pattern: RegExp }[] = [
-  // The Node.js dynamic provider, which outlives the shell wrapper that starts it.
-  { role: "provider", pattern: /@pulumi\/pulumi\/cmd\/dynamic-provider|(^|\/)pulumi-resource-[\w-]+(\s|$)/ },
+  // The Node.js dynamic provider, which outlives the shell wrapper that starts it, and this package's plugin,
+  // whose launcher `pulumi-resource-dmarc` hands its process over to node running the package's (or, in this
+  // repository, provider/'s) dist/plugin/main.js, named from the launcher's folder: bin/../dist/plugin/main.js.
+  {
+    role: "provider",
+    pattern:
+      /@pulumi\/pulumi\/cmd\/dynamic-provider|(pulumi-dmarc-partner|provider)\/(bin\/\.\.\/)?dist\/plugin\/main\.js(\s|$)|(^|\/)pulumi-resource-[\w-]+(\s|$)/,
+  },
   { role: "language host", pattern: /(^|\/)pulumi-language-[\w-]+(\s|$)/ },
   { role: "program", pattern: /@pulumi\/pulumi\/cmd\/run(\/index\.js)?\s/ },
 ];
