@@ -115,6 +115,12 @@ export const domain = defineResource({
   idFormat: "<organizationId>/<domain>",
   inputs: DomainInputs,
   outputs: DomainOutputs,
+  updatedBy: {
+    setupRecord: ["type", "setupRecordType", "zone"],
+    verified: [],
+    policy: [],
+    domainGroup: ["groupId"],
+  },
   replaceOn: ["organizationId", "domain"],
   hints: ["declaredTogether"],
 

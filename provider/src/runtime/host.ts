@@ -237,6 +237,23 @@ export class DynamicProviderHost {
     return { outs: plain(importId === undefined ? outs : { ...outs, [IMPORT_KEY]: importId }) };
   }
 
+  /**
+   * What an update will record, as its preview shows it, with no call to the
+   * service: the declared inputs, and each computed output as recorded
+   * unless an input it is `updatedBy` changed (unknown then; every one when
+   * the last read saw drift, which the update repairs however it must).
+   */
+  previewUpdate(typeName: string, olds: Props, news: Props): Props {
+    const definition = this.definition(typeName);
+    const changed = new Set(changedInputs(definition, olds, withoutProviderKey(news)));
+    const drifted = (definition.drift?.(olds) ?? []).length > 0;
+    const updatedBy: Record<string, readonly string[]> = definition.updatedBy;
+    const outputs = Object.entries(updatedBy)
+      .filter(([key]) => olds[key] !== undefined)
+      .map(([key, inputs]) => [key, drifted || inputs.some((input) => changed.has(input)) ? UNKNOWN : olds[key]]);
+    return { ...withoutProviderKey(news), ...Object.fromEntries(outputs) };
+  }
+
   async delete(typeName: string, id: string, props: Props): Promise<void> {
     const definition = this.definition(typeName);
     await definition.delete(this.context(definition, props), id, props);

@@ -81,6 +81,13 @@ export interface ResourceDefinition<
    * show as replaced.
    */
   idOutputs?: Readonly<Record<D, IdOutput>>;
+  /**
+   * Each computed output an update can change, by the inputs whose change
+   * changes it (`[]`: no update changes it). A preview of an update shows an
+   * output as recorded unless one of its inputs changed or it drifted, and
+   * as not known yet then; it calls no service.
+   */
+  updatedBy: Readonly<Record<keyof z.output<O> & string, readonly (keyof z.output<I> & string)[]>>;
   /** Inputs whose change replaces the object instead of updating it. */
   replaceOn: readonly (keyof z.output<I> & string)[];
   /** Inputs that default to a provider setting when not declared, e.g. a webhook's owner to `dmarc:partnerId`. */
