@@ -19,7 +19,9 @@ const DomainInputs = z
     organizationId: OrganizationId.describe("The organisation the domain belongs to."),
     domain: DomainName.describe("The domain name, lower case, e.g. `example.com`."),
     type: DomainType.describe("Whether the domain sends mail or is parked.").default("sending"),
-    groupId: GroupId.describe("The domain group to assign it to (a DomainGroup's `groupId`)."),
+    groupId: GroupId.describe(
+      "The domain group to assign it to: a DomainGroup's `groupId`, or its resource id (`<organizationId>/<groupId>`, as the code `pulumi import` writes refers to it).",
+    ),
     setupRecordType: SetupRecordType.describe(
       "Which setup record to publish: `TXT` with the DMARC policy, or a `CNAME` delegating it to the service.",
     ).default("TXT"),
@@ -121,6 +123,7 @@ export const domain = defineResource({
     policy: [],
     domainGroup: ["groupId"],
   },
+  importedAs: { groupId: (props) => (props.groupId ? joinId(props.organizationId, props.groupId) : undefined) },
   replaceOn: ["organizationId", "domain"],
   hints: ["declaredTogether"],
 

@@ -219,6 +219,13 @@ export class DynamicProviderHost {
     for (const key of inputKeys(definition)) {
       if (found[key] !== undefined) inputs[key] = found[key];
     }
+    const importedAs: Record<string, ((props: Props) => string | undefined) | undefined> = current
+      ? {}
+      : (definition.importedAs ?? {});
+    for (const [key, reference] of Object.entries(importedAs)) {
+      const value = reference?.(found);
+      if (value !== undefined) inputs[key] = value;
+    }
     const importId = props?.[IMPORT_KEY];
     if (importId !== undefined) inputs[IMPORT_KEY] = importId;
     return plain({

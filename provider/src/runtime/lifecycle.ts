@@ -88,6 +88,13 @@ export interface ResourceDefinition<
    * as not known yet then; it calls no service.
    */
   updatedBy: Readonly<Record<keyof z.output<O> & string, readonly (keyof z.output<I> & string)[]>>;
+  /**
+   * Inputs that `pulumi import` reads as another resource's id, made from the
+   * object read: Pulumi's import writes a value equal to an imported
+   * resource's id as a reference to it, so the code it writes names that
+   * resource and the engine orders their deletes.
+   */
+  importedAs?: Readonly<Partial<Record<keyof z.input<I> & string, (props: PropsOf<I, O>) => string | undefined>>>;
   /** Inputs whose change replaces the object instead of updating it. */
   replaceOn: readonly (keyof z.output<I> & string)[];
   /** Inputs that default to a provider setting when not declared, e.g. a webhook's owner to `dmarc:partnerId`. */
