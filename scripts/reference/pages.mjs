@@ -64,7 +64,10 @@ export function resourcePage({ name, typeToken, pluginToken, definition }) {
     const changedBy = definition.updatedBy[field.name] ?? [];
     const names = changedBy.map(code);
     const either = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names[0];
-    return names.length === 0 ? "as recorded" : `unknown when ${either} changes`;
+    if (names.length === 0) return "as recorded";
+    return definition.previewedBy?.[field.name]
+      ? `in part unknown when ${either} changes`
+      : `unknown when ${either} changes`;
   };
   return [
     generatedFrom(`provider/src/resources/${name}.ts`),

@@ -30,6 +30,7 @@ interface Declared {
   onDelete: "delete" | "cancelSubscriptions";
   groupName: string;
   domainGroup: "main" | "spare";
+  zone?: string;
   ttl: number;
   pollInterval: string;
   timeout?: string;
@@ -61,7 +62,12 @@ function program(declared: Declared) {
       spare: { type: "dmarc:index:DomainGroup", properties: { organizationId, name: "Spare" } },
       acmeDomain: {
         type: "dmarc:index:Domain",
-        properties: { organizationId, domain: "acme.example", groupId: ref(`${declared.domainGroup}.groupId`) },
+        properties: {
+          organizationId,
+          domain: "acme.example",
+          groupId: ref(`${declared.domainGroup}.groupId`),
+          ...(declared.zone ? { zone: declared.zone } : {}),
+        },
       },
       record: {
         type: "dmarc:index:Rfc2136Record",
@@ -280,16 +286,17 @@ describe("a plugin program's preview of in-place changes", () => {
   );
 
   it(
-    "previews a paused, rotated webhook and a tenant's webhook endpoint as updates, and destroys everything",
+    "previews a domain's zone, a paused, rotated webhook and a tenant's webhook endpoint as updates, and destroys everything",
     async () => {
       const before = String((await project.outputs()).webhookSecret);
       await changeInPlace(
         {
           onDelete: "delete",
+          zone: "acme.example",
           webhook: { ...declared.webhook, active: false, secretVersion: 1 },
           tenant: { ...declared.tenant, webhookUrl: "http://127.0.0.1:9/globex-events" },
         },
-        ["Organization::acme", "Webhook::events", "Webhook::globex/webhook/Globex events"],
+        ["Organization::acme", "Domain::acmeDomain", "Webhook::events", "Webhook::globex/webhook/Globex events"],
       );
       expect(String((await project.outputs()).webhookSecret)).not.toBe(before);
       await project.ok(["destroy", "--yes", "--skip-preview"]);

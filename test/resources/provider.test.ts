@@ -391,6 +391,34 @@ describe("lifecycle against the emulator", () => {
     expect(
       host.previewUpdate("Subscription", subscription, { ...subscription, keepActiveUntil: "2031-01-01" }),
     ).toEqual({ ...subscription, keepActiveUntil: "2031-01-01", expireDate: UNKNOWN });
+    const setupRecord = {
+      host: "_dmarc.mail.acme.example",
+      name: "_dmarc.mail",
+      zone: "acme.example",
+      type: "txt",
+      recordType: "TXT",
+      value: "v=DMARC1; p=none",
+    };
+    const domain = {
+      organizationId: "org_1",
+      domain: "mail.acme.example",
+      type: "sending",
+      groupId: "grp_1",
+      setupRecordType: "TXT",
+      zone: "acme.example",
+      setupRecord,
+      verified: true,
+      policy: "none",
+      domainGroup: "Main",
+    };
+    const { zone: _zone, ...inItsOwnZone } = domain;
+    expect(host.previewUpdate("Domain", domain, { ...inItsOwnZone, zone: "mail.acme.example" })).toMatchObject({
+      setupRecord: { ...setupRecord, name: "_dmarc", zone: "mail.acme.example" },
+      verified: true,
+    });
+    expect(host.previewUpdate("Domain", domain, { ...domain, setupRecordType: "CNAME" })).toMatchObject({
+      setupRecord: { ...setupRecord, type: "cname", recordType: "CNAME", value: UNKNOWN },
+    });
     // Cancelled behind the program's back: the update re-activates it, so every output may change.
     const cancelled = { ...subscription, status: "suspended", cancelledAt: "2029-01-01T00:00:00Z" };
     expect(host.previewUpdate("Subscription", cancelled, { organizationId: "org_1", priceId: "price_1" })).toEqual({

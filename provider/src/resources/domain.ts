@@ -123,6 +123,15 @@ export const domain = defineResource({
     policy: [],
     domainGroup: ["groupId"],
   },
+  previewedBy: {
+    // The host is `_dmarc.<domain>` (published), the zone is declared, the type the one asked for: only the value is the service's.
+    setupRecord: (olds, news, changed, unknown) => {
+      if (olds.setupRecord === undefined) return undefined;
+      const located = withZone(olds.setupRecord, news);
+      if (!changed.has("type") && !changed.has("setupRecordType")) return located;
+      return { ...located, type: news.setupRecordType.toLowerCase(), recordType: news.setupRecordType, value: unknown };
+    },
+  },
   importedAs: { groupId: (props) => (props.groupId ? joinId(props.organizationId, props.groupId) : undefined) },
   replaceOn: ["organizationId", "domain"],
   hints: ["declaredTogether"],

@@ -247,17 +247,25 @@ export class DynamicProviderHost {
   /**
    * What an update will record, as its preview shows it, with no call to the
    * service: the declared inputs, and each computed output as recorded
-   * unless an input it is `updatedBy` changed (unknown then; every one when
-   * the last read saw drift, which the update repairs however it must).
+   * unless an input it is `updatedBy` changed (unknown then, or the part its
+   * definition's `previewedBy` makes known; every one unknown when the last
+   * read saw drift, which the update repairs however it must).
    */
   previewUpdate(typeName: string, olds: Props, news: Props): Props {
     const definition = this.definition(typeName);
     const changed = new Set(changedInputs(definition, olds, withoutProviderKey(news)));
     const drifted = (definition.drift?.(olds) ?? []).length > 0;
     const updatedBy: Record<string, readonly string[]> = definition.updatedBy;
+    const previewedBy: Record<string, ((...args: [Props, Props, ReadonlySet<string>, string]) => unknown) | undefined> =
+      definition.previewedBy ?? {};
+    const inPart = (key: string) =>
+      drifted || containsUnknown(news) ? undefined : previewedBy[key]?.(olds, news, changed, UNKNOWN);
     const outputs = Object.entries(updatedBy)
       .filter(([key]) => olds[key] !== undefined)
-      .map(([key, inputs]) => [key, drifted || inputs.some((input) => changed.has(input)) ? UNKNOWN : olds[key]]);
+      .map(([key, inputs]) => [
+        key,
+        drifted || inputs.some((input) => changed.has(input)) ? (inPart(key) ?? UNKNOWN) : olds[key],
+      ]);
     return { ...withoutProviderKey(news), ...Object.fromEntries(outputs) };
   }
 

@@ -89,6 +89,20 @@ export interface ResourceDefinition<
    */
   updatedBy: Readonly<Record<keyof z.output<O> & string, readonly (keyof z.output<I> & string)[]>>;
   /**
+   * Outputs of `updatedBy` an update's preview makes in part, from the
+   * recorded outputs and the new inputs, when an input they depend on
+   * changed: `unknown` stands for what only the service can tell, and
+   * `undefined` for the whole output. Without one, such an output is unknown.
+   */
+  previewedBy?: Readonly<
+    Partial<
+      Record<
+        keyof z.output<O> & string,
+        (olds: PropsOf<I, O>, news: InputsOf<I>, changed: ReadonlySet<string>, unknown: string) => unknown
+      >
+    >
+  >;
+  /**
    * Inputs that `pulumi import` reads as another resource's id, made from the
    * object read: Pulumi's import writes a value equal to an imported
    * resource's id as a reference to it, so the code it writes names that
