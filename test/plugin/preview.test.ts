@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
 import { loggedArrivals } from "../support/requestLog";
@@ -143,7 +144,8 @@ describe("a plugin program's preview of in-place changes", () => {
   let emulator: EmulatorHandle;
   let project: PluginProject;
   let declared: Declared;
-  const requestLog = join(projectRoot, ".cache", `preview-requests-${process.pid}.jsonl`);
+  const logFolder = mkdtempSync(join(tmpdir(), "dmarc-preview-log-"));
+  const requestLog = join(logFolder, "requests.jsonl");
 
   beforeAll(async () => {
     emulator = await startTestEmulator({
@@ -161,6 +163,7 @@ describe("a plugin program's preview of in-place changes", () => {
   afterAll(async () => {
     await project?.remove();
     await emulator?.emulator.close();
+    rmSync(logFolder, { recursive: true, force: true });
   }, ENGINE_TIMEOUT);
 
   /** The steps of `pulumi preview --json`, asserting that the preview sent no request to the service. */

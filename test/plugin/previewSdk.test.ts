@@ -31,11 +31,12 @@ describe("a TypeScript program on the generated SDK previews a rename as one upd
   let work: string;
   let stack: Stack;
   let organizationName = "Hooli";
-  const requestLog = join(projectRoot, ".cache", `preview-sdk-requests-${process.pid}.jsonl`);
+  let requestLog: string;
 
   beforeAll(async () => {
-    emulator = await startTestEmulator({ requestLogFile: requestLog });
     work = mkdtempSync(join(tmpdir(), "dmarc-preview-sdk-"));
+    requestLog = join(work, "requests.jsonl");
+    emulator = await startTestEmulator({ requestLogFile: requestLog });
     const { nodejs } = await generateSdks(join(work, "sdk"), ["nodejs"]);
     const folder = nodejs as string;
     const sdk = createRequire(join(folder, "package.json"))(compileNodejsSdk(folder)) as Sdk;
