@@ -60,6 +60,15 @@ export function resourcePage({ name, typeToken, pluginToken, definition }) {
   const outputs = fieldsOf(definition.outputs, "output");
   const idOutputs = Object.entries(definition.idOutputs ?? {});
   const settingOf = (field) => (fromSettings[field.name] ? `dmarc:${fromSettings[field.name]}` : undefined);
+  const previewOf = (field) => {
+    const changedBy = definition.updatedBy[field.name] ?? [];
+    const names = changedBy.map(code);
+    const either = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names[0];
+    if (names.length === 0) return "as recorded";
+    return definition.previewedBy?.[field.name]
+      ? `in part unknown when ${either} changes`
+      : `unknown when ${either} changes`;
+  };
   return [
     generatedFrom(`provider/src/resources/${name}.ts`),
     `# ${typeName}`,
@@ -87,18 +96,20 @@ export function resourcePage({ name, typeToken, pluginToken, definition }) {
       ? `Every input but ${hints.map(code).join(", ")} is also an output of the same name.`
       : "Every input is also an output of the same name.",
     table(
-      ["Output", "Type", "Allowed values", "Description"],
+      ["Output", "Type", "Allowed values", "In an update's preview (plugin)", "Description"],
       [
         ...outputs.map((field) => [
           code(field.name),
           secretOutputs.includes(field.name) ? `${field.type}, secret` : field.type,
           field.allowed,
+          previewOf(field),
           field.description,
         ]),
         ...idOutputs.map(([output, { description: text }]) => [
           code(output),
           "string",
           "",
+          "known",
           `${text} Derived from the resource id, so known during a preview.`,
         ]),
       ],
@@ -168,6 +179,7 @@ export function indexPage(types) {
     generatedFrom("provider/src/resources/ and provider/src/inventory/"),
     "# Resource reference",
     "One page per resource type of `pulumi-dmarc-partner`, and one for the tenants inventory, generated from their schemas: every input and output, its type, default, allowed values and what a change does.",
+    "Through the provider plugin, `pulumi preview` shows an in-place change as one update of the resource changed, with no call to the service: the update's outputs are the declared inputs, the outputs derived from the resource id, and each other output as recorded unless an input it depends on changed or a refresh found drift the update repairs (then it is not known until `up`; see the column *In an update's preview* of each page). The resources that refer to it by id keep their inputs known and show no change. A dynamic resource's preview knows only its inputs and the outputs derived from its id.",
     table(
       ["Resource", "Resource id", "What it is"],
       types.map(({ name, definition }) => [

@@ -8,7 +8,10 @@ import { type PluginProject, pluginProject } from "../support/pluginProject";
 
 // `pulumi import` of every type that has an id, made by raw API calls: the
 // plugin reads each object, the code the engine writes for it (Pulumi YAML)
-// previews with no change, and a destroy removes what was imported.
+// previews with no change, and a destroy removes what was imported; the
+// code as written goes up and is destroyed, round after round; in every
+// other round the domain names its group by a literal id, as code imported
+// by an earlier plugin did, and the group's delete waits for its domain's.
 
 const ENGINE_TIMEOUT = 240_000;
 
@@ -53,6 +56,26 @@ async function madeByHand(client: DmarcClient, partnerId: string): Promise<Impor
   ];
 }
 
+const ROUNDS = 10;
+
+type Generated = { resources: Record<string, { type: string; properties: Record<string, unknown> }> };
+
+/** Imports `entries` into the project's stack, answering the code the engine wrote. */
+async function importInto(project: PluginProject, entries: readonly ImportEntry[]): Promise<Generated> {
+  writeFileSync(join(project.folder, "import.json"), JSON.stringify({ resources: entries }));
+  const imported = await project.ok([
+    "import",
+    "--file",
+    "import.json",
+    "--out",
+    "imported.yaml",
+    "--protect=false",
+    "--yes",
+  ]);
+  expect(imported.stdout).toMatch(/\+ 6 imported|6 imported/);
+  return parse(readFileSync(join(project.folder, "imported.yaml"), "utf8")) as Generated;
+}
+
 describe("pulumi import through the provider plugin", () => {
   let emulator: EmulatorHandle;
   let project: PluginProject;
@@ -74,20 +97,7 @@ describe("pulumi import through the provider plugin", () => {
   it(
     "imports each of the six types and writes a program that previews with no change",
     async () => {
-      writeFileSync(join(project.folder, "import.json"), JSON.stringify({ resources: entries }));
-      const imported = await project.ok([
-        "import",
-        "--file",
-        "import.json",
-        "--out",
-        "imported.yaml",
-        "--protect=false",
-        "--yes",
-      ]);
-      expect(imported.stdout).toMatch(/\+ 6 imported|6 imported/);
-      const generated = parse(readFileSync(join(project.folder, "imported.yaml"), "utf8")) as {
-        resources: Record<string, { type: string; properties: Record<string, unknown> }>;
-      };
+      const generated = await importInto(project, entries);
       expect(Object.keys(generated.resources).sort()).toEqual(entries.map((entry) => entry.name).sort());
       // Pulumi YAML writes the short form of a token of the package's index module.
       expect(generated.resources.initech).toMatchObject({
@@ -103,16 +113,15 @@ describe("pulumi import through the provider plugin", () => {
   );
 
   it(
-    "refers to the organisation by reference in the code it writes; linking the group too changes nothing",
+    "refers to the organisation and the domain's group by reference in the code it writes; the group's groupId instead changes nothing",
     async () => {
-      const generated = parse(readFileSync(join(project.folder, "imported.yaml"), "utf8")) as {
-        resources: Record<string, { type: string; properties: Record<string, unknown> }>;
-      };
+      const generated = parse(readFileSync(join(project.folder, "imported.yaml"), "utf8")) as Generated;
       const organizationReference = "$" + "{initech.id}";
       expect(generated.resources.plan?.properties.organizationId).toBe(organizationReference);
       expect(generated.resources.admin?.properties.organizationId).toBe(organizationReference);
       const domain = generated.resources.initechDomain;
       if (!domain) throw new Error("no domain in the imported program");
+      expect(domain.properties.groupId).toBe("$" + "{mail.id}");
       domain.properties.groupId = "$" + "{mail.groupId}";
       project.write({ resources: generated.resources });
       // An up with no change records the references as dependencies, so destroy goes in order.
@@ -129,5 +138,24 @@ describe("pulumi import through the provider plugin", () => {
       expect(await client.listWebhooks(emulator.partner.id)).toEqual([]);
     },
     ENGINE_TIMEOUT,
+  );
+
+  it(
+    `goes up and is destroyed as written, ${ROUNDS} times, leaving nothing behind`,
+    async () => {
+      for (let round = 1; round <= ROUNDS; round++) {
+        const made = await madeByHand(client, emulator.partner.id);
+        const generated = await importInto(project, made);
+        const domain = generated.resources.initechDomain;
+        const groupId = made.find((entry) => entry.name === "mail")?.id.split("/")[1];
+        if (round % 2 === 0 && domain && groupId) domain.properties.groupId = groupId;
+        project.write({ resources: generated.resources });
+        await project.ok(["up", "--yes", "--skip-preview"]);
+        await project.ok(["destroy", "--yes", "--skip-preview"]);
+        expect(await client.listOrganizations()).toEqual([]);
+        expect(await client.listWebhooks(emulator.partner.id)).toEqual([]);
+      }
+    },
+    ROUNDS * ENGINE_TIMEOUT,
   );
 });

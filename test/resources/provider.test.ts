@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { dynamicProviderHost as host } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -43,8 +46,19 @@ async function created(typeName: string, news: Props): Promise<{ id: string; out
   return { id: result.id, outs: result.outs as Props };
 }
 
+const requestLog = join(mkdtempSync(join(tmpdir(), "dmarc-provider-")), "requests.jsonl");
+
+/** The group's deletes the service refused (409), from its request log. */
+function refusedGroupDeletes(groupId: string): number {
+  return readFileSync(requestLog, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as { method: string; path: string; status: number | null })
+    .filter((entry) => entry.method === "DELETE" && entry.path.includes(groupId) && entry.status === 409).length;
+}
+
 beforeAll(async () => {
-  handle = await startTestEmulator();
+  handle = await startTestEmulator({ requestLogFile: requestLog });
   client = createClient({
     baseUrl: handle.emulator.url,
     clientId: handle.partner.clientId,
@@ -330,6 +344,91 @@ describe("lifecycle against the emulator", () => {
     expect(renamed.outs).toMatchObject({ name: "renamed" });
     await host.delete("DomainGroup", groupResourceId, renamed.outs as Props);
     expect(await host.read("DomainGroup", groupResourceId, renamed.outs as Props)).toEqual({});
+  });
+
+  it("DomainGroup: a delete refused while the group holds a domain waits for the domain's delete", async () => {
+    const { organizationId, groupId, groupResourceId } = await organizationWithGroup();
+    await client.createDomain({ organizationId, domain: "held.example", type: "sending", groupId });
+    const groupDeleted = host.delete("DomainGroup", groupResourceId, { organizationId, name: "main" });
+    // The domain goes once the service has refused the group's delete for it.
+    await expect.poll(() => refusedGroupDeletes(groupId), { timeout: 30_000 }).toBeGreaterThan(0);
+    await client.deleteDomain(organizationId, "held.example");
+    await groupDeleted;
+    expect(await client.readDomainGroup(organizationId, groupId)).toBeUndefined();
+  });
+
+  it("DomainGroup: a delete still refused after maxRetryElapsedMs names the domains that hold it and the wait", async () => {
+    await configure({
+      "dmarc:baseUrl": handle.emulator.url,
+      "dmarc:clientId": handle.partner.clientId,
+      "dmarc:clientSecret": handle.partner.clientSecret,
+      "dmarc:maxRetryElapsedMs": "2000",
+    });
+    const { organizationId, groupId, groupResourceId } = await organizationWithGroup();
+    await client.createDomain({ organizationId, domain: "kept.example", type: "sending", groupId });
+    const refused = host.delete("DomainGroup", groupResourceId, { organizationId, name: "main" });
+    await expect(refused).rejects.toThrow(
+      new RegExp(`DomainGroup ${groupResourceId} still holds kept\\.example after waiting \\d+\\.\\d s`),
+    );
+    expect(await client.readDomainGroup(organizationId, groupId)).toMatchObject({ domains: ["kept.example"] });
+  });
+
+  it("previews an update with no request: outputs as recorded unless an input they depend on changed", async () => {
+    const olds = { name: "hooks", url: "https://hooks.example/in", events: ["domain.created"], active: true };
+    const recorded = { ...olds, ownerId: "prt_1", secretVersion: 0, secret: "whsec_recorded" };
+    const renamed = host.previewUpdate("Webhook", recorded, { ...recorded, name: "renamed" });
+    expect(renamed).toMatchObject({ name: "renamed", secret: "whsec_recorded" });
+    const rotated = host.previewUpdate("Webhook", recorded, { ...recorded, secretVersion: 1 });
+    expect(rotated).toMatchObject({ secretVersion: 1, secret: UNKNOWN });
+    const subscription = {
+      organizationId: "org_1",
+      priceId: "price_1",
+      subscriptionId: "sub_1",
+      status: "active",
+      expireDate: "2030-01-01T00:00:00Z",
+      cancelledAt: null,
+    };
+    expect(
+      host.previewUpdate("Subscription", subscription, { ...subscription, keepActiveUntil: "2031-01-01" }),
+    ).toEqual({ ...subscription, keepActiveUntil: "2031-01-01", expireDate: UNKNOWN });
+    const setupRecord = {
+      host: "_dmarc.mail.acme.example",
+      name: "_dmarc.mail",
+      zone: "acme.example",
+      type: "txt",
+      recordType: "TXT",
+      value: "v=DMARC1; p=none",
+    };
+    const domain = {
+      organizationId: "org_1",
+      domain: "mail.acme.example",
+      type: "sending",
+      groupId: "grp_1",
+      setupRecordType: "TXT",
+      zone: "acme.example",
+      setupRecord,
+      verified: true,
+      policy: "none",
+      domainGroup: "Main",
+    };
+    const { zone: _zone, ...inItsOwnZone } = domain;
+    expect(host.previewUpdate("Domain", domain, { ...inItsOwnZone, zone: "mail.acme.example" })).toMatchObject({
+      setupRecord: { ...setupRecord, name: "_dmarc", zone: "mail.acme.example" },
+      verified: true,
+    });
+    expect(host.previewUpdate("Domain", domain, { ...domain, setupRecordType: "CNAME" })).toMatchObject({
+      setupRecord: { ...setupRecord, type: "cname", recordType: "CNAME", value: UNKNOWN },
+    });
+    // Cancelled behind the program's back: the update re-activates it, so every output may change.
+    const cancelled = { ...subscription, status: "suspended", cancelledAt: "2029-01-01T00:00:00Z" };
+    expect(host.previewUpdate("Subscription", cancelled, { organizationId: "org_1", priceId: "price_1" })).toEqual({
+      organizationId: "org_1",
+      priceId: "price_1",
+      subscriptionId: UNKNOWN,
+      status: UNKNOWN,
+      expireDate: UNKNOWN,
+      cancelledAt: UNKNOWN,
+    });
   });
 
   it("Domain: setup record shaped for DNS providers, TXT or CNAME, zone-relative name, update type and group", async () => {

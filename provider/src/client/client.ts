@@ -74,6 +74,14 @@ export class DmarcClient {
     return this.requester.maxAttempts;
   }
 
+  /**
+   * How long a call keeps retrying, as configured: callers that wait for
+   * another call of the same run to take effect wait as long at most.
+   */
+  get maxRetryElapsedMs(): number {
+    return this.requester.maxRetryElapsedMs;
+  }
+
   // Organisations (./families/organizations.ts)
 
   createOrganization(body: api.CreateOrganizationRequest): Promise<api.Organization> {

@@ -81,6 +81,11 @@ export class Requester {
     return this.options.maxAttempts;
   }
 
+  /** How long a call keeps retrying, as configured. */
+  get maxRetryElapsedMs(): number {
+    return this.options.maxRetryElapsedMs;
+  }
+
   async call<S extends z.ZodType>(spec: CallSpec<S> & { schema: S }): Promise<z.output<S>>;
   async call(spec: CallSpec<z.ZodType> & { schema?: undefined }): Promise<void>;
   async call<S extends z.ZodType>(spec: CallSpec<S>): Promise<z.output<S> | undefined> {

@@ -4,7 +4,7 @@ import { dynamicProviderHost } from "../providerHost";
 import { attachEngineLog } from "../runtime/engineLog";
 import { packageVersion } from "../runtime/providerModule";
 import { declareAsPluginTypes } from "../runtime/resource";
-import { dmarcProvider } from "./provider";
+import { dmarcProvider, previewedUpdate } from "./provider";
 
 // The provider plugin's process: `pulumi-resource-dmarc` (bin/) starts it
 // with the engine's address among its arguments, and it serves the engine
@@ -16,6 +16,9 @@ import { dmarcProvider } from "./provider";
 //   data; secrets the plugin marks itself).
 // - Read fails on the request `pulumi import` sends, which has no
 //   properties: this one reads an empty map then.
+// - Create and Update never see the request's preview flag: during a
+//   preview these answer without the service (Configure says the plugin
+//   previews, so an updated resource's id-derived outputs stay known).
 
 type Callback = (error: Error | null, response?: unknown) => void;
 interface StructMessage {
@@ -27,10 +30,25 @@ interface ConfigureCall {
 interface ReadCall {
   request: { getId(): string; getUrn(): string; getProperties(): StructMessage | undefined };
 }
+interface PreviewableCall {
+  request: { getPreview(): boolean };
+}
+interface CreateCall {
+  request: { getProperties(): StructMessage | undefined };
+}
+interface UpdateCall {
+  request: {
+    getId(): string;
+    getUrn(): string;
+    getOlds(): StructMessage | undefined;
+    getNews(): StructMessage | undefined;
+  };
+}
+type Handler = (call: never, callback: Callback) => unknown;
 
 const fromPulumi = createRequire(require.resolve("@pulumi/pulumi"));
 const grpc = fromPulumi("@grpc/grpc-js");
-const { ConfigureResponse, ReadResponse } = fromPulumi("./proto/provider_pb");
+const { ConfigureResponse, CreateResponse, ReadResponse, UpdateResponse } = fromPulumi("./proto/provider_pb");
 const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb");
 
 const dmarc = dmarcProvider(packageVersion());
@@ -48,7 +66,7 @@ function configure(call: ConfigureCall, callback: Callback): void {
   response.setAcceptsecrets(true);
   response.setAcceptresources(false);
   response.setAcceptoutputs(false);
-  response.setSupportspreview(false);
+  response.setSupportspreview(true);
   callback(null, response);
 }
 
@@ -70,11 +88,51 @@ async function read(call: ReadCall, callback: Callback): Promise<void> {
   }
 }
 
+/** A create previewed: its inputs, as the engine shows them for a provider that does not preview; no id yet. */
+function previewCreate(call: CreateCall, callback: Callback): void {
+  const response = new CreateResponse();
+  response.setProperties(call.request.getProperties());
+  callback(null, response);
+}
+
+function previewUpdate(call: UpdateCall, callback: Callback): void {
+  const { request } = call;
+  try {
+    const outs = previewedUpdate(
+      request.getId(),
+      request.getUrn(),
+      request.getOlds()?.toJavaScript() ?? {},
+      request.getNews()?.toJavaScript() ?? {},
+    );
+    const response = new UpdateResponse();
+    response.setProperties(Struct.fromJavaScript(outs));
+    callback(null, response);
+  } catch (error) {
+    callback(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
 const replaced: Record<string, unknown> = { configure, read };
+const previewed: Record<string, Handler> = { create: previewCreate, update: previewUpdate };
+
+/** The server's own handler, or the preview's when the request is one. */
+function servedOrPreviewed(target: object, key: string): unknown {
+  const served = Reflect.get(target, key);
+  const preview = previewed[key];
+  if (!preview) return served;
+  return (call: PreviewableCall, callback: Callback) =>
+    call.request.getPreview() ? preview(call as never, callback) : served.call(target, call, callback);
+}
+
 const addService = grpc.Server.prototype.addService;
 grpc.Server.prototype.addService = function (service: unknown, implementation: object) {
   const withReplacements = new Proxy(implementation, {
-    get: (target, key) => (typeof key === "string" && key in replaced ? replaced[key] : Reflect.get(target, key)),
+    get: (target, key) =>
+      typeof key !== "string"
+        ? Reflect.get(target, key)
+        : key in replaced
+          ? replaced[key]
+          : servedOrPreviewed(target, key),
   });
   return addService.call(this, service, withReplacements);
 };

@@ -126,6 +126,19 @@ async function readResource(host: DynamicProviderHost, id: string, urn: string, 
   };
 }
 
+/**
+ * An update's outputs during a preview, made without the service: the id and
+ * what is derived from it stay known, so the resource's dependants preview
+ * as unchanged rather than replaced (see DynamicProviderHost.previewUpdate).
+ */
+export function previewedUpdate(id: string, urn: string, olds: Props, news: Props): Props {
+  const definition = definitionOfUrn(urn);
+  const given = fromEngine(news);
+  const previous = comparable(definition, fromEngine(olds).props, given.props);
+  const outs = dynamicProviderHost.previewUpdate(definition.typeName, previous, given.props);
+  return recorded(definition, id, outs, given.secrets);
+}
+
 /** The resource calls of the plugin's provider, each over the host's call of the same name. */
 function resourceCalls(
   host: DynamicProviderHost,

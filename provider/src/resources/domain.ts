@@ -19,7 +19,9 @@ const DomainInputs = z
     organizationId: OrganizationId.describe("The organisation the domain belongs to."),
     domain: DomainName.describe("The domain name, lower case, e.g. `example.com`."),
     type: DomainType.describe("Whether the domain sends mail or is parked.").default("sending"),
-    groupId: GroupId.describe("The domain group to assign it to (a DomainGroup's `groupId`)."),
+    groupId: GroupId.describe(
+      "The domain group to assign it to: a DomainGroup's `groupId`, or its resource id (`<organizationId>/<groupId>`, as the code `pulumi import` writes refers to it).",
+    ),
     setupRecordType: SetupRecordType.describe(
       "Which setup record to publish: `TXT` with the DMARC policy, or a `CNAME` delegating it to the service.",
     ).default("TXT"),
@@ -115,6 +117,22 @@ export const domain = defineResource({
   idFormat: "<organizationId>/<domain>",
   inputs: DomainInputs,
   outputs: DomainOutputs,
+  updatedBy: {
+    setupRecord: ["type", "setupRecordType", "zone"],
+    verified: [],
+    policy: [],
+    domainGroup: ["groupId"],
+  },
+  previewedBy: {
+    // The host is `_dmarc.<domain>` (published), the zone is declared, the type the one asked for: only the value is the service's.
+    setupRecord: (olds, news, changed, unknown) => {
+      if (olds.setupRecord === undefined) return undefined;
+      const located = withZone(olds.setupRecord, news);
+      if (!changed.has("type") && !changed.has("setupRecordType")) return located;
+      return { ...located, type: news.setupRecordType.toLowerCase(), recordType: news.setupRecordType, value: unknown };
+    },
+  },
+  importedAs: { groupId: (props) => (props.groupId ? joinId(props.organizationId, props.groupId) : undefined) },
   replaceOn: ["organizationId", "domain"],
   hints: ["declaredTogether"],
 

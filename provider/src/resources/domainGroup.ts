@@ -4,7 +4,7 @@ import type { DmarcClient } from "../client";
 import { joinId, splitId } from "../runtime/ids";
 import { defineResource } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { settleCall } from "../runtime/settle";
+import { deleteWhenFreed, settleCall } from "../runtime/settle";
 import { displayName, OrganizationId } from "./fields";
 
 const groupIdOf = (id: string) => splitId(id, "DomainGroup", "groupId").child;
@@ -33,6 +33,7 @@ export const domainGroup = defineResource({
   idOutputs: {
     groupId: { description: "The service's id of the group: the `groupId` of its domains.", fromId: groupIdOf },
   },
+  updatedBy: { domains: [] },
   replaceOn: ["organizationId"],
 
   async lookUp({ client, known }, inputs) {
@@ -65,7 +66,13 @@ export const domainGroup = defineResource({
   },
 
   async delete({ client }, id, props) {
-    await client.deleteDomainGroup(props.organizationId, groupIdOf(id));
+    const groupId = groupIdOf(id);
+    await deleteWhenFreed(
+      client,
+      `DomainGroup ${id}`,
+      () => client.deleteDomainGroup(props.organizationId, groupId),
+      async () => (await client.readDomainGroup(props.organizationId, groupId))?.domains ?? [],
+    );
   },
 });
 

@@ -320,6 +320,7 @@ export const domainVerification = defineResource({
   },
   urnInput: "progressUrn",
   // Naming the domain another way is harmless to replace: the verification is a wait, not an object.
+  updatedBy: { verified: ["recordValue"], policy: ["recordValue"] },
   replaceOn: ["domainId", "organizationId", "domain"],
 
   // Nothing is created on the service: there is nothing a lost answer could have made.

@@ -12,7 +12,19 @@ export function serviceId(what: string, example: string) {
 }
 
 export const OrganizationId = serviceId("an organisation id", "org_2f8a");
-export const GroupId = serviceId("a domain group id", "grp_91c3");
+
+/**
+ * A domain group, by its `groupId` or by its DomainGroup's resource id
+ * (`<organizationId>/<groupId>`, which the code `pulumi import` writes names
+ * by reference): taken as the `groupId`.
+ */
+export const GroupId = z
+  .string()
+  .regex(/^[^\s/]+(\/[^\s/]+)?$/, {
+    message:
+      'must be a domain group id such as grp_91c3, or a DomainGroup\'s id such as org_2f8a/grp_91c3 (no spaces, one "/" at most)',
+  })
+  .transform((value) => value.slice(value.indexOf("/") + 1));
 
 /** A name shown to people: the wire schema's rules, and not blank or padded with white space. */
 export function displayName<S extends z.ZodString>(wire: S) {

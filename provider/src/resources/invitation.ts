@@ -57,6 +57,7 @@ export const invitation = defineResource({
   idFormat: "<organizationId>/<email>",
   inputs: InvitationInputs,
   outputs: InvitationOutputs,
+  updatedBy: { userId: [], emailVerified: [] },
   replaceOn: ["organizationId", "email", "role"],
 
   // A person is a member of an organisation once: the e-mail address is the natural key.

@@ -47,6 +47,7 @@ export const organization = defineResource({
   idOutputs: {
     organizationId: { description: "The service's id of the organisation: the resource id.", fromId: (id) => id },
   },
+  updatedBy: { createdAt: [] },
   replaceOn: [],
 
   lookUp: async ({ client, known, notBefore }, inputs) =>

@@ -204,6 +204,7 @@ export const rfc2136Record = defineResource({
   outputs: Rfc2136Outputs,
   secretInputs: ["keySecret"],
   standalone: true,
+  updatedBy: { zoneName: ["server", "zone"] },
   replaceOn: ["name"],
 
   async lookUp(_ctx, inputs) {

@@ -238,6 +238,12 @@ export const subscription = defineResource({
   idFormat: "<organizationId>/<first subscription id>",
   inputs: SubscriptionInputs,
   outputs: SubscriptionOutputs,
+  updatedBy: {
+    subscriptionId: ["priceId", "suspended"],
+    status: ["suspended"],
+    expireDate: ["priceId", "keepActiveUntil", "suspended"],
+    cancelledAt: ["suspended"],
+  },
   replaceOn: ["organizationId"],
 
   async lookUp({ client, known, notBefore }, inputs) {

@@ -69,6 +69,7 @@ export const webhook = defineResource({
   idOutputs: {
     webhookId: { description: "The service's `objectId` of the webhook: the resource id.", fromId: (id) => id },
   },
+  updatedBy: { secret: ["secretVersion"] },
   replaceOn: ["ownerId"],
 
   fromSettings: { ownerId: "partnerId" },

@@ -219,6 +219,13 @@ export class DynamicProviderHost {
     for (const key of inputKeys(definition)) {
       if (found[key] !== undefined) inputs[key] = found[key];
     }
+    const importedAs: Record<string, ((props: Props) => string | undefined) | undefined> = current
+      ? {}
+      : (definition.importedAs ?? {});
+    for (const [key, reference] of Object.entries(importedAs)) {
+      const value = reference?.(found);
+      if (value !== undefined) inputs[key] = value;
+    }
     const importId = props?.[IMPORT_KEY];
     if (importId !== undefined) inputs[IMPORT_KEY] = importId;
     return plain({
@@ -235,6 +242,31 @@ export class DynamicProviderHost {
     const changed = new Set(changedInputs(definition, olds, inputs));
     const outs = await definition.update(this.context(definition, inputs), id, olds, inputs, changed);
     return { outs: plain(importId === undefined ? outs : { ...outs, [IMPORT_KEY]: importId }) };
+  }
+
+  /**
+   * What an update will record, as its preview shows it, with no call to the
+   * service: the declared inputs, and each computed output as recorded
+   * unless an input it is `updatedBy` changed (unknown then, or the part its
+   * definition's `previewedBy` makes known; every one unknown when the last
+   * read saw drift, which the update repairs however it must).
+   */
+  previewUpdate(typeName: string, olds: Props, news: Props): Props {
+    const definition = this.definition(typeName);
+    const changed = new Set(changedInputs(definition, olds, withoutProviderKey(news)));
+    const drifted = (definition.drift?.(olds) ?? []).length > 0;
+    const updatedBy: Record<string, readonly string[]> = definition.updatedBy;
+    const previewedBy: Record<string, ((...args: [Props, Props, ReadonlySet<string>, string]) => unknown) | undefined> =
+      definition.previewedBy ?? {};
+    const inPart = (key: string) =>
+      drifted || containsUnknown(news) ? undefined : previewedBy[key]?.(olds, news, changed, UNKNOWN);
+    const outputs = Object.entries(updatedBy)
+      .filter(([key]) => olds[key] !== undefined)
+      .map(([key, inputs]) => [
+        key,
+        drifted || inputs.some((input) => changed.has(input)) ? (inPart(key) ?? UNKNOWN) : olds[key],
+      ]);
+    return { ...withoutProviderKey(news), ...Object.fromEntries(outputs) };
   }
 
   async delete(typeName: string, id: string, props: Props): Promise<void> {

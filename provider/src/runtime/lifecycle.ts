@@ -81,6 +81,34 @@ export interface ResourceDefinition<
    * show as replaced.
    */
   idOutputs?: Readonly<Record<D, IdOutput>>;
+  /**
+   * Each computed output an update can change, by the inputs whose change
+   * changes it (`[]`: no update changes it). A preview of an update shows an
+   * output as recorded unless one of its inputs changed or it drifted, and
+   * as not known yet then; it calls no service.
+   */
+  updatedBy: Readonly<Record<keyof z.output<O> & string, readonly (keyof z.output<I> & string)[]>>;
+  /**
+   * Outputs of `updatedBy` an update's preview makes in part, from the
+   * recorded outputs and the new inputs, when an input they depend on
+   * changed: `unknown` stands for what only the service can tell, and
+   * `undefined` for the whole output. Without one, such an output is unknown.
+   */
+  previewedBy?: Readonly<
+    Partial<
+      Record<
+        keyof z.output<O> & string,
+        (olds: PropsOf<I, O>, news: InputsOf<I>, changed: ReadonlySet<string>, unknown: string) => unknown
+      >
+    >
+  >;
+  /**
+   * Inputs that `pulumi import` reads as another resource's id, made from the
+   * object read: Pulumi's import writes a value equal to an imported
+   * resource's id as a reference to it, so the code it writes names that
+   * resource and the engine orders their deletes.
+   */
+  importedAs?: Readonly<Partial<Record<keyof z.input<I> & string, (props: PropsOf<I, O>) => string | undefined>>>;
   /** Inputs whose change replaces the object instead of updating it. */
   replaceOn: readonly (keyof z.output<I> & string)[];
   /** Inputs that default to a provider setting when not declared, e.g. a webhook's owner to `dmarc:partnerId`. */

@@ -1,4 +1,5 @@
-import { type DmarcClient, DmarcResponseError, OutcomeUnknownError } from "../client";
+import { setTimeout as sleep } from "node:timers/promises";
+import { DmarcApiError, type DmarcClient, DmarcResponseError, OutcomeUnknownError } from "../client";
 import { plain } from "./values";
 
 /**
@@ -53,6 +54,46 @@ export async function settleAction(
     },
     async () => ((await tookEffect()) ? done : undefined),
   );
+}
+
+/** The first pause before a delete refused for what the object still holds is sent again; pauses double from it. */
+const FIRST_FREED_PAUSE_MS = 500;
+/** The longest pause between such sends: a few requests a minute against the service's 60. */
+const MAX_FREED_PAUSE_MS = 5_000;
+
+/**
+ * Sends a delete the service refuses (409) while the object still holds
+ * others, until it is carried out: the engine deletes what an object holds
+ * at the same time as the object when the program names it by a literal id
+ * (code `pulumi import` wrote), so the refusal lasts only until those deletes
+ * land. The sends go on for as long as one of those deletes may itself keep
+ * retrying (the client's `maxRetryElapsedMs`), pauses doubling up to 5 s;
+ * then the error names what `holding` still finds and how long it waited.
+ */
+export async function deleteWhenFreed(
+  client: DmarcClient,
+  what: string,
+  send: () => Promise<unknown>,
+  holding: () => Promise<readonly string[]>,
+): Promise<void> {
+  const started = Date.now();
+  for (let pause = FIRST_FREED_PAUSE_MS; ; pause = Math.min(2 * pause, MAX_FREED_PAUSE_MS)) {
+    try {
+      await send();
+      return;
+    } catch (error) {
+      if (!(error instanceof DmarcApiError && error.status === 409)) throw error;
+      const waitedMs = Date.now() - started;
+      if (waitedMs + pause > client.maxRetryElapsedMs) {
+        const held = await holding();
+        throw new Error(
+          `${what} still holds ${held.length > 0 ? held.join(", ") : "objects the service names above"} after waiting ${(waitedMs / 1000).toFixed(1)} s (maxRetryElapsedMs) for them to be deleted: delete or move them first, then run again.\n${error.message}`,
+          { cause: error },
+        );
+      }
+      await sleep(pause);
+    }
+  }
 }
 
 /**
