@@ -187,7 +187,7 @@ function tarGz(entries) {
 }
 
 /** Makes the executable at `target` from `node` and the bundle in `work`. */
-async function makeExecutable(platform, node, bundleFile, work, target) {
+function makeExecutable(platform, node, bundleFile, work, target) {
   const blob = join(work, "sea.blob");
   const config = join(work, "sea-config.json");
   writeFileSync(config, JSON.stringify({ main: bundleFile, output: blob, disableExperimentalSEAWarning: true }));
@@ -196,11 +196,18 @@ async function makeExecutable(platform, node, bundleFile, work, target) {
   chmodSync(target, 0o755);
   const macOS = PLATFORMS[platform].os === "darwin";
   if (macOS) execFileSync("codesign", ["--remove-signature", target]);
-  const { inject } = fromProject("postject");
-  await inject(target, SEA_RESOURCE, readFileSync(blob), {
-    sentinelFuse: SEA_FUSE,
-    ...(macOS ? { machoSegmentName: "NODE_SEA" } : {}),
-  });
+  // postject's command rather than its function: its executable-format library prints warnings of no
+  // consequence (ELF note names), kept out of the build's output unless the injection fails.
+  const postject = [
+    fromProject.resolve("postject/dist/cli.js"),
+    target,
+    SEA_RESOURCE,
+    blob,
+    "--sentinel-fuse",
+    SEA_FUSE,
+  ];
+  if (macOS) postject.push("--macho-segment-name", "NODE_SEA");
+  execFileSync(process.execPath, postject, { stdio: ["ignore", "pipe", "pipe"] });
   if (macOS) execFileSync("codesign", ["--sign", "-", target]);
 }
 
@@ -236,7 +243,7 @@ export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl
   const bundleFile = join(work, "main.cjs");
   writeFileSync(bundleFile, code);
   const executable = join(work, PLATFORMS[platform].executable);
-  await makeExecutable(platform, binary, bundleFile, work, executable);
+  makeExecutable(platform, binary, bundleFile, work, executable);
   const entries = [
     { name: PLATFORMS[platform].executable, content: readFileSync(executable), mode: 0o755 },
     ...Object.entries(EXTRAS).map(([name, file]) => ({ name, content: readFileSync(file), mode: 0o644 })),

@@ -1,16 +1,26 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPluginArchive, pluginVersion } from "../../scripts/plugin-archive.mjs";
+import {
+  archiveName,
+  type BuiltPlugin,
+  buildPlugin,
+  hostPlatform,
+  pluginVersion,
+} from "../../scripts/plugin-archive.mjs";
 import { pulumiOk } from "../reliability/harness";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
+import { pathWithoutNode, RELEASE_ADDRESS } from "../support/pluginRelease";
 
-// The plugin as a partner installs it: the archive `npm run plugin` writes,
-// installed with `pulumi plugin install` into a Pulumi home of its own, then
-// found by the engine for a Pulumi YAML project that names no plugin folder,
-// in a folder outside the repository (no node_modules anywhere above it).
+// The plugin as an air-gapped site installs it: this platform's archive of
+// `npm run plugin` (the executable that carries its runtime), installed with
+// `pulumi plugin install --file` into a Pulumi home of its own on a PATH
+// with no `node`, then found by the engine for a Pulumi YAML project that
+// names no plugin folder, in a folder outside the repository (no
+// node_modules anywhere above it).
 
 const ENGINE_TIMEOUT = 240_000;
 
@@ -27,22 +37,43 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
   let emulator: EmulatorHandle;
   let work: string;
   let env: Record<string, string>;
+  let plugin: BuiltPlugin;
   const stack = uniqueStackName("plugin");
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
     work = mkdtempSync(join(tmpdir(), "dmarc plugin install "));
     const engine = await useEngine();
-    env = { ...engine, PULUMI_HOME: join(work, "pulumi home"), PULUMI_BACKEND_URL: `file://${join(work, "state")}` };
+    env = {
+      ...engine,
+      PATH: pathWithoutNode(work, engine.PATH ?? ""),
+      PULUMI_HOME: join(work, "pulumi home"),
+      PULUMI_BACKEND_URL: `file://${join(work, "state")}`,
+    };
     mkdirSync(join(work, "state"));
-    const archive = buildPluginArchive(join(work, "archive"));
-    await pulumiOk(["plugin", "install", "resource", "dmarc", pluginVersion(), "--file", archive], work, env);
+    plugin = await buildPlugin();
+    await pulumiOk(["plugin", "install", "resource", "dmarc", pluginVersion(), "--file", plugin.archive], work, env);
   }, ENGINE_TIMEOUT);
 
   afterAll(async () => {
     await emulator?.emulator.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
+
+  it("is named as Pulumi downloads it, and its executable carries its runtime", () => {
+    expect(basename(plugin.archive)).toBe(archiveName(hostPlatform() ?? "", pluginVersion()));
+    expect(spawnSync("/bin/sh", ["-c", "command -v node"], { env: { PATH: env.PATH } }).status).not.toBe(0);
+  });
+
+  it(
+    "serves its schema on a PATH with no node, naming where Pulumi fetches it",
+    async () => {
+      const { stdout } = await pulumiOk(["package", "get-schema", plugin.executable], work, env);
+      const schema = JSON.parse(stdout) as { name: string; version: string; pluginDownloadURL: string };
+      expect(schema).toMatchObject({ name: "dmarc", version: pluginVersion(), pluginDownloadURL: RELEASE_ADDRESS });
+    },
+    ENGINE_TIMEOUT,
+  );
 
   it("is listed by the engine as an installed resource plugin", async () => {
     const { stdout } = await pulumiOk(["plugin", "ls", "--json"], work, env);
