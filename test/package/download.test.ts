@@ -218,9 +218,7 @@ describe("the plugin, downloaded by Pulumi itself from its release address", () 
         const { code, stdout, stderr } = await (await yamlStack("missing", env))(["preview"], false);
         expect(code).not.toBe(0);
         const said = `${stdout}\n${stderr}`;
-        expect(said).toContain(
-          `404 HTTP error fetching plugin from ${empty.downloadUrl.replace("${VERSION}", pluginVersion())}/`,
-        );
+        expect(said).toContain(`404 HTTP error fetching plugin from ${empty.url}${archivePath()}`);
         expect(said).toContain(
           `install the plugin using \`pulumi plugin install resource dmarc v${pluginVersion()} --server ${RELEASE_ADDRESS}\``,
         );

@@ -12,6 +12,8 @@ import { listenOnLoopback } from "./loopback";
 export const RELEASE_ADDRESS = "github://api.github.com/dmarc-partner/pulumi-dmarc";
 
 export interface ReleaseServer {
+  /** The server's address. */
+  url: string;
   /** Where Pulumi downloads from, `${VERSION}` left for Pulumi to fill, as a mirror of every release is written. */
   downloadUrl: string;
   /** Every path asked for, in order. */
@@ -36,7 +38,7 @@ export async function releaseServer(folder: string): Promise<ReleaseServer> {
     createReadStream(file).pipe(response);
   });
   const { url, close } = await listenOnLoopback(server);
-  return { downloadUrl: `${url}/download/v\${VERSION}`, requests, close };
+  return { url, downloadUrl: `${url}/download/v\${VERSION}`, requests, close };
 }
 
 /** PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES sending the release address to `downloadUrl` (`regexp=URL`, comma-separated). */
