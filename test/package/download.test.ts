@@ -1,8 +1,9 @@
-import { randomBytes } from "node:crypto";
+import { spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,11 +83,11 @@ describe("the plugin, downloaded by Pulumi itself from its release address", () 
    * The tenant program's project in `folder`, its stack initialised and configured; answers a runner of
    * the stack's commands, failing on a command's failure unless told not to.
    */
-  async function yamlStack(folder: string, env: Record<string, string>) {
+  async function yamlStack(folder: string, env: Record<string, string>, settings: Record<string, unknown> = {}) {
     const name = "dmarc-download";
     const project = join(work, folder);
     mkdirSync(project);
-    writeFileSync(join(project, "Pulumi.yaml"), stringify(yamlProject(name)));
+    writeFileSync(join(project, "Pulumi.yaml"), stringify({ ...yamlProject(name), ...settings }));
     const stack = uniqueStackName(folder);
     await pulumiOk(["stack", "init", stack], project, env);
     const run = (args: string[], mustSucceed = true) =>
@@ -226,6 +227,45 @@ describe("the plugin, downloaded by Pulumi itself from its release address", () 
       } finally {
         await empty.close();
       }
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "a wrong archive: the published list's check, run before installing, names the archive that failed",
+    () => {
+      // Pulumi 3.246's own `plugin install --checksum` refuses even the right archive (its reader leaves the
+      // last chunk out of the sum), and `--file` skips the check: the list is checked by sha256sum instead.
+      const assets = join(work, "checked release");
+      mkdirSync(assets);
+      const name = archiveName(plugin.platform);
+      const good = readFileSync(plugin.archive);
+      writeFileSync(join(assets, name), good);
+      const list = writeChecksums(assets);
+      expect(readFileSync(list, "utf8")).toContain(`${createHash("sha256").update(good).digest("hex")}  ${name}\n`);
+      const check = () =>
+        spawnSync("sha256sum", ["--check", "--ignore-missing", basename(list)], { cwd: assets, encoding: "utf8" });
+      expect(check()).toMatchObject({ status: 0, stdout: `${name}: OK\n` });
+      writeFileSync(join(assets, name), Buffer.concat([good.subarray(0, -1), Buffer.from([(good.at(-1) ?? 0) ^ 1])]));
+      const failed = check();
+      expect(failed.status).not.toBe(0);
+      expect(failed.stdout).toBe(`${name}: FAILED\n`);
+      expect(failed.stderr).toContain("computed checksum did NOT match");
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "a platform with no executable: the npm package's launcher, with no node on PATH, says what to run instead",
+    async () => {
+      const env = fetchingEnv("launcher home", release, noNode);
+      const plugins = { providers: [{ name: "dmarc", path: join(projectRoot, "provider", "bin") }] };
+      const run = await yamlStack("launcher", env, { plugins });
+      const { code, stdout, stderr } = await run(["preview"], false);
+      expect(code).not.toBe(0);
+      const said = `${stdout}\n${stderr}`;
+      expect(said).toContain("pulumi-resource-dmarc: no node on PATH.");
+      expect(said).toContain(`pulumi plugin install resource dmarc ${pluginVersion()} --server ${RELEASE_ADDRESS}`);
     },
     ENGINE_TIMEOUT,
   );
