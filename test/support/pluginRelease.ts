@@ -2,14 +2,15 @@ import { spawnSync } from "node:child_process";
 import { createReadStream, existsSync, mkdirSync, statSync, symlinkSync } from "node:fs";
 import { createServer } from "node:http";
 import { delimiter, dirname, join } from "node:path";
+import { PLUGIN_DOWNLOAD_URL } from "../../provider/src/plugin/schema";
 import { listenOnLoopback } from "./loopback";
 
 // The plugin as a partner's machine gets it: a release of archives served
 // over HTTP, as a GitHub release serves them, and a PATH on which Pulumi,
 // its YAML language host and a few basic tools are found, but no `node`.
 
-/** The schema's `pluginDownloadURL` (provider/src/plugin/schema.ts), which the override below redirects. */
-export const RELEASE_ADDRESS = "github://api.github.com/dmarc-partner/pulumi-dmarc";
+/** The schema's `pluginDownloadURL`, which the override below redirects. */
+export const RELEASE_ADDRESS = PLUGIN_DOWNLOAD_URL;
 
 export interface ReleaseServer {
   /** The server's address. */
@@ -47,7 +48,7 @@ export function downloadOverride(downloadUrl: string): string {
 }
 
 /** Where `command` is found on `path`, or undefined. */
-export function findOnPath(command: string, path: string): string | undefined {
+function findOnPath(command: string, path: string): string | undefined {
   for (const folder of path.split(delimiter)) {
     const candidate = join(folder, command);
     if (folder && existsSync(candidate)) return candidate;
