@@ -44,7 +44,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
@@ -235,7 +235,54 @@ export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl
     version,
     platform,
   };
-  if (existsSync(folder)) return built;
+  await onceAtATime(folder, () => buildInto(folder, platform, version, binary, code));
+  return built;
+}
+
+/** How long a build waits for another process's build of the same inputs before it gives up. */
+const WAIT_FOR_OTHER_BUILD_MS = 20 * 60_000;
+
+/** Whether the process that holds `lock` (its pid file) still runs; a lock just made, with no pid yet, counts. */
+function holderRuns(lock) {
+  try {
+    process.kill(Number(readFileSync(join(lock, "pid"), "utf8")), 0);
+    return true;
+  } catch (error) {
+    return error.code !== "ESRCH";
+  }
+}
+
+/**
+ * Runs `build` unless `folder` exists, one process at a time: test files that
+ * start together build once, the others wait for the folder (polled each
+ * second, for at most WAIT_FOR_OTHER_BUILD_MS). A lock left by a process that
+ * died is taken over.
+ */
+async function onceAtATime(folder, build) {
+  const lock = `${folder}.lock`;
+  mkdirSync(dirname(folder), { recursive: true });
+  const giveUpAt = Date.now() + WAIT_FOR_OTHER_BUILD_MS;
+  while (!existsSync(folder)) {
+    try {
+      mkdirSync(lock, { recursive: false });
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      if (!holderRuns(lock)) rmSync(lock, { recursive: true, force: true });
+      else if (Date.now() > giveUpAt) throw new Error(`another process has been building ${folder} for too long`);
+      else await new Promise((resolvePoll) => setTimeout(resolvePoll, 1000));
+      continue;
+    }
+    try {
+      writeFileSync(join(lock, "pid"), String(process.pid));
+      if (!existsSync(folder)) build();
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Makes the executable and the archive into `folder`, through a work folder renamed into place whole. */
+function buildInto(folder, platform, version, binary, code) {
   const work = `${folder}.${process.pid}.partial`;
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
@@ -251,16 +298,11 @@ export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl
   for (const name of ["sea.blob", "sea-config.json", "main.cjs"]) rmSync(join(work, name));
   // Renamed into place whole; older builds of the platform go, as the install cache drops older installs.
   for (const older of existsSync(buildCache) ? readdirSync(buildCache) : []) {
-    if (older.startsWith(`${platform}-`) && !older.includes(".partial")) {
+    if (older.startsWith(`${platform}-`) && !/\.(partial|lock)$/.test(older)) {
       rmSync(join(buildCache, older), { recursive: true, force: true });
     }
   }
-  try {
-    renameSync(work, folder);
-  } catch {
-    rmSync(work, { recursive: true, force: true });
-  }
-  return built;
+  renameSync(work, folder);
 }
 
 /** Writes `folder`'s SHA-256 list over every archive of `version` in it; answers its path. */
