@@ -13,6 +13,7 @@ export function pluginVersion(): string;
 export function hostPlatform(): string | undefined;
 export function archiveName(platform: string, version?: string): string;
 export function checksumsName(version?: string): string;
+export function bundlePlugin(downloadUrl?: string): Promise<string>;
 export function buildPlugin(options?: PluginBuildOptions): Promise<BuiltPlugin>;
 export function writeChecksums(folder: string, version?: string): string;
 export function writePluginArchive(

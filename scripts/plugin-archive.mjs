@@ -109,8 +109,8 @@ export function checksumsName(version = pluginVersion()) {
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
-/** The built provider bundled into one CommonJS file; its text. */
-async function bundle(downloadUrl) {
+/** The built provider bundled into one CommonJS file, its schema naming `downloadUrl` if given; its text. */
+export async function bundlePlugin(downloadUrl) {
   const result = await build({
     entryPoints: [join(providerDir, "dist", "plugin", "main.js")],
     bundle: true,
@@ -220,7 +220,7 @@ export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl
   }
   const version = pluginVersion();
   const binary = nodeBinary(platform, node);
-  const code = await bundle(downloadUrl ?? (process.env.DMARC_PLUGIN_DOWNLOAD_URL || undefined));
+  const code = await bundlePlugin(downloadUrl ?? (process.env.DMARC_PLUGIN_DOWNLOAD_URL || undefined));
   const digest = createHash("sha256")
     .update(code)
     .update(readFileSync(binary))

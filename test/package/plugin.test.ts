@@ -3,10 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { projectRoot } from "../../scripts/engine.mjs";
 import {
   archiveName,
   type BuiltPlugin,
   buildPlugin,
+  bundlePlugin,
   hostPlatform,
   pluginVersion,
 } from "../../scripts/plugin-archive.mjs";
@@ -38,12 +40,14 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
   let work: string;
   let env: Record<string, string>;
   let plugin: BuiltPlugin;
+  let enginePath: string;
   const stack = uniqueStackName("plugin");
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
     work = mkdtempSync(join(tmpdir(), "dmarc plugin install "));
     const engine = await useEngine();
+    enginePath = engine.PATH ?? "";
     env = {
       ...engine,
       PATH: pathWithoutNode(work, engine.PATH ?? ""),
@@ -71,6 +75,30 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
       const { stdout } = await pulumiOk(["package", "get-schema", plugin.executable], work, env);
       const schema = JSON.parse(stdout) as { name: string; version: string; pluginDownloadURL: string };
       expect(schema).toMatchObject({ name: "dmarc", version: pluginVersion(), pluginDownloadURL: RELEASE_ADDRESS });
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "names in its schema the address its build was given, where the launcher's names the default",
+    async () => {
+      const mirror = "https://mirror.example/dmarc";
+      const folder = join(work, "mirror build");
+      mkdirSync(folder);
+      writeFileSync(join(folder, "main.cjs"), await bundlePlugin(mirror));
+      // The bundle as the executable carries it, run by this machine's node: the address is the build's.
+      writeFileSync(
+        join(folder, "pulumi-resource-dmarc"),
+        `#!/bin/sh\nexec node "${join(folder, "main.cjs")}" "$@"\n`,
+        {
+          mode: 0o755,
+        },
+      );
+      const schemaOf = async (plugin: string) =>
+        JSON.parse((await pulumiOk(["package", "get-schema", plugin], work, { ...env, PATH: enginePath })).stdout);
+      expect((await schemaOf(join(folder, "pulumi-resource-dmarc"))).pluginDownloadURL).toBe(mirror);
+      const launcher = join(projectRoot, "provider", "bin", "pulumi-resource-dmarc");
+      expect((await schemaOf(launcher)).pluginDownloadURL).toBe(RELEASE_ADDRESS);
     },
     ENGINE_TIMEOUT,
   );
