@@ -120,7 +120,7 @@ switch (task) {
     break;
   }
   case "plugin": {
-    // The provider plugin's archive for `pulumi plugin install` (scripts/plugin-archive.mjs).
+    // The provider plugin's executable for this machine, archived as Pulumi downloads it (scripts/plugin-archive.mjs).
     await prepare({ engine: false });
     process.exit(await run(process.execPath, [join(projectRoot, "scripts", "plugin-archive.mjs"), ...args]));
     break;

@@ -6,7 +6,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { RequestWindow } from "dmarc-partner-emulator";
 import type { Plan } from "pulumi-dmarc-partner/api";
 import { closeClients, createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
@@ -458,10 +458,19 @@ async function runBudgetBench({ options, emulator }: Context): Promise<void> {
   process.stdout.write(`\n${markdown}`);
 }
 
+/** The folder of this platform's plugin executable, built (or found built) by scripts/plugin-archive.mjs. */
+async function executableFolder(): Promise<string> {
+  // scripts/ is ECMAScript modules, run beside the bench as the SDK's generator is.
+  const { buildPlugin } = await import("../../scripts/plugin-archive.mjs");
+  say("plugin bench: building the plugin's executable (scripts/plugin-archive.mjs)");
+  return dirname((await buildPlugin()).executable);
+}
+
 async function runPluginBench(context: Context, plans: readonly Plan[], loadAtStart: number): Promise<void> {
   const { options, stackSettings } = context;
   const hooks = {
     projectRoot,
+    pluginFolder: options.pluginExecutable ? await executableFolder() : join(projectRoot, "provider", "bin"),
     outDir: options.outDir,
     stackSettings,
     say,

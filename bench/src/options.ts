@@ -35,6 +35,8 @@ export const USAGE = `usage: npm run bench [-- options]
                            and an invitation each) declared by one TypeScript program through the dynamic
                            resources, then through the plugin's generated SDK: up, a no-change preview and
                            destroy, CPU by process and per resource, state bytes per resource
+  --plugin-executable      with --plugin: the plugin's executable (scripts/plugin-archive.mjs) serves the SDK's
+                           side instead of the npm package's launcher, node on dist/plugin/main.js
   --page                   the fleet page (dmarc-fleet report --html) for --tenants (default 1000 here) with
                            --domains each: its size and headless chromium's load-event time
   --out <dir>              where report.json, report.md (sweep.json, sweep.md, sweep.svg, plugin.json, plugin.md) go
@@ -73,6 +75,7 @@ export interface BenchOptions {
   page: boolean;
   budget: boolean;
   plugin: boolean;
+  pluginExecutable: boolean;
   shardSize: number | undefined;
   concurrency: number | undefined;
   outDir: string;
@@ -153,6 +156,7 @@ export function parseOptions(argv: string[], projectRoot: string): BenchOptions 
     page: values.page ?? false,
     budget: values.budget ?? false,
     plugin: values.plugin ?? false,
+    pluginExecutable: values["plugin-executable"] ?? false,
     shardSize: whole("shard-size", values["shard-size"], undefined, 1),
     concurrency: whole("concurrency", values.concurrency, undefined, 1),
     outDir: resolve(values.out ?? join(projectRoot, ".cache", "bench")),
@@ -184,6 +188,7 @@ function parse(argv: string[]) {
       page: { type: "boolean" },
       budget: { type: "boolean" },
       plugin: { type: "boolean" },
+      "plugin-executable": { type: "boolean" },
       "shard-size": { type: "string" },
       concurrency: { type: "string" },
       out: { type: "string" },

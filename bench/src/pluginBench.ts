@@ -40,6 +40,8 @@ const MiB = 1024 * 1024;
 
 export interface PluginBenchHooks {
   projectRoot: string;
+  /** The folder holding `pulumi-resource-dmarc`: the npm package's launcher (provider/bin), or the executable's. */
+  pluginFolder: string;
   outDir: string;
   stackSettings: StackSettings;
   say(message: string): void;
@@ -188,7 +190,7 @@ export async function pluginBench(
       name: PROJECT_NAME,
       folder: `${PROJECT_NAME}-plugin`,
       program: tenantsProgram(spec, plugin),
-      pluginFolders: { dmarc: join(hooks.projectRoot, "provider", "bin") },
+      pluginFolders: { dmarc: hooks.pluginFolder },
     },
     spec,
     resources,

@@ -6,7 +6,8 @@ import { readdirSync, readFileSync } from "node:fs";
 // program runs in the bench's own process instead), the provider process
 // (the dynamic provider: `pulumi-resource-pulumi-nodejs` is a shell script
 // that runs node on @pulumi/pulumi's cmd/dynamic-provider; the plugin:
-// `pulumi-resource-dmarc` runs node on the package's dist/plugin/main.js)
+// `pulumi-resource-dmarc` runs node on the package's dist/plugin/main.js, or
+// is the plugin's executable, its own node inside)
 // and the emulator. A process that exits keeps the figures of its last
 // sample; VmHWM is the peak resident size over the process's whole life, so
 // only its last moments can escape.
@@ -153,6 +154,8 @@ export class ProcessSampler {
     // comm holds 15 characters: `pulumi-language-nodejs` reads `pulumi-language`.
     else if (stat.comm.startsWith("pulumi-language")) role = "language";
     else if (stat.comm === "node" && isProvider(pid)) role = "provider";
+    // The plugin's executable carries its own node: `pulumi-resource-dmarc` reads `pulumi-resource`.
+    else if (stat.comm === "pulumi-resource" && parent?.comm === "pulumi") role = "provider";
     // Only a final answer is remembered: a process caught between fork and exec still looks like its parent.
     if (role) this.roles.set(key, role);
     return role;

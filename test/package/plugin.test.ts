@@ -1,16 +1,28 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildPluginArchive, pluginVersion } from "../../scripts/plugin-archive.mjs";
+import { projectRoot } from "../../scripts/engine.mjs";
+import {
+  archiveName,
+  type BuiltPlugin,
+  buildPlugin,
+  bundlePlugin,
+  hostPlatform,
+  pluginVersion,
+} from "../../scripts/plugin-archive.mjs";
 import { pulumiOk } from "../reliability/harness";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
+import { pathWithoutNode, RELEASE_ADDRESS } from "../support/pluginRelease";
 
-// The plugin as a partner installs it: the archive `npm run plugin` writes,
-// installed with `pulumi plugin install` into a Pulumi home of its own, then
-// found by the engine for a Pulumi YAML project that names no plugin folder,
-// in a folder outside the repository (no node_modules anywhere above it).
+// The plugin as an air-gapped site installs it: this platform's archive of
+// `npm run plugin` (the executable that carries its runtime), installed with
+// `pulumi plugin install --file` into a Pulumi home of its own on a PATH
+// with no `node`, then found by the engine for a Pulumi YAML project that
+// names no plugin folder, in a folder outside the repository (no
+// node_modules anywhere above it).
 
 const ENGINE_TIMEOUT = 240_000;
 
@@ -27,22 +39,69 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
   let emulator: EmulatorHandle;
   let work: string;
   let env: Record<string, string>;
+  let plugin: BuiltPlugin;
+  let enginePath: string;
   const stack = uniqueStackName("plugin");
 
   beforeAll(async () => {
     emulator = await startTestEmulator();
     work = mkdtempSync(join(tmpdir(), "dmarc plugin install "));
     const engine = await useEngine();
-    env = { ...engine, PULUMI_HOME: join(work, "pulumi home"), PULUMI_BACKEND_URL: `file://${join(work, "state")}` };
+    enginePath = engine.PATH ?? "";
+    env = {
+      ...engine,
+      PATH: pathWithoutNode(work, engine.PATH ?? ""),
+      PULUMI_HOME: join(work, "pulumi home"),
+      PULUMI_BACKEND_URL: `file://${join(work, "state")}`,
+    };
     mkdirSync(join(work, "state"));
-    const archive = buildPluginArchive(join(work, "archive"));
-    await pulumiOk(["plugin", "install", "resource", "dmarc", pluginVersion(), "--file", archive], work, env);
+    plugin = await buildPlugin();
+    await pulumiOk(["plugin", "install", "resource", "dmarc", pluginVersion(), "--file", plugin.archive], work, env);
   }, ENGINE_TIMEOUT);
 
   afterAll(async () => {
     await emulator?.emulator.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
+
+  it("is named as Pulumi downloads it, and its executable carries its runtime", () => {
+    expect(basename(plugin.archive)).toBe(archiveName(hostPlatform() ?? "", pluginVersion()));
+    expect(spawnSync("/bin/sh", ["-c", "command -v node"], { env: { PATH: env.PATH } }).status).not.toBe(0);
+  });
+
+  it(
+    "serves its schema on a PATH with no node, naming where Pulumi fetches it",
+    async () => {
+      const { stdout } = await pulumiOk(["package", "get-schema", plugin.executable], work, env);
+      const schema = JSON.parse(stdout) as { name: string; version: string; pluginDownloadURL: string };
+      expect(schema).toMatchObject({ name: "dmarc", version: pluginVersion(), pluginDownloadURL: RELEASE_ADDRESS });
+    },
+    ENGINE_TIMEOUT,
+  );
+
+  it(
+    "names in its schema the address its build was given, where the launcher's names the default",
+    async () => {
+      const mirror = "https://mirror.example/dmarc";
+      const folder = join(work, "mirror build");
+      mkdirSync(folder);
+      writeFileSync(join(folder, "main.cjs"), await bundlePlugin(mirror));
+      // The bundle as the executable carries it, run by this machine's node: the address is the build's.
+      writeFileSync(
+        join(folder, "pulumi-resource-dmarc"),
+        `#!/bin/sh\nexec node "${join(folder, "main.cjs")}" "$@"\n`,
+        {
+          mode: 0o755,
+        },
+      );
+      const schemaOf = async (plugin: string) =>
+        JSON.parse((await pulumiOk(["package", "get-schema", plugin], work, { ...env, PATH: enginePath })).stdout);
+      expect((await schemaOf(join(folder, "pulumi-resource-dmarc"))).pluginDownloadURL).toBe(mirror);
+      const launcher = join(projectRoot, "provider", "bin", "pulumi-resource-dmarc");
+      expect((await schemaOf(launcher)).pluginDownloadURL).toBe(RELEASE_ADDRESS);
+    },
+    ENGINE_TIMEOUT,
+  );
 
   it("is listed by the engine as an installed resource plugin", async () => {
     const { stdout } = await pulumiOk(["plugin", "ls", "--json"], work, env);

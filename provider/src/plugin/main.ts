@@ -1,5 +1,7 @@
-import { createRequire } from "node:module";
+import * as grpc from "@grpc/grpc-js";
+import { ConfigureResponse, CreateResponse, ReadResponse, UpdateResponse } from "@pulumi/pulumi/proto/provider_pb";
 import * as provider from "@pulumi/pulumi/provider";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { dynamicProviderHost } from "../providerHost";
 import { attachEngineLog } from "../runtime/engineLog";
 import { packageVersion } from "../runtime/providerModule";
@@ -46,12 +48,15 @@ interface UpdateCall {
 }
 type Handler = (call: never, callback: Callback) => unknown;
 
-const fromPulumi = createRequire(require.resolve("@pulumi/pulumi"));
-const grpc = fromPulumi("@grpc/grpc-js");
-const { ConfigureResponse, CreateResponse, ReadResponse, UpdateResponse } = fromPulumi("./proto/provider_pb");
-const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb");
+/**
+ * Where the plugin's archives are published, named by the schema it serves: the executable's build
+ * (scripts/plugin-archive.mjs) writes in the address it was built for; the JavaScript launcher's is
+ * the schema's default.
+ */
+declare const DMARC_PLUGIN_DOWNLOAD_URL: string | undefined;
+const pluginDownloadURL = typeof DMARC_PLUGIN_DOWNLOAD_URL === "string" ? DMARC_PLUGIN_DOWNLOAD_URL : undefined;
 
-const dmarc = dmarcProvider(packageVersion());
+const dmarc = dmarcProvider(packageVersion(), pluginDownloadURL);
 
 /** `dmarc:baseUrl` for the engine's `dmarc:config:baseUrl`. */
 const settingKey = (key: string) => key.replace(/^([^:]+):config:/, "$1:");
@@ -125,7 +130,10 @@ function servedOrPreviewed(target: object, key: string): unknown {
 }
 
 const addService = grpc.Server.prototype.addService;
-grpc.Server.prototype.addService = function (service: unknown, implementation: object) {
+grpc.Server.prototype.addService = function (
+  service: grpc.ServiceDefinition,
+  implementation: grpc.UntypedServiceImplementation,
+) {
   const withReplacements = new Proxy(implementation, {
     get: (target, key) =>
       typeof key !== "string"

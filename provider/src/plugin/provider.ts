@@ -183,14 +183,14 @@ function resourceCalls(
 }
 
 /** The plugin's provider: every resource type of the registry and the invoke table, over the one host. */
-export function dmarcProvider(version: string): provider.Provider {
+export function dmarcProvider(version: string, pluginDownloadURL?: string): provider.Provider {
   const host = dynamicProviderHost;
   // Made once: the engine and the language hosts ask for it again for each program they load.
   let schema: string | undefined;
   return {
     version,
     getSchema: async () => {
-      schema ??= JSON.stringify(packageSchema(version));
+      schema ??= JSON.stringify(packageSchema(version, pluginDownloadURL));
       return schema;
     },
     ...resourceCalls(host),

@@ -1,23 +1,14 @@
-import { createRequire } from "node:module";
+import * as grpc from "@grpc/grpc-js";
+import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
+import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
 
 /** Writes one line into the engine's output, attached to a resource. */
 export type EngineLog = (line: string) => void;
 
-/** The parts of @pulumi/pulumi's generated engine protocol code used here. */
-interface LogRequestMessage {
-  setSeverity(severity: number): void;
-  setMessage(message: string): void;
-  setUrn(urn: string): void;
-}
-
 interface EngineConnection {
   address: string;
-  client: { log(request: LogRequestMessage, done: (error: Error | null) => void): void };
-  LogRequest: new () => LogRequestMessage;
+  client: EngineClient;
 }
-
-/** `LogSeverity.INFO` of the engine protocol. */
-const INFO_SEVERITY = 1;
 
 let engineConnection: EngineConnection | undefined;
 
@@ -44,16 +35,12 @@ export function engineLogFor(urn: string | undefined): EngineLog {
     /^[\w.[\]:-]+:\d+$/.test(address);
   if (!urn || !inEngine) return (line) => console.log(line);
   if (engineConnection?.address !== address) {
-    const fromPulumi = createRequire(require.resolve("@pulumi/pulumi"));
-    const grpc = fromPulumi("@grpc/grpc-js");
-    const { EngineClient } = fromPulumi("./proto/engine_grpc_pb");
-    const { LogRequest } = fromPulumi("./proto/engine_pb");
-    engineConnection = { address, client: new EngineClient(address, grpc.credentials.createInsecure()), LogRequest };
+    engineConnection = { address, client: new EngineClient(address, grpc.credentials.createInsecure()) };
   }
-  const { client, LogRequest } = engineConnection;
+  const { client } = engineConnection;
   return (line) => {
     const request = new LogRequest();
-    request.setSeverity(INFO_SEVERITY);
+    request.setSeverity(LogSeverity.INFO);
     request.setMessage(line);
     request.setUrn(urn);
     client.log(request, (error) => {

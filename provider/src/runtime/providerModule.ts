@@ -1,6 +1,3 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-
 /** The input (and output) in which every dynamic resource records its provider module. */
 export const PROVIDER_KEY = "__provider";
 
@@ -23,8 +20,10 @@ export function providerSource(typeName: string): string {
   return `exports.handler=()=>require("pulumi-dmarc-partner/providers/${providerModuleName(typeName)}");`;
 }
 
-/** This package's version, from its manifest beside dist/: what the fleet's digest and the plugin report. */
+/**
+ * This package's version, from its manifest beside dist/: what the fleet's digest and the plugin report.
+ * Required rather than read from disk, so that the plugin's executable carries it in its bundle.
+ */
 export function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
-  return manifest.version;
+  return (require("../../package.json") as { version: string }).version;
 }
