@@ -23,27 +23,24 @@ import { dmarcProvider, previewedUpdate } from "./provider";
 //   previews, so an updated resource's id-derived outputs stay known).
 
 type Callback = (error: Error | null, response?: unknown) => void;
-interface StructMessage {
-  toJavaScript(): Record<string, unknown>;
-}
 interface ConfigureCall {
   request: { getVariablesMap(): { forEach(visit: (value: string, key: string) => void): void } };
 }
 interface ReadCall {
-  request: { getId(): string; getUrn(): string; getProperties(): StructMessage | undefined };
+  request: { getId(): string; getUrn(): string; getProperties(): Struct | undefined };
 }
 interface PreviewableCall {
   request: { getPreview(): boolean };
 }
 interface CreateCall {
-  request: { getProperties(): StructMessage | undefined };
+  request: { getProperties(): Struct | undefined };
 }
 interface UpdateCall {
   request: {
     getId(): string;
     getUrn(): string;
-    getOlds(): StructMessage | undefined;
-    getNews(): StructMessage | undefined;
+    getOlds(): Struct | undefined;
+    getNews(): Struct | undefined;
   };
 }
 type Handler = (call: never, callback: Callback) => unknown;
@@ -110,7 +107,7 @@ function previewUpdate(call: UpdateCall, callback: Callback): void {
       request.getNews()?.toJavaScript() ?? {},
     );
     const response = new UpdateResponse();
-    response.setProperties(Struct.fromJavaScript(outs));
+    response.setProperties(Struct.fromJavaScript(outs as Parameters<typeof Struct.fromJavaScript>[0]));
     callback(null, response);
   } catch (error) {
     callback(error instanceof Error ? error : new Error(String(error)));
