@@ -24,7 +24,7 @@ type Domain struct {
 	Domain pulumi.StringOutput `pulumi:"domain"`
 	// Name of the domain's group, as the service reports it.
 	DomainGroup pulumi.StringOutput `pulumi:"domainGroup"`
-	// The domain group to assign it to (a DomainGroup's `groupId`).
+	// The domain group to assign it to: a DomainGroup's `groupId`, or its resource id (`<organizationId>/<groupId>`, as the code `pulumi import` writes refers to it).
 	GroupId pulumi.StringOutput `pulumi:"groupId"`
 	// The organisation the domain belongs to.
 	OrganizationId pulumi.StringOutput `pulumi:"organizationId"`
@@ -101,7 +101,7 @@ type domainArgs struct {
 	DeclaredTogether *int `pulumi:"declaredTogether"`
 	// The domain name, lower case, e.g. `example.com`.
 	Domain string `pulumi:"domain"`
-	// The domain group to assign it to (a DomainGroup's `groupId`).
+	// The domain group to assign it to: a DomainGroup's `groupId`, or its resource id (`<organizationId>/<groupId>`, as the code `pulumi import` writes refers to it).
 	GroupId string `pulumi:"groupId"`
 	// The organisation the domain belongs to.
 	OrganizationId string `pulumi:"organizationId"`
@@ -119,7 +119,7 @@ type DomainArgs struct {
 	DeclaredTogether pulumi.IntPtrInput
 	// The domain name, lower case, e.g. `example.com`.
 	Domain pulumi.StringInput
-	// The domain group to assign it to (a DomainGroup's `groupId`).
+	// The domain group to assign it to: a DomainGroup's `groupId`, or its resource id (`<organizationId>/<groupId>`, as the code `pulumi import` writes refers to it).
 	GroupId pulumi.StringInput
 	// The organisation the domain belongs to.
 	OrganizationId pulumi.StringInput
@@ -183,7 +183,7 @@ func (o DomainOutput) DomainGroup() pulumi.StringOutput {
 	return o.ApplyT(func(v *Domain) pulumi.StringOutput { return v.DomainGroup }).(pulumi.StringOutput)
 }
 
-// The domain group to assign it to (a DomainGroup's `groupId`).
+// The domain group to assign it to: a DomainGroup's `groupId`, or its resource id (`<organizationId>/<groupId>`, as the code `pulumi import` writes refers to it).
 func (o DomainOutput) GroupId() pulumi.StringOutput {
 	return o.ApplyT(func(v *Domain) pulumi.StringOutput { return v.GroupId }).(pulumi.StringOutput)
 }
