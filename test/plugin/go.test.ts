@@ -109,24 +109,20 @@ describe("Go programs through the provider plugin", () => {
     FIRST_BUILD_TIMEOUT,
   );
 
-  // The webhook, a leaf: renaming the organisation previews its dependants as replaced while the
-  // plugin's previews leave an update's outputs unknown (the `up` itself updates it alone).
   it(
-    "previews no change, then a rename as one update in place",
+    "previews no change, then the organisation's rename as one update in place, its dependants unchanged",
     async () => {
       await project.ok(["preview", "--expect-no-changes"]);
-      const [before] = await client().listWebhooks(emulator.partner.id);
-      expect(before?.name).toBe("Acme events");
-      await project.ok(["config", "set", "dmarc-go:webhookName", "Acme notifications"]);
+      const [before] = await client().listOrganizations();
+      await project.ok(["config", "set", "dmarc-go:organizationName", "Acme Corporation"]);
       const preview = JSON.parse((await project.ok(["preview", "--json"])).stdout) as { steps: PreviewStep[] };
       const changes = preview.steps.filter((step) => step.op !== "same");
-      expect(changes.map(({ op, urn }) => `${op} ${urn.slice(urn.lastIndexOf("::") + 2)}`)).toEqual(["update events"]);
+      expect(changes.map(({ op, urn }) => `${op} ${urn.slice(urn.lastIndexOf("::") + 2)}`)).toEqual(["update acme"]);
 
       const { stdout } = await project.ok(["up", "--yes", "--skip-preview"]);
       expect(stdout).toMatch(/~ 1 updated/);
-      expect(await client().listWebhooks(emulator.partner.id)).toMatchObject([
-        { objectId: before?.objectId, name: "Acme notifications" },
-      ]);
+      expect(await client().listOrganizations()).toMatchObject([{ id: before?.id, name: "Acme Corporation" }]);
+      await project.ok(["preview", "--expect-no-changes"]);
     },
     ENGINE_TIMEOUT,
   );
@@ -140,8 +136,10 @@ describe("Go programs through the provider plugin", () => {
       expect(preview.code, output).not.toBe(0);
       expect(output).toContain("dmarc:index:Organization (acme)");
       expect(output).toContain('Organization input "name" must not start or end with white space; got " Acme"');
-      expect((await client().listOrganizations()).map((organization) => organization.name)).toEqual(["Acme Corp"]);
-      await project.ok(["config", "set", "dmarc-go:organizationName", "Acme Corp"]);
+      expect((await client().listOrganizations()).map((organization) => organization.name)).toEqual([
+        "Acme Corporation",
+      ]);
+      await project.ok(["config", "set", "dmarc-go:organizationName", "Acme Corporation"]);
     },
     ENGINE_TIMEOUT,
   );

@@ -137,18 +137,20 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
   );
 
   it(
-    "previews no change, then a rename of the webhook as one update in place",
+    "previews no change, then the organisation's rename as one update in place, its dependants unchanged",
     async () => {
       await project.ok(["preview", "--expect-no-changes"]);
-      const [before] = (await emulatorState()).webhooks;
-      const program = readFileSync(tenantProgram, "utf8");
-      writeFileSync(join(project.folder, "__main__.py"), program.replace('name="Acme events"', 'name="Acme alerts"'));
+      const [before] = (await emulatorState()).organizations;
+      await project.ok(["config", "set", `${PROJECT}:organizationName`, "Acme Corporation"]);
       const preview = await project.ok(["preview", "--json"]);
-      expect(changes(preview.stdout)).toEqual(["update dmarc:index:Webhook"]);
+      expect(changes(preview.stdout)).toEqual(["update dmarc:index:Organization"]);
       const { stdout } = await project.ok(["up", "--yes", "--skip-preview"]);
       expect(stdout).toMatch(/~ 1 updated/);
-      const after = (await emulatorState()).webhooks;
-      expect(after.map((webhook) => [webhook.objectId, webhook.name])).toEqual([[before?.objectId, "Acme alerts"]]);
+      const after = (await emulatorState()).organizations;
+      expect(after.map((organization) => [organization.id, organization.name])).toEqual([
+        [before?.id, "Acme Corporation"],
+      ]);
+      await project.ok(["preview", "--expect-no-changes"]);
     },
     ENGINE_TIMEOUT,
   );
