@@ -9,10 +9,10 @@
 // official install ships beside `pulumi`: the Node.js language host
 // `pulumi-language-nodejs`, which `pulumi up` on a folder with a Pulumi.yaml
 // needs (inline Automation API programs do not), the official one when the
-// module proxy serves it, else this project's own from scripts/language-host/;
-// the Go and Python language hosts `pulumi-language-go` and
-// `pulumi-language-python` likewise, else ours from scripts/language-host-go/
-// and scripts/language-host-python/; the YAML language host `pulumi-language-yaml`,
+// module proxy serves it, else this project's own from scripts/language-host/
+// (its nodejs/ command); the Go and Python language hosts `pulumi-language-go`
+// and `pulumi-language-python` likewise, else ours from the same module's
+// golang/ and python/ commands; the YAML language host `pulumi-language-yaml`,
 // for Pulumi YAML programs; and the dynamic provider plugin
 // `pulumi-resource-pulumi-nodejs`. The engine looks for them next to its own
 // executable, and warns ("using ... from $PATH") when the copy it finds on
@@ -37,15 +37,13 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { delimiter, join, relative, resolve } from "node:path";
+import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const projectRoot = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 const engineCache = join(projectRoot, ".engine");
 const languageHostSource = join(projectRoot, "scripts", "language-host");
-const goLanguageHostSource = join(projectRoot, "scripts", "language-host-go");
-const pythonLanguageHostSource = join(projectRoot, "scripts", "language-host-python");
 const sdkGeneratorSource = join(projectRoot, "scripts", "sdk-gen");
 const officialLanguageHost = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
 const officialGoLanguageHost = "github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3";
@@ -133,15 +131,22 @@ function updateStamp(version, entries) {
   renameSync(partial, stampPath(version));
 }
 
-function sourceFiles(folder) {
-  // Python files are embedded in the Python language host.
-  return readdirSync(folder).filter((name) => /\.go$|\.py$|^go\.(mod|sum)$/.test(name));
+// The files, relative to the Go module in `folder`, that a program of it is
+// built from: go.mod and go.sum, and the sources below `packages` (all of
+// the module by default). Python files are embedded in the Python language host.
+function sourceFiles(folder, packages = ["."]) {
+  const sources = packages.flatMap((pkg) =>
+    readdirSync(join(folder, pkg), { recursive: true })
+      .map((name) => join(pkg, name))
+      .filter((path) => /\.(go|py)$/.test(path)),
+  );
+  return ["go.mod", "go.sum", ...sources].sort();
 }
 
-// Our own Go programs are rebuilt when their sources change.
-function sourceDigest(folder) {
+// Our own Go programs are rebuilt when the sources they are built from change.
+function sourceDigest(folder, packages) {
   const hash = createHash("sha256");
-  for (const name of sourceFiles(folder).sort()) hash.update(`${name}\0`).update(readFileSync(join(folder, name)));
+  for (const path of sourceFiles(folder, packages)) hash.update(`${path}\0`).update(readFileSync(join(folder, path)));
   return hash.digest("hex").slice(0, 16);
 }
 
@@ -304,7 +309,10 @@ async function prepareOfficialLanguageHost(module, language, version, work, env)
 // scripts/, and `go get` moves their Pulumi modules to the wanted version
 // should it change.
 async function prepareOwnProgram(folder, modules, work, env) {
-  for (const name of sourceFiles(folder)) copyFileSync(join(folder, name), join(work, name));
+  for (const path of sourceFiles(folder)) {
+    mkdirSync(dirname(join(work, path)), { recursive: true });
+    copyFileSync(join(folder, path), join(work, path));
+  }
   await runStep("resolving modules", "go", ["get", ...modules], { cwd: work, env });
 }
 
@@ -338,10 +346,14 @@ async function buildPart(version, part) {
   process.stderr.write(`[engine] built ${part.description} (${record.source}) in ${seconds}s\n`);
 }
 
+// Each of our own language hosts is a command of the module in
+// languageHostSource, built from its own folder and the shared host/.
+const languageHostPackages = (command) => ["host", command];
+
 // The official host `module` of `language` when the module proxy serves it,
-// else this project's own from `source`.
-function languageHostPreparer(language, module, source) {
-  const folder = relative(projectRoot, source);
+// else this project's own, the command in languageHostSource's folder `command`.
+function languageHostPreparer(language, module, command) {
+  const folder = relative(projectRoot, join(languageHostSource, command));
   return async (version, work, env) => {
     if (await prepareOfficialLanguageHost(module, language, version, work, env)) {
       const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
@@ -349,9 +361,10 @@ function languageHostPreparer(language, module, source) {
     }
     emptyFolder(work);
     process.stderr.write(`[engine] building this project's own ${language} language host from ${folder}/\n`);
-    await prepareOwnProgram(source, [`${sdkModule}@v${version}`], work, env);
-    const record = { source: folder, digest: sourceDigest(source) };
-    return { record, ldflags: `-s -w -X main.version=v${version}`, target: "." };
+    await prepareOwnProgram(languageHostSource, [`${sdkModule}@v${version}`], work, env);
+    const record = { source: folder, digest: sourceDigest(languageHostSource, languageHostPackages(command)) };
+    const ldflags = `-s -w -X dmarc-partner/language-host/host.version=v${version}`;
+    return { record, ldflags, target: `./${command}` };
   };
 }
 
@@ -401,7 +414,8 @@ function installDynamicProviderPlugin(version) {
   renameSync(partial, target);
 }
 
-const ownSourcesUnchanged = (folder) => (entry) => entry.digest === sourceDigest(folder);
+const ownSourcesUnchanged = (folder, packages) => (entry) => entry.digest === sourceDigest(folder, packages);
+const ownLanguageHostUnchanged = (command) => ownSourcesUnchanged(languageHostSource, languageHostPackages(command));
 
 // What is built beside the engine, each on its own when its binary or its
 // stamp entry is missing or `current` says the entry is stale: the official
@@ -412,22 +426,22 @@ const languageHosts = [
     key: "languageHost",
     binary: "pulumi-language-nodejs",
     description: "the Node.js language host",
-    current: (entry) => entry.source === "official" || ownSourcesUnchanged(languageHostSource)(entry),
-    prepare: languageHostPreparer("Node.js", officialLanguageHost, languageHostSource),
+    current: (entry) => entry.source === "official" || ownLanguageHostUnchanged("nodejs")(entry),
+    prepare: languageHostPreparer("Node.js", officialLanguageHost, "nodejs"),
   },
   {
     key: "goLanguageHost",
     binary: "pulumi-language-go",
     description: "the Go language host",
-    current: (entry) => entry.source === "official" || ownSourcesUnchanged(goLanguageHostSource)(entry),
-    prepare: languageHostPreparer("Go", officialGoLanguageHost, goLanguageHostSource),
+    current: (entry) => entry.source === "official" || ownLanguageHostUnchanged("golang")(entry),
+    prepare: languageHostPreparer("Go", officialGoLanguageHost, "golang"),
   },
   {
     key: "pythonLanguageHost",
     binary: "pulumi-language-python",
     description: "the Python language host",
-    current: (entry) => entry.source === "official" || ownSourcesUnchanged(pythonLanguageHostSource)(entry),
-    prepare: languageHostPreparer("Python", officialPythonLanguageHost, pythonLanguageHostSource),
+    current: (entry) => entry.source === "official" || ownLanguageHostUnchanged("python")(entry),
+    prepare: languageHostPreparer("Python", officialPythonLanguageHost, "python"),
   },
   {
     key: "yamlLanguageHost",

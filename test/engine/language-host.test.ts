@@ -7,7 +7,7 @@ import { uniqueStackName, useEngine } from "../support/engine";
 
 // A local program, as `pulumi up` runs it from a folder with a Pulumi.yaml:
 // the engine starts the Node.js language host (the official one, or ours from
-// scripts/language-host), which runs index.ts through @pulumi/pulumi's run
+// scripts/language-host/nodejs), which runs index.ts through @pulumi/pulumi's run
 // script and its TypeScript support. Inline programs never reach that host.
 const program = `import * as pulumi from "@pulumi/pulumi";
 

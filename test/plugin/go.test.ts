@@ -11,7 +11,7 @@ import { typeScriptTenantShape } from "../support/typeScriptTenant";
 
 // Go programs on the SDK generated from the plugin's schema, built and run
 // through the engine by its Go language host (this project's own here:
-// scripts/language-host-go), against the emulator, in one stack: a tenant
+// scripts/language-host/golang), against the emulator, in one stack: a tenant
 // from nothing to a verified domain in one `up`, no change, a rename
 // previewed as one update, a bad input and a broken build refused at
 // preview, destroy; then the Tenant component, leaving the service as the

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"dmarc-partner/language-host/host"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
@@ -30,14 +30,6 @@ type goModule struct {
 	Main bool
 }
 
-// pluginManifest is pulumi-plugin.json.
-type pluginManifest struct {
-	Resource bool   `json:"resource"`
-	Name     string `json:"name"`
-	Version  string `json:"version"`
-	Server   string `json:"server"`
-}
-
 // manifestPlaces are where a module keeps pulumi-plugin.json, relative to
 // its root: the places Pulumi's own host looks.
 var manifestPlaces = []string{"pulumi-plugin.json", "go/pulumi-plugin.json", "go/*/pulumi-plugin.json", "*/pulumi-plugin.json"}
@@ -45,45 +37,25 @@ var manifestPlaces = []string{"pulumi-plugin.json", "go/pulumi-plugin.json", "go
 func (h *languageHost) GetRequiredPackages(
 	ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest,
 ) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	plugins, err := requiredPlugins(ctx, programDirectory(req.GetInfo(), ""))
-	if err != nil {
-		return nil, err
-	}
-	packages := make([]*pulumirpc.PackageDependency, 0, len(plugins))
-	for _, plugin := range plugins {
-		packages = append(packages, &pulumirpc.PackageDependency{
-			Name: plugin.Name, Kind: "resource", Version: plugin.Version, Server: plugin.Server,
-		})
-	}
-	return &pulumirpc.GetRequiredPackagesResponse{Packages: packages}, nil
+	return host.RequiredPackages(requiredPlugins(ctx, host.ProgramDirectory(req.GetInfo(), "")))
 }
 
 // GetRequiredPlugins answers engines older than GetRequiredPackages.
 func (h *languageHost) GetRequiredPlugins(
 	ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest,
 ) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	plugins, err := requiredPlugins(ctx, programDirectory(req.GetInfo(), req.GetPwd()))
-	if err != nil {
-		return nil, err
-	}
-	dependencies := make([]*pulumirpc.PluginDependency, 0, len(plugins))
-	for _, plugin := range plugins {
-		dependencies = append(dependencies, &pulumirpc.PluginDependency{
-			Name: plugin.Name, Kind: "resource", Version: plugin.Version, Server: plugin.Server,
-		})
-	}
-	return &pulumirpc.GetRequiredPluginsResponse{Plugins: dependencies}, nil
+	return host.RequiredPlugins(requiredPlugins(ctx, host.ProgramDirectory(req.GetInfo(), req.GetPwd())))
 }
 
 // requiredPlugins are the resource plugins named by the modules of the
 // program in dir, each once; the plugin's version is its manifest's, else
 // its module's.
-func requiredPlugins(ctx context.Context, dir string) ([]pluginManifest, error) {
+func requiredPlugins(ctx context.Context, dir string) ([]host.PluginManifest, error) {
 	modules, err := moduleGraph(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	var plugins []pluginManifest
+	var plugins []host.PluginManifest
 	seen := map[string]bool{}
 	for _, module := range modules {
 		if module.Main || module.Dir == "" {
@@ -133,20 +105,13 @@ func moduleGraph(ctx context.Context, dir string) ([]goModule, error) {
 }
 
 // readManifest reads the first pulumi-plugin.json found in manifestPlaces.
-func readManifest(moduleDir string) (pluginManifest, bool, error) {
-	var manifest pluginManifest
+func readManifest(moduleDir string) (host.PluginManifest, bool, error) {
 	for _, place := range manifestPlaces {
 		paths, _ := filepath.Glob(filepath.Join(moduleDir, place)) // the patterns are well formed
-		for _, path := range paths {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return manifest, false, err
-			}
-			if err := json.Unmarshal(data, &manifest); err != nil {
-				return manifest, false, fmt.Errorf("%s: %w", path, err)
-			}
-			return manifest, true, nil
+		if len(paths) > 0 {
+			manifest, err := host.ReadManifest(paths[0])
+			return manifest, err == nil, err
 		}
 	}
-	return manifest, false, nil
+	return host.PluginManifest{}, false, nil
 }

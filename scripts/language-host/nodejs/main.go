@@ -14,125 +14,30 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
-	"time"
 
+	"dmarc-partner/language-host/host"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/grpc"
-	"google.golang.org/protobuf/types/known/emptypb"
 )
 
-// version is the engine version this host was built for; scripts/engine.mjs
-// sets it with -ldflags "-X main.version=v<pinned version>".
-var version = "v0.0.0-dev"
-
 func main() {
-	// The engine may pass logging and tracing flags before the engine address,
-	// and older engines passed runtime options as flags. They are accepted so
-	// that parsing never fails, and ignored: runtime options now arrive with
-	// each request. A flag set of our own, because the SDK's logging package
-	// already registers some of these names on the global one.
-	flags := flag.NewFlagSet("pulumi-language-nodejs", flag.ExitOnError)
-	for _, name := range []string{"tracing", "root", "tsconfig", "nodeargs", "packagemanager"} {
-		flags.String(name, "", "ignored")
-	}
-	flags.Bool("logtostderr", false, "ignored")
-	flags.Bool("typescript", true, "ignored")
-	flags.Int("v", 0, "ignored")
-	_ = flags.Parse(os.Args[1:]) // ExitOnError: Parse never returns an error.
-
-	// Stop serving on Ctrl-C or SIGTERM, or when the engine that started us is
-	// gone, so that neither this host nor the program it runs outlives its
-	// engine: Pulumi starts plugins in process groups of their own, and a
-	// killed CLI would otherwise leave them running on a machine that lives on.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	host := &languageHost{engineAddress: flags.Arg(0), stopped: ctx}
-	if host.engineAddress != "" {
-		if err := rpcutil.Healthcheck(ctx, host.engineAddress, engineCheckInterval, stop); err != nil {
-			fail("cannot watch the engine: %v", err)
-		}
-	}
-	cancel := make(chan bool)
-	go func() {
-		<-ctx.Done()
-		close(cancel)
-	}()
-
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Cancel: cancel,
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, host)
-			return nil
-		},
-	})
-	if err != nil {
-		fail("cannot start the language host: %v", err)
-	}
-	// Like every plugin, the first line on stdout tells the engine our port.
-	fmt.Printf("%d\n", handle.Port)
-	err = <-handle.Done
-	// A program still running is stopped with the host (see Run).
-	host.programs.Wait()
-	if err != nil {
-		fail("language host stopped serving: %v", err)
-	}
+	host.Serve(host.Language{
+		Binary:    "pulumi-language-nodejs",
+		Name:      "Node.js",
+		Flags:     []string{"tsconfig", "nodeargs", "packagemanager"},
+		BoolFlags: []string{"typescript"},
+	}, &languageHost{})
 }
 
-func fail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "pulumi-language-nodejs: "+format+"\n", args...)
-	os.Exit(1)
-}
-
-// languageHost implements pulumirpc.LanguageRuntimeServer. The embedded
-// Unimplemented server answers codes.Unimplemented for every method not
-// defined here (GenerateProject, Pack, Link, RunPlugin, ...); the engine
-// treats that as "not supported" where it matters (Cancel, GetRequiredPackages).
+// languageHost answers what concerns Node.js; host.Base the rest.
 type languageHost struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-
-	mu            sync.Mutex
-	engineAddress string
-
-	// Done once the host stops serving; programs still running are then killed.
-	stopped  context.Context
-	programs sync.WaitGroup
-}
-
-// engineCheckInterval is how often the host asks whether its engine is still
-// there. The official host waits five minutes; a killed CLI's host and
-// program would then outlive it that long.
-const engineCheckInterval = 2 * time.Second
-
-func (h *languageHost) engine() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.engineAddress
-}
-
-// Handshake is sent when the engine attaches to a running host; it carries
-// the engine address that is otherwise our first argument.
-func (h *languageHost) Handshake(
-	_ context.Context, req *pulumirpc.LanguageHandshakeRequest,
-) (*pulumirpc.LanguageHandshakeResponse, error) {
-	h.mu.Lock()
-	h.engineAddress = req.GetEngineAddress()
-	h.mu.Unlock()
-	return &pulumirpc.LanguageHandshakeResponse{}, nil
-}
-
-func (h *languageHost) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: version}, nil
+	host.Base
 }
 
 // GetRequiredPlugins and GetRequiredPackages report nothing: plugin
@@ -162,7 +67,7 @@ func (h *languageHost) InstallDependencies(
 	}
 	defer closer.Close()
 
-	dir := programDirectory(req.GetInfo(), req.GetDirectory())
+	dir := host.ProgramDirectory(req.GetInfo(), req.GetDirectory())
 	if _, err := findRunScript(dir); err == nil {
 		fmt.Fprintf(stdout, "Dependencies are managed by npm and already installed for %s.\n", dir)
 		return nil
@@ -198,7 +103,7 @@ func (h *languageHost) About(context.Context, *pulumirpc.AboutRequest) (*pulumir
 func (h *languageHost) GetProgramDependencies(
 	_ context.Context, req *pulumirpc.GetProgramDependenciesRequest,
 ) (*pulumirpc.GetProgramDependenciesResponse, error) {
-	dir := programDirectory(req.GetInfo(), req.GetPwd())
+	dir := host.ProgramDirectory(req.GetInfo(), req.GetPwd())
 	var manifest struct {
 		Dependencies    map[string]string `json:"dependencies"`
 		DevDependencies map[string]string `json:"devDependencies"`
@@ -239,16 +144,4 @@ func readJSON(path string, into any) error {
 		return err
 	}
 	return json.Unmarshal(data, into)
-}
-
-// programDirectory prefers the ProgramInfo every current engine sends, and
-// falls back to the deprecated directory field of older requests.
-func programDirectory(info *pulumirpc.ProgramInfo, deprecated string) string {
-	if dir := info.GetProgramDirectory(); dir != "" {
-		return dir
-	}
-	if deprecated != "" {
-		return deprecated
-	}
-	return "."
 }

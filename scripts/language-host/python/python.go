@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"dmarc-partner/language-host/host"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
@@ -38,6 +39,16 @@ func parseOptions(info *pulumirpc.ProgramInfo) (pythonOptions, error) {
 	return opts, nil
 }
 
+// programPython is the Python that runs the program, as Pulumi.yaml's
+// runtime options say.
+func programPython(info *pulumirpc.ProgramInfo) (string, error) {
+	opts, err := parseOptions(info)
+	if err != nil {
+		return "", err
+	}
+	return interpreter(info, opts)
+}
+
 // interpreter is the Python that runs the program: the virtual environment's
 // when Pulumi.yaml names one, else python3 from PATH.
 func interpreter(info *pulumirpc.ProgramInfo, opts pythonOptions) (string, error) {
@@ -65,17 +76,5 @@ func rootDirectory(info *pulumirpc.ProgramInfo) string {
 	if root := info.GetRootDirectory(); root != "" {
 		return root
 	}
-	return programDirectory(info, "")
-}
-
-// programDirectory prefers the ProgramInfo every current engine sends, and
-// falls back to the deprecated directory field of older requests.
-func programDirectory(info *pulumirpc.ProgramInfo, deprecated string) string {
-	if dir := info.GetProgramDirectory(); dir != "" {
-		return dir
-	}
-	if deprecated != "" {
-		return deprecated
-	}
-	return "."
+	return host.ProgramDirectory(info, "")
 }

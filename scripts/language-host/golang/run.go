@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,69 +10,46 @@ import (
 	"strconv"
 	"strings"
 
+	"dmarc-partner/language-host/host"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// exitAfterReportedError is the exit code Pulumi's Go SDK uses once it has
-// sent the program's error to the engine (constant.ExitStatusLoggedError):
-// the engine then stops without a message of its own, a "bail".
-const exitAfterReportedError = 32
-
 // Run builds the program in its folder with `go build` (or takes the
 // executable Pulumi.yaml names as `binary`) and runs it with what the Go
-// SDK's pulumi.Run reads from the environment (sdk/v3 go/pulumi/run.go).
+// SDK's pulumi.Run reads from the environment (sdk/v3 go/pulumi/run.go). A
+// program built into a temporary file is removed once it has run.
 func (h *languageHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
-	failed := func(format string, args ...any) (*pulumirpc.RunResponse, error) {
-		return &pulumirpc.RunResponse{Error: fmt.Sprintf(format, args...)}, nil
-	}
-	if req.GetAttachDebugger() {
-		return failed("attaching a debugger is not supported by this project's Go language host")
-	}
-	info := req.GetInfo()
-	dir := programDirectory(info, req.GetPwd())
-	opts, err := parseOptions(info.GetOptions())
-	if err != nil {
-		return failed("%v", err)
-	}
-	env, err := programEnvironment(req, info, h.engine())
-	if err != nil {
-		return failed("%v", err)
-	}
-
-	// The program ends with the request or with the host, whichever stops first.
-	h.programs.Add(1)
-	defer h.programs.Done()
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(h.stopped, cancel)()
-
-	program, err := programExecutable(runCtx, dir, opts)
-	if err != nil {
-		return failed("%v", err)
-	}
-	if opts.binary == "" && opts.buildTarget == "" {
-		defer os.Remove(program)
-	}
-
-	cmd := exec.CommandContext(runCtx, program, req.GetArgs()...)
-	cmd.Dir = dir
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return &pulumirpc.RunResponse{}, nil
-	case errors.As(err, &exit) && exit.ExitCode() == exitAfterReportedError:
-		return &pulumirpc.RunResponse{Bail: true}, nil
-	case errors.As(err, &exit) && exit.ExitCode() > 0:
-		return failed("Program exited with non-zero exit code: %d", exit.ExitCode())
-	case errors.As(err, &exit):
-		return failed("Program exited unexpectedly: %v", exit)
-	default:
-		return failed("could not run the program %s: %v", program, err)
-	}
+	var temporary string
+	defer func() {
+		if temporary != "" {
+			os.Remove(temporary)
+		}
+	}()
+	return h.RunProgram(ctx, req, func(runCtx context.Context) (*exec.Cmd, error) {
+		info := req.GetInfo()
+		dir := host.ProgramDirectory(info, req.GetPwd())
+		opts, err := parseOptions(info.GetOptions())
+		if err != nil {
+			return nil, err
+		}
+		env, err := programEnvironment(req, info, h.Engine())
+		if err != nil {
+			return nil, err
+		}
+		program, err := programExecutable(runCtx, dir, opts)
+		if err != nil {
+			return nil, err
+		}
+		if opts.binary == "" && opts.buildTarget == "" {
+			temporary = program
+		}
+		cmd := exec.CommandContext(runCtx, program, req.GetArgs()...)
+		cmd.Dir = dir
+		cmd.Env = env
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		return cmd, nil
+	})
 }
 
 // goOptions are the `runtime.options` of Pulumi.yaml Pulumi's Go host takes:
@@ -148,13 +124,9 @@ func inFolder(dir, path string) string {
 // pulumi.Run reads, each set even when empty so that a value inherited from
 // the engine's environment cannot take the request's place.
 func programEnvironment(req *pulumirpc.RunRequest, info *pulumirpc.ProgramInfo, engine string) ([]string, error) {
-	config, err := jsonText(req.GetConfig(), "{}")
+	config, secretKeys, err := host.Configuration(req)
 	if err != nil {
-		return nil, fmt.Errorf("cannot serialize the stack configuration: %w", err)
-	}
-	secretKeys, err := jsonText(req.GetConfigSecretKeys(), "[]")
-	if err != nil {
-		return nil, fmt.Errorf("cannot serialize the secret configuration keys: %w", err)
+		return nil, err
 	}
 	return append(os.Environ(),
 		"PULUMI_MONITOR="+req.GetMonitorAddress(),
@@ -168,14 +140,4 @@ func programEnvironment(req *pulumirpc.RunRequest, info *pulumirpc.ProgramInfo, 
 		"PULUMI_DRY_RUN="+strconv.FormatBool(req.GetDryRun()),
 		"PULUMI_PARALLEL="+strconv.Itoa(int(req.GetParallel())),
 	), nil
-}
-
-// jsonText serializes value, using empty when it is nil (a nil map or slice
-// would become "null").
-func jsonText[T any](value T, empty string) (string, error) {
-	data, err := json.Marshal(value)
-	if err != nil || string(data) == "null" {
-		return empty, err
-	}
-	return string(data), nil
 }

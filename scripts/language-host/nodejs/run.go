@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,50 +10,42 @@ import (
 	"strconv"
 	"strings"
 
+	"dmarc-partner/language-host/host"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/protobuf/types/known/structpb"
 )
-
-// exitAfterReportedError is the exit code @pulumi/pulumi's run script uses once
-// it has already shown the user an actionable error (cmd/run/index.js,
-// nodeJSProcessExitedAfterLoggingUserActionableMessage). The engine should then
-// stop without a message of its own: a "bail".
-const exitAfterReportedError = 32
 
 // Run starts the program as `node [nodeargs] <@pulumi/pulumi/cmd/run> <flags>
 // <entry point> [args]`. The run script parses the flags below (cmd/run/index.js)
 // and reads the rest from the environment: config from PULUMI_CONFIG and
 // PULUMI_CONFIG_SECRET_KEYS (runtime/config.js), TypeScript from
 // PULUMI_NODEJS_TYPESCRIPT and PULUMI_NODEJS_TSCONFIG_PATH (cmd/run/run.js).
+// The run script exits with 32 once it has shown the user an actionable error
+// (cmd/run/index.js, nodeJSProcessExitedAfterLoggingUserActionableMessage).
 func (h *languageHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
-	failed := func(format string, args ...any) (*pulumirpc.RunResponse, error) {
-		return &pulumirpc.RunResponse{Error: fmt.Sprintf(format, args...)}, nil
-	}
-	if req.GetAttachDebugger() {
-		return failed("attaching a debugger is not supported by this project's Node.js language host")
-	}
+	return h.RunProgram(ctx, req, func(runCtx context.Context) (*exec.Cmd, error) {
+		return h.nodeCommand(runCtx, req)
+	})
+}
+
+func (h *languageHost) nodeCommand(ctx context.Context, req *pulumirpc.RunRequest) (*exec.Cmd, error) {
 	info := req.GetInfo()
-	dir := programDirectory(info, req.GetPwd())
+	dir := host.ProgramDirectory(info, req.GetPwd())
 	opts, err := parseOptions(info.GetOptions())
 	if err != nil {
-		return failed("%v", err)
+		return nil, err
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		return failed("could not find node on PATH: %v", err)
+		return nil, fmt.Errorf("could not find node on PATH: %w", err)
 	}
 	runScript, err := findRunScript(dir)
 	if err != nil {
-		return failed("%v", err)
+		return nil, err
 	}
-
-	config, err := jsonString(req.GetConfig(), "{}")
+	config, secretKeys, err := host.Configuration(req)
 	if err != nil {
-		return failed("cannot serialize the stack configuration: %v", err)
-	}
-	secretKeys, err := jsonString(req.GetConfigSecretKeys(), "[]")
-	if err != nil {
-		return failed("cannot serialize the secret configuration keys: %v", err)
+		return nil, err
 	}
 
 	args := append(opts.nodeArgs, runScript)
@@ -65,7 +55,7 @@ func (h *languageHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pul
 		}
 	}
 	flag("monitor", req.GetMonitorAddress())
-	flag("engine", h.engine())
+	flag("engine", h.Engine())
 	flag("organization", req.GetOrganization())
 	flag("project", req.GetProject())
 	flag("stack", req.GetStack())
@@ -76,16 +66,10 @@ func (h *languageHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pul
 	if req.GetDryRun() {
 		args = append(args, "--dry-run")
 	}
-	args = append(args, entryPoint(info, req.GetProgram()))
+	args = append(args, host.EntryPoint(info, req.GetProgram()))
 	args = append(args, req.GetArgs()...)
 
-	// The program ends with the request or with the host, whichever stops first.
-	h.programs.Add(1)
-	defer h.programs.Done()
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(h.stopped, cancel)()
-	cmd := exec.CommandContext(runCtx, node, args...)
+	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"PULUMI_CONFIG="+config,
@@ -102,21 +86,7 @@ func (h *languageHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pul
 	// reads them. Wrapping the writers makes exec copy through fresh pipes.
 	cmd.Stdout = struct{ io.Writer }{os.Stdout}
 	cmd.Stderr = struct{ io.Writer }{os.Stderr}
-
-	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return &pulumirpc.RunResponse{}, nil
-	case errors.As(err, &exit) && exit.ExitCode() == exitAfterReportedError:
-		return &pulumirpc.RunResponse{Bail: true}, nil
-	case errors.As(err, &exit) && exit.ExitCode() > 0:
-		return failed("Program exited with non-zero exit code: %d", exit.ExitCode())
-	case errors.As(err, &exit):
-		return failed("Program exited unexpectedly: %v", exit)
-	default:
-		return failed("could not run node: %v", err)
-	}
+	return cmd, nil
 }
 
 // nodeOptions are the `runtime.options` of Pulumi.yaml that concern running.
@@ -167,26 +137,4 @@ func findRunScript(dir string) (string, error) {
 				"run npm install", dir)
 		}
 	}
-}
-
-// entryPoint is relative to the program directory; "." lets the run script
-// use package.json's main, or index.js / index.ts.
-func entryPoint(info *pulumirpc.ProgramInfo, deprecated string) string {
-	if entry := info.GetEntryPoint(); entry != "" {
-		return entry
-	}
-	if deprecated != "" {
-		return deprecated
-	}
-	return "."
-}
-
-// jsonString serializes value, using empty when it is nil (a nil map or slice
-// would become "null", which the SDK does not expect).
-func jsonString[T any](value T, empty string) (string, error) {
-	data, err := json.Marshal(value)
-	if err != nil || string(data) == "null" {
-		return empty, err
-	}
-	return string(data), nil
 }
