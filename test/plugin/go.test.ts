@@ -63,7 +63,7 @@ describe("Go programs through the provider plugin", () => {
         "",
         `require ${sdkModule} v0.0.0`,
         `require github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
-        `replace ${sdkModule} => ${sdkFolder}`,
+        `replace ${sdkModule} => ${JSON.stringify(sdkFolder)}`,
         "",
       ].join("\n"),
     );
