@@ -27,6 +27,7 @@ import {
   type ReleaseServer,
   releaseServer,
 } from "../support/pluginRelease";
+import type { SdkResource } from "../support/sdkTools";
 
 // The plugin as a partner's `pulumi up` gets it: nobody installs it. The
 // schema's pluginDownloadURL (the project's release address) is what a
@@ -50,13 +51,6 @@ function yamlProject(name: string) {
   return { name, runtime: "yaml", ...tenant };
 }
 
-interface SdkResource {
-  new (
-    name: string,
-    args: Record<string, unknown>,
-    opts?: pulumi.CustomResourceOptions,
-  ): pulumi.CustomResource & Record<string, pulumi.Output<unknown>>;
-}
 type Sdk = Record<"Organization" | "DomainGroup" | "Domain" | "Rfc2136Record" | "DomainVerification", SdkResource>;
 
 describe("the plugin, downloaded by Pulumi itself from its release address", () => {

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type * as pulumi from "@pulumi/pulumi";
 import { LocalWorkspace, type ProjectSettings, type Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../scripts/engine.mjs";
@@ -10,6 +9,7 @@ import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
 import { loggedArrivals } from "../support/requestLog";
+import type { SdkResource } from "../support/sdkTools";
 
 // The organisation's rename through a TypeScript program on the SDK
 // generated from the plugin's schema: its preview shows one update and its
@@ -17,13 +17,6 @@ import { loggedArrivals } from "../support/requestLog";
 
 const ENGINE_TIMEOUT = 300_000;
 
-interface SdkResource {
-  new (
-    name: string,
-    args: Record<string, unknown>,
-    opts?: pulumi.CustomResourceOptions,
-  ): pulumi.CustomResource & Record<string, pulumi.Output<unknown>>;
-}
 type Sdk = Record<"Organization" | "DomainGroup" | "Domain" | "Subscription" | "Invitation", SdkResource>;
 
 describe("a TypeScript program on the generated SDK previews a rename as one update", () => {

@@ -10,7 +10,7 @@ import { projectRoot } from "../../scripts/engine.mjs";
 import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack, uniqueStackName, useEngine } from "../support/engine";
-import { buildGoSdk, compilePythonSdk, readGenerated } from "../support/sdkTools";
+import { buildGoSdk, compilePythonSdk, readGenerated, type SdkResource } from "../support/sdkTools";
 import { serviceShape } from "../support/serviceShape";
 
 // The SDKs Pulumi's code generators make from the plugin's schema (npm run
@@ -21,13 +21,6 @@ import { serviceShape } from "../support/serviceShape";
 
 const ENGINE_TIMEOUT = 600_000;
 
-interface SdkResource {
-  new (
-    name: string,
-    args: Record<string, unknown>,
-    opts?: pulumi.CustomResourceOptions,
-  ): pulumi.CustomResource & Record<string, pulumi.Output<unknown>>;
-}
 interface Sdk {
   Organization: SdkResource;
   DomainGroup: SdkResource;

@@ -1,11 +1,21 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import type * as pulumi from "@pulumi/pulumi";
 import { pinnedPulumiVersion } from "../../scripts/engine.mjs";
 
 // A generated SDK checked by its own language's tools, where this machine
 // has them: the SDK generator's test (a hand-written schema) and the
 // plugin's (its own schema) run the same steps.
+
+/** A resource class of the generated TypeScript SDK, as a test program loads it from the compiled SDK. */
+export interface SdkResource {
+  new (
+    name: string,
+    args: Record<string, unknown>,
+    opts?: pulumi.CustomResourceOptions,
+  ): pulumi.CustomResource & Record<string, pulumi.Output<unknown>>;
+}
 
 /** Runs a tool to its end in `cwd`, failing with everything it printed. */
 export function runTool(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
