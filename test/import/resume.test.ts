@@ -4,7 +4,7 @@ import { parseInventory } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { fleetProjectFolder, serviceClient, uniqueFleetName } from "../fleet/support";
-import { startCommand } from "../reliability/harness";
+import { type CliResult, startCommand } from "../reliability/harness";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import { type SeedOrganization, seedAccount } from "./seed";
@@ -43,16 +43,29 @@ function importedIds(path: string): string[] {
   return inventory.tenants.flatMap((tenant) => tenant.ids?.organization ?? []);
 }
 
-async function importRun(path: string, env: Record<string, string>, ...extra: string[]) {
+type ImportRun = ReturnType<typeof startCommand>;
+
+async function importRun(path: string, env: Record<string, string>, ...extra: string[]): Promise<ImportRun> {
   const args = ["import", "--fleet", fleet, "--inventory", path, ...extra];
   return startCommand(process.execPath, [join(projectRoot, "provider", "bin", "dmarc-fleet.js"), ...args], folder, env);
 }
 
-/** Waits, bounded, until the import has written at least `count` entries to `path`. */
-async function untilWritten(path: string, count: number): Promise<void> {
+/**
+ * Waits, bounded, until the import has written at least `count` entries to
+ * `path`; an import that ends or stays silent first fails the wait with what
+ * it printed, so a stuck or crashed run says why.
+ */
+async function untilWritten(path: string, count: number, run: ImportRun): Promise<void> {
+  let ended: CliResult | undefined;
+  void run.done.then((result) => {
+    ended = result;
+  });
   const deadline = Date.now() + WAIT_MS;
   while (importedIds(path).length < count) {
-    if (Date.now() > deadline) throw new Error(`the import wrote ${importedIds(path).length} entries in ${WAIT_MS} ms`);
+    const written = importedIds(path).length;
+    if (ended)
+      throw new Error(`the import ended (exit ${ended.code}) with ${written} entries written:\n${ended.stderr}`);
+    if (Date.now() > deadline) throw new Error(`the import wrote ${written} entries in ${WAIT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -87,7 +100,7 @@ describe("an import of 200 organisations stopped half-way", () => {
   it("continues with --append where a kill stopped it, writing each organisation exactly once", async () => {
     const env = { ...(await useEngine()), ...emulator.env, DMARC_REQUESTS_PER_MINUTE: PACE };
     const killed = await importRun(killedPath, env);
-    await untilWritten(killedPath, COUNT / 2);
+    await untilWritten(killedPath, COUNT / 2, killed);
     killed.child.kill("SIGKILL");
     await killed.done;
     const cut = importedIds(killedPath).length;
@@ -106,7 +119,7 @@ describe("an import of 200 organisations stopped half-way", () => {
       DMARC_MAX_RETRY_ELAPSED_MS: "2000",
     };
     const stopped = await importRun(cutOffPath, env);
-    await untilWritten(cutOffPath, COUNT / 4);
+    await untilWritten(cutOffPath, COUNT / 4, stopped);
     const fault = await emulator.control<{ id: string }>("POST", "/faults", { route: "*", dropRate: 1 });
     const outcome = await stopped.done;
     await emulator.control("DELETE", `/faults/${fault.id}`);
