@@ -7,6 +7,7 @@ export default defineConfig({
   cacheDir: ".cache/vite",
   test: {
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
+    globalSetup: ["test/support/runFolder.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Engine tests spawn the Pulumi CLI and its plugins, and the rate-limited ones mostly wait on the service's

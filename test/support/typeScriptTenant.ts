@@ -6,6 +6,7 @@ import { parse } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
 import type { EmulatorHandle } from "./emulator";
 import { createTestStack } from "./engine";
+import { onceARun } from "./onceARun";
 import { serviceShape } from "./serviceShape";
 
 // The customer the plugin's Tenant component is declared with in every
@@ -48,19 +49,22 @@ function typeScriptTenant(dnsServer: string, zoneKey: ZoneKey) {
 }
 
 /**
- * What the TypeScript Tenant leaves on an emptied emulator (its zone keyed
- * with `zoneKey`), in {@link serviceShape}'s terms; its stack is destroyed
- * and removed after.
+ * What the TypeScript Tenant leaves on an emptied emulator, in
+ * {@link serviceShape}'s terms. Made once a run, by the first language's
+ * test to ask, on its emulator (its zone keyed with `zoneKey`), which must
+ * be empty then; the stack is destroyed and removed after.
  */
-export async function typeScriptTenantShape(emulator: EmulatorHandle, zoneKey: ZoneKey): Promise<unknown> {
-  const stack = await createTestStack({
-    projectName: "dmarc-ts-tenant",
-    program: typeScriptTenant(emulator.emulator.dnsServer ?? "", zoneKey),
-    config: emulator.stackConfig,
+export function typeScriptTenantShape(emulator: EmulatorHandle, zoneKey: ZoneKey): Promise<unknown> {
+  return onceARun("typescript-tenant-shape", async () => {
+    const stack = await createTestStack({
+      projectName: "dmarc-ts-tenant",
+      program: typeScriptTenant(emulator.emulator.dnsServer ?? "", zoneKey),
+      config: emulator.stackConfig,
+    });
+    await stack.up();
+    const shape = await serviceShape(emulator);
+    await stack.destroy();
+    await stack.workspace.removeStack(stack.name);
+    return shape;
   });
-  await stack.up();
-  const shape = await serviceShape(emulator);
-  await stack.destroy();
-  await stack.workspace.removeStack(stack.name);
-  return shape;
 }
