@@ -32,12 +32,6 @@ const zoneKey = {
   secret: randomBytes(32).toString("base64"),
 };
 
-/** A preview's steps as `pulumi preview --json` prints them. */
-interface PreviewStep {
-  op: string;
-  urn: string;
-}
-
 describe("Go programs through the provider plugin", () => {
   let emulator: EmulatorHandle;
   let project: PluginProject;
@@ -115,8 +109,7 @@ describe("Go programs through the provider plugin", () => {
       await project.ok(["preview", "--expect-no-changes"]);
       const [before] = await client().listOrganizations();
       await project.ok(["config", "set", "dmarc-go:organizationName", "Acme Corporation"]);
-      const preview = JSON.parse((await project.ok(["preview", "--json"])).stdout) as { steps: PreviewStep[] };
-      const changes = preview.steps.filter((step) => step.op !== "same");
+      const changes = (await project.previewSteps()).filter((step) => step.op !== "same");
       expect(changes.map(({ op, urn }) => `${op} ${urn.slice(urn.lastIndexOf("::") + 2)}`)).toEqual(["update acme"]);
 
       const { stdout } = await project.ok(["up", "--yes", "--skip-preview"]);

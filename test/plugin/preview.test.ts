@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
-import { type PluginProject, pluginProject } from "../support/pluginProject";
+import { type PluginProject, type PreviewStep, pluginProject } from "../support/pluginProject";
 import { loggedArrivals } from "../support/requestLog";
 
 // What a Pulumi YAML program's preview shows of an in-place change through
@@ -128,12 +128,6 @@ function program(declared: Declared) {
   };
 }
 
-interface PreviewStep {
-  op: string;
-  urn: string;
-  newState?: { inputs?: Record<string, unknown> };
-}
-
 /** A step as `<type>::<name>`, the type without its module and parents: `Organization::acme`. */
 function labelOf(urn: string): string {
   const [, , type = "", name = ""] = urn.split("::");
@@ -169,9 +163,9 @@ describe("a plugin program's preview of in-place changes", () => {
   /** The steps of `pulumi preview --json`, asserting that the preview sent no request to the service. */
   async function previewSteps(): Promise<PreviewStep[]> {
     const from = Date.now();
-    const { stdout } = await project.ok(["preview", "--json"]);
+    const steps = await project.previewSteps();
     expect(loggedArrivals(requestLog, from)).toEqual([]);
-    return (JSON.parse(stdout) as { steps: PreviewStep[] }).steps;
+    return steps;
   }
 
   /** Declares `changes`, previews them as updates of `updated` alone, runs `up`, and previews no change after. */

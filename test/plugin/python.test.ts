@@ -8,7 +8,7 @@ import { projectRoot } from "../../scripts/engine.mjs";
 import { installPythonPackage, virtualEnvironment } from "../../scripts/python.mjs";
 import { generateSdks } from "../../scripts/sdk.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
-import { type PluginProject, pluginProject } from "../support/pluginProject";
+import { type PluginProject, type PreviewStep, pluginProject } from "../support/pluginProject";
 import { runTool } from "../support/sdkTools";
 import { serviceShape } from "../support/serviceShape";
 import { tenantComponentProgram, typeScriptTenantShape } from "../support/typeScriptTenant";
@@ -37,14 +37,8 @@ const zoneKey = {
   secret: randomBytes(32).toString("base64"),
 };
 
-interface PreviewStep {
-  op: string;
-  urn: string;
-}
-
-/** Each step of `pulumi preview --json` that changes something, as "<op> <type>". */
-function changes(previewJson: string): string[] {
-  const steps = (JSON.parse(previewJson) as { steps: PreviewStep[] }).steps;
+/** Each step of a preview that changes something, as "<op> <type>". */
+function changes(steps: readonly PreviewStep[]): string[] {
   return steps
     .filter((step) => step.op !== "same")
     .map((step) => `${step.op} ${step.urn.split("::")[2]?.split("$").at(-1)}`);
@@ -142,8 +136,7 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
       await project.ok(["preview", "--expect-no-changes"]);
       const [before] = (await emulatorState()).organizations;
       await project.ok(["config", "set", `${PROJECT}:organizationName`, "Acme Corporation"]);
-      const preview = await project.ok(["preview", "--json"]);
-      expect(changes(preview.stdout)).toEqual(["update dmarc:index:Organization"]);
+      expect(changes(await project.previewSteps())).toEqual(["update dmarc:index:Organization"]);
       const { stdout } = await project.ok(["up", "--yes", "--skip-preview"]);
       expect(stdout).toMatch(/~ 1 updated/);
       const after = (await emulatorState()).organizations;

@@ -8,6 +8,13 @@ import { uniqueStackName, useEngine } from "./engine";
 /** The folder holding `pulumi-resource-dmarc`, the plugin's launcher, for a project's `plugins.providers`. */
 const pluginFolder = join(projectRoot, "provider", "bin");
 
+/** A step of `pulumi preview --json`. */
+export interface PreviewStep {
+  op: string;
+  urn: string;
+  newState?: { inputs?: Record<string, unknown> };
+}
+
 export interface PluginProject {
   folder: string;
   stack: string;
@@ -18,6 +25,8 @@ export interface PluginProject {
   ok(args: string[]): Promise<CliResult>;
   /** The stack's outputs, secrets shown. */
   outputs(): Promise<Record<string, unknown>>;
+  /** The steps `pulumi preview --json` shows. */
+  previewSteps(): Promise<PreviewStep[]>;
   remove(): Promise<void>;
 }
 
@@ -48,6 +57,10 @@ export async function pluginProject(name: string, config: Record<string, { value
     async outputs() {
       const { stdout } = await project.ok(["stack", "output", "--json", "--show-secrets"]);
       return JSON.parse(stdout) as Record<string, unknown>;
+    },
+    async previewSteps() {
+      const { stdout } = await project.ok(["preview", "--json"]);
+      return (JSON.parse(stdout) as { steps: PreviewStep[] }).steps;
     },
     async remove() {
       await project.run(["stack", "rm", "--yes", "--force"]);
