@@ -160,11 +160,14 @@ describe("createReceiverServer over real HTTP", () => {
 
   it("answers 413 to a chunked body that grows past the limit, without buffering it", async () => {
     const chunk = new TextEncoder().encode("x".repeat(4096));
+    // 256 MiB, far more than the limit and than loopback's socket buffers can hold (tens of MiB): the upload
+    // stops at the end only if the receiver reads it all. A body that fits those buffers is sent whole, on
+    // a busy machine, before the 413 reaches the client.
+    const chunks = 65_536;
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
-        // Far more than the limit; the receiver must answer long before the end.
-        if (sent++ < 1024) controller.enqueue(chunk);
+        if (sent++ < chunks) controller.enqueue(chunk);
         else controller.close();
       },
     });
@@ -177,7 +180,7 @@ describe("createReceiverServer over real HTTP", () => {
     } as RequestInit);
     expect(response.status).toBe(413);
     expect(JSON.parse(await response.text()).error).toBe("payload_too_large");
-    expect(sent).toBeLessThan(1024);
+    expect(sent).toBeLessThan(chunks);
   });
 
   it("answers 405 to anything but POST, and 404 off its path", async () => {
