@@ -103,6 +103,16 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
     ENGINE_TIMEOUT,
   );
 
+  it("leaves out what only serializing a function needs, saying so if it is ever asked for", async () => {
+    const code = await bundlePlugin();
+    // esbuild heads each module it bundles with its path.
+    expect(code).toContain("// node_modules/@pulumi/pulumi/typescript-shim.js");
+    expect(code).not.toContain("// node_modules/typescript/");
+    expect(code).not.toContain("// node_modules/@npmcli/arborist/");
+    expect(code).toContain("the DMARC plugin does not carry typescript");
+    expect(code).toContain("the DMARC plugin does not carry @npmcli/arborist");
+  });
+
   it("is listed by the engine as an installed resource plugin", async () => {
     const { stdout } = await pulumiOk(["plugin", "ls", "--json"], work, env);
     const plugins = JSON.parse(stdout) as { name: string; kind: string; version: string }[];
