@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { inject } from "vitest";
 
-// A result several test files compare against, made by whichever file asks
+// A result several test files share (a build, a shape they compare against), made by whichever file asks
 // first and read by the others from the run's folder (test/support/runFolder.ts).
 // One file makes it at a time; if that file fails, the next one to ask tries.
 

@@ -1,12 +1,21 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/engine.mjs";
+import { buildPlugin } from "../../scripts/plugin-archive.mjs";
 import { type CliResult, pulumi, pulumiOk } from "../reliability/harness";
 import { uniqueStackName, useEngine } from "./engine";
+import { onceARun } from "./onceARun";
 
-/** The folder holding `pulumi-resource-dmarc`, the plugin's launcher, for a project's `plugins.providers`. */
-const pluginFolder = join(projectRoot, "provider", "bin");
+/**
+ * The folder holding `pulumi-resource-dmarc`, for a project's `plugins.providers`: the executable the release
+ * carries, as partners install it, built once a run. It starts on a third of the CPU of the npm package's
+ * launcher, which has tests of its own (test/plugin/sdk.test.ts, test/package/).
+ */
+async function pluginFolder() {
+  const { executable } = await onceARun("plugin-executable", () => buildPlugin());
+  return dirname(executable);
+}
 
 /** A step of `pulumi preview --json`. */
 export interface PreviewStep {
@@ -33,10 +42,11 @@ export interface PluginProject {
 /**
  * A Pulumi YAML project of its own under .cache/projects/, with a fresh
  * stack in the project-local backend, whose program uses the provider plugin
- * built in this checkout, as a partner's project names a plugin folder.
+ * built from this checkout.
  */
 export async function pluginProject(name: string, config: Record<string, { value: string; secret?: boolean }>) {
   const env = await useEngine();
+  const plugin = await pluginFolder();
   const folder = join(projectRoot, ".cache", "projects", uniqueStackName(name));
   mkdirSync(folder, { recursive: true });
   const stack = uniqueStackName("stack");
@@ -47,7 +57,7 @@ export async function pluginProject(name: string, config: Record<string, { value
       const settings = {
         name,
         runtime: "yaml",
-        plugins: { providers: [{ name: "dmarc", path: pluginFolder }] },
+        plugins: { providers: [{ name: "dmarc", path: plugin }] },
         ...program,
       };
       writeFileSync(join(folder, "Pulumi.yaml"), stringify(settings));
