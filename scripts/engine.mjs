@@ -28,13 +28,16 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
@@ -120,7 +123,8 @@ function readStampFile(version) {
 
 function readStamp(version) {
   const stamp = readStampFile(version);
-  return stamp.version === version && existsSync(join(engineDir(version), "bin", "pulumi")) ? stamp : undefined;
+  const current = stamp.version === version && stamp.recipe === engineBuildRecipe;
+  return current && existsSync(join(engineDir(version), "bin", "pulumi")) ? stamp : undefined;
 }
 
 // Merged into what the file holds just now and renamed into place, so that
@@ -252,6 +256,54 @@ function writeBuildModule(work, name, requires, replaces, target) {
   writeFileSync(join(work, "tools.go"), `//go:build tools\n\npackage tools\n\nimport _ "${target}"\n`);
 }
 
+// The CLI reads zxcvbn's word lists (two copies: Pulumi's `config set` and ESC's `env set`) on every start,
+// to judge whether a plain config value looks like a secret: 90 of 145 ms of CPU for `pulumi version` here, on
+// every one of the many CLI starts of a test run. Built from copies of the two modules that read them when a
+// value is first judged, the CLI answers `config set` as before (test/engine/smoke.test.ts). Each edit must
+// match once; a module whose text has changed is built as it is, with a warning.
+const LAZY_WORD_LISTS = [
+  [
+    "frequency/frequency.go",
+    "func init() {",
+    "func Load() { loadOnce.Do(load) }\n\nvar loadOnce sync.Once\n\nfunc load() {",
+  ],
+  ["frequency/frequency.go", "import (\n", 'import (\n\t"sync"\n'],
+  ["matching/matching.go", "func init() {\n\tloadFrequencyList()\n}\n", ""],
+  ["matching/matching.go", "func loadFrequencyList() {\n", "func loadFrequencyList() {\n\tfrequency.Load()\n"],
+];
+const lazyWordListModules = ["github.com/nbutton23/zxcvbn-go", "github.com/ccojocar/zxcvbn-go"];
+const engineBuildRecipe = createHash("sha256")
+  .update(JSON.stringify([LAZY_WORD_LISTS, lazyWordListModules]))
+  .digest("hex")
+  .slice(0, 16);
+
+// Copies `module` (as the build list has it) into the build folder with LAZY_WORD_LISTS applied and points the
+// build at the copy; false, saying why, when the module is not in the build or its text has changed.
+function replaceWithLazyCopy(work, module, env) {
+  const listed = spawnSync("go", ["list", "-m", "-json", module], { cwd: work, encoding: "utf8", env });
+  const { Dir: source } = JSON.parse(listed.status === 0 ? listed.stdout : "{}");
+  if (!source) return false;
+  const folder = join("lazy", module.replaceAll("/", "_"));
+  const copy = join(work, folder);
+  cpSync(source, copy, { recursive: true });
+  // Writable, as the module cache's files are not, so that the build folder can be edited and removed.
+  for (const name of ["", ...readdirSync(copy, { recursive: true })]) {
+    const path = join(copy, name);
+    chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
+  }
+  for (const [file, from, to] of LAZY_WORD_LISTS) {
+    const path = join(copy, file);
+    const text = readFileSync(path, "utf8");
+    if (text.split(from).length !== 2) {
+      process.stderr.write(`[engine] ${module}: ${file} has changed; its word lists stay read on every start\n`);
+      return false;
+    }
+    writeFileSync(path, text.replace(from, to));
+  }
+  if (!existsSync(join(copy, "go.mod"))) writeFileSync(join(copy, "go.mod"), `module ${module}\n\ngo 1.12\n`);
+  return spawnSync("go", ["mod", "edit", `-replace=${module}=./${folder}`], { cwd: work, env }).status === 0;
+}
+
 async function buildEngine(version) {
   requireGo(version);
   const env = goEnv();
@@ -268,6 +320,7 @@ async function buildEngine(version) {
 
   const ldflags = `-s -w -X ${sdkModule}/go/common/version.Version=v${version}`;
   await runStep("resolving modules", "go", ["get", `${engineModule}/cmd/pulumi@v${version}`], { cwd: work, env });
+  for (const module of lazyWordListModules) replaceWithLazyCopy(work, module, env);
   const output = join(dir, "bin", "pulumi.partial");
   await runStep(
     "compiling pulumi",
@@ -282,7 +335,7 @@ async function buildEngine(version) {
   rmSync(work, { recursive: true, force: true });
   // Stamped before the plugins are built: if one fails, the next run builds
   // only what is missing.
-  updateStamp(version, { version, builtAt: new Date().toISOString() });
+  updateStamp(version, { version, recipe: engineBuildRecipe, builtAt: new Date().toISOString() });
   process.stderr.write(`[engine] built Pulumi ${version} into ${join(dir, "bin")}\n`);
 }
 
