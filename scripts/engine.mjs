@@ -278,11 +278,11 @@ const engineBuildRecipe = createHash("sha256")
   .slice(0, 16);
 
 // Copies `module` (as the build list has it) into the build folder with LAZY_WORD_LISTS applied and points the
-// build at the copy; false, saying why, when the module is not in the build or its text has changed.
+// build at the copy; leaves the build as it is when the module is not in it or its text has changed.
 function replaceWithLazyCopy(work, module, env) {
   const listed = spawnSync("go", ["list", "-m", "-json", module], { cwd: work, encoding: "utf8", env });
   const { Dir: source } = JSON.parse(listed.status === 0 ? listed.stdout : "{}");
-  if (!source) return false;
+  if (!source) return;
   const folder = join("lazy", module.replaceAll("/", "_"));
   const copy = join(work, folder);
   cpSync(source, copy, { recursive: true });
@@ -296,12 +296,13 @@ function replaceWithLazyCopy(work, module, env) {
     const text = readFileSync(path, "utf8");
     if (text.split(from).length !== 2) {
       process.stderr.write(`[engine] ${module}: ${file} has changed; its word lists stay read on every start\n`);
-      return false;
+      return;
     }
     writeFileSync(path, text.replace(from, to));
   }
   if (!existsSync(join(copy, "go.mod"))) writeFileSync(join(copy, "go.mod"), `module ${module}\n\ngo 1.12\n`);
-  return spawnSync("go", ["mod", "edit", `-replace=${module}=./${folder}`], { cwd: work, env }).status === 0;
+  const edit = spawnSync("go", ["mod", "edit", `-replace=${module}=./${folder}`], { cwd: work, env, encoding: "utf8" });
+  if (edit.status !== 0) throw new Error(`go mod edit -replace=${module} failed: ${edit.stderr.trim()}`);
 }
 
 async function buildEngine(version) {
@@ -446,6 +447,24 @@ function sdkGeneratorPreparer(codegenVersion, flags) {
   };
 }
 
+/**
+ * What @pulumi/pulumi loads on start only for serializing a program's functions (TypeScript's compiler, npm's
+ * dependency tree), which a provider process never does: left out of the plugin's bundle and of this engine's
+ * dynamic provider.
+ */
+export const FUNCTION_SERIALIZATION_MODULES = ["typescript", "@npmcli/arborist"];
+
+/** A JavaScript expression standing in for `request`: any use throws, saying that `carrier` does not carry it. */
+export function standInFor(request, carrier) {
+  const message = `${carrier} does not carry ${request}, which only serializing a function needs`;
+  return `new Proxy({}, {
+  get(_, key) {
+    if (typeof key === "symbol" || key === "__esModule") return undefined;
+    throw new Error(${JSON.stringify(message)});
+  },
+})`;
+}
+
 // Beside the dynamic provider plugin, what it loads first (below).
 const DYNAMIC_PROVIDER_PRELOAD = "pulumi-resource-pulumi-nodejs.preload.cjs";
 
@@ -475,25 +494,22 @@ exec node --require "$preload" "$script" "$@"
 // that says so if it is ever used. The official plugin loads them; what it runs is otherwise the same.
 const dynamicProviderPreload = `"use strict";
 const Module = require("node:module");
-const NOT_CARRIED = new Set(["typescript", "@npmcli/arborist"]);
+const STAND_INS = {
+${FUNCTION_SERIALIZATION_MODULES.map((request) => `  ${JSON.stringify(request)}: ${standInFor(request, "the dynamic provider of this engine")},`).join("\n")}
+};
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, parent, ...rest) {
-  if (NOT_CARRIED.has(request) && /[\\\\/]@pulumi[\\\\/]pulumi[\\\\/]/.test(parent?.filename ?? "")) {
+  if (Object.hasOwn(STAND_INS, request) && /[\\\\/]@pulumi[\\\\/]pulumi[\\\\/]/.test(parent?.filename ?? "")) {
     return __filename + "#" + request;
   }
   return resolve.call(this, request, parent, ...rest);
 };
-for (const request of NOT_CARRIED) {
+for (const [request, exports] of Object.entries(STAND_INS)) {
   const id = __filename + "#" + request;
   const stand = new Module(id, module);
   stand.filename = id;
   stand.loaded = true;
-  stand.exports = new Proxy({}, {
-    get(_, key) {
-      if (typeof key === "symbol" || key === "__esModule") return undefined;
-      throw new Error("the dynamic provider of this engine does not load " + request + ", which only serializing a function needs");
-    },
-  });
+  stand.exports = exports;
   require.cache[id] = stand;
 }
 `;
