@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { RunningEmulator } from "./index";
-import type { EmulatorOptions, RateLimitOption } from "./options";
+import type { EmulatorOptions, EmulatorTls, RateLimitOption } from "./options";
 import { loadPartnersFile } from "./partners";
 import { PROFILE_ENV, PROFILE_NAMES, type ProfileName } from "./profiles";
 
@@ -11,6 +12,8 @@ export const USAGE = `Usage: dmarc-emulator [options]
 
   --port <n>                 TCP port (default ${DEFAULT_CLI_PORT}; 0 picks a free one)
   --host <address>           listen address (default 127.0.0.1)
+  --tls-cert <file>          serve https with this certificate (PEM), with --tls-key (default plain http)
+  --tls-key <file>           the certificate's private key (PEM)
   --partners <file>          JSON array of partners (default: two demo partners)
   --request-log <file>       append every API request and answer as JSON lines, secrets redacted
                              (default: env DMARC_EMULATOR_REQUEST_LOG)
@@ -19,6 +22,7 @@ export const USAGE = `Usage: dmarc-emulator [options]
                              guides ("guides") where they differ (default: env ${PROFILE_ENV}, else published)
   --token-ttl <seconds>      expires_in of issued tokens (default 300 published, 3600 guides)
   --dns-resolver <host:port> verify domains through this DNS server (default: the simulated zone)
+  --dns-host <address>       listen address of the simulated zone (default 127.0.0.1)
   --dns-check-interval <ms>  pause between verification checks (default 5000)
   --dns-window <ms>          how long a missing DMARC record may take to appear (default 86400000)
   --retry-scale <factor>     multiply the webhook retry schedule (default 1)
@@ -80,15 +84,24 @@ function rateLimitOf(
   };
 }
 
+function tlsOf(certFile: string | undefined, keyFile: string | undefined): EmulatorTls | undefined {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) throw new Error("--tls-cert and --tls-key go together");
+  return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") };
+}
+
 const COMMAND_LINE_OPTIONS = {
   port: { type: "string" },
   host: { type: "string" },
+  "tls-cert": { type: "string" },
+  "tls-key": { type: "string" },
   partners: { type: "string" },
   "request-log": { type: "string" },
   "state-file": { type: "string" },
   "token-ttl": { type: "string" },
   profile: { type: "string" },
   "dns-resolver": { type: "string" },
+  "dns-host": { type: "string" },
   "dns-check-interval": { type: "string" },
   "dns-window": { type: "string" },
   "retry-scale": { type: "string" },
@@ -113,8 +126,10 @@ export function parseCommandLine(argv: string[]): EmulatorOptions | undefined {
   if (profile !== undefined && !PROFILE_NAMES.includes(profile as ProfileName)) {
     throw new Error(`--profile must be ${PROFILE_NAMES.join(" or ")}, not "${profile}"`);
   }
+  const tls = tlsOf(values["tls-cert"], values["tls-key"]);
   return {
     ...(rateLimit ? { rateLimit } : {}),
+    ...(tls ? { tls } : {}),
     ...(profile === undefined ? {} : { profile: profile as ProfileName }),
     port: number("port", values.port, { integer: true, max: 65_535 }) ?? DEFAULT_CLI_PORT,
     host: values.host,
@@ -126,6 +141,7 @@ export function parseCommandLine(argv: string[]): EmulatorOptions | undefined {
     webhookTimeoutMs: number("webhook-timeout", values["webhook-timeout"], { integer: true }),
     dns: {
       resolver: dnsResolver,
+      host: values["dns-host"],
       checkIntervalMs: number("dns-check-interval", values["dns-check-interval"], { integer: true }),
       windowMs: number("dns-window", values["dns-window"], { integer: true }),
     },

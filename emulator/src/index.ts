@@ -68,7 +68,7 @@ async function setUpDns(
     log.child({ component: "dns" }),
     config.dns.tsigKey,
   );
-  return { resolver: await zone.listen("127.0.0.1", config.dns.port), zone };
+  return { resolver: await zone.listen(config.dns.host, config.dns.port), zone };
 }
 
 /** The state file, when one is configured: the store starts from it and writes back to it as it changes. */
@@ -158,12 +158,18 @@ async function serve(opened: Opened): Promise<Omit<RunningEmulator, "close">> {
   opened.verifier = verifier;
   let baseUrl = "";
   const ctx = contextOf(opened, verifier, () => baseUrl);
-  const app = buildServer({ ctx, log, requestLog: opened.requestLog, shutdown: opened.shutdown.signal });
+  const app = buildServer({
+    ctx,
+    log,
+    requestLog: opened.requestLog,
+    shutdown: opened.shutdown.signal,
+    tls: config.tls,
+  });
   opened.app = app;
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
-  baseUrl = `http://${urlHost(config.host)}:${port}`;
+  baseUrl = `${config.tls ? "https" : "http"}://${urlHost(config.host)}:${port}`;
   dispatcher.resume();
   verifier.start();
   const zone = opened.zone;

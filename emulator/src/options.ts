@@ -10,6 +10,8 @@ export interface EmulatorOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Serve https with this certificate and key (PEM); default plain http, as a loopback address needs. */
+  tls?: EmulatorTls;
   /** Default: two built-in demo partners (see README). */
   partners?: EmulatorPartner[];
   /**
@@ -39,6 +41,8 @@ export interface EmulatorOptions {
     windowMs?: number;
     /** UDP and TCP port of the simulated zone; 0 picks a free one. Default 0. */
     port?: number;
+    /** Address the simulated zone listens on. Default 127.0.0.1. */
+    host?: string;
     /** The TSIG key RFC 2136 updates to the simulated zone must be signed with. Default: one generated at start. */
     tsigKey?: ZoneKey;
   };
@@ -51,14 +55,27 @@ export interface EmulatorOptions {
 export type RateLimitOption = NonNullable<z.input<typeof FaultSpec>["rateLimit"]>;
 
 export type ResolvedOptions = Required<
-  Omit<EmulatorOptions, "requestLogFile" | "stateFile" | "dns" | "profile" | "rateLimit">
+  Omit<EmulatorOptions, "requestLogFile" | "stateFile" | "dns" | "profile" | "rateLimit" | "tls">
 > & {
   profile: WireProfile;
+  tls: EmulatorTls | undefined;
   requestLogFile: string | undefined;
   stateFile: string | undefined;
   rateLimit: RateLimitOption | undefined;
-  dns: { resolver: string | undefined; checkIntervalMs: number; windowMs: number; port: number; tsigKey: ZoneKey };
+  dns: {
+    resolver: string | undefined;
+    checkIntervalMs: number;
+    windowMs: number;
+    port: number;
+    host: string;
+    tsigKey: ZoneKey;
+  };
 };
+
+export interface EmulatorTls {
+  cert: string;
+  key: string;
+}
 
 const REQUEST_LOG_ENV = "DMARC_EMULATOR_REQUEST_LOG";
 
@@ -68,6 +85,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
     profile,
     port: options.port ?? 0,
     host: options.host ?? "127.0.0.1",
+    tls: options.tls,
     partners: options.partners ?? DEMO_PARTNERS,
     tokenTtlSeconds: options.tokenTtlSeconds ?? profile.tokenTtlSeconds,
     magicLinkTtlSeconds: options.magicLinkTtlSeconds ?? 900,
@@ -80,6 +98,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
       checkIntervalMs: options.dns?.checkIntervalMs ?? 5000,
       windowMs: options.dns?.windowMs ?? 24 * 60 * 60 * 1000,
       port: options.dns?.port ?? 0,
+      host: options.dns?.host ?? "127.0.0.1",
       tsigKey: options.dns?.tsigKey ?? generatedZoneKey(),
     },
     logger: options.logger ?? false,

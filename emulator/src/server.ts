@@ -6,6 +6,7 @@ import { Bookkeeping } from "./http/bookkeeping";
 import { errorHandler, notFoundHandler } from "./http/handlers";
 import { authenticationHook, faultHook, mediaTypeCheck, processingHook, useBodyParsers } from "./http/hooks";
 import { newId } from "./ids";
+import type { EmulatorTls } from "./options";
 import type { RequestLog } from "./requestLog";
 import { ApiRouter } from "./router";
 import { auditLogRoutes } from "./routes/auditLog";
@@ -24,12 +25,16 @@ export interface ServerOptions {
   requestLog: RequestLog | undefined;
   /** Aborted on close, so injected latency does not hold shutdown up. */
   shutdown: AbortSignal;
+  /** Certificate and key to serve https with; undefined: plain http. */
+  tls: EmulatorTls | undefined;
 }
 
-function fastifyApp(log: Logger): FastifyInstance {
+function fastifyApp(log: Logger, tls: EmulatorTls | undefined): FastifyInstance {
   // Widened to Fastify's logger type so the app has the plain FastifyInstance type the routes take.
   const loggerInstance: FastifyBaseLogger = log;
+  // Fastify types an https server apart; the routes only need the instance's common face.
   return Fastify({
+    ...(tls ? { https: tls } : {}),
     loggerInstance,
     // The request log replaces Fastify's own per-request log lines.
     logController: new LogController({ disableRequestLogging: true }),
@@ -55,8 +60,8 @@ function routes(app: FastifyInstance, ctx: Context): void {
 }
 
 /** The HTTP server: body parsing, the error envelope, faults, authentication, stats and the request log. */
-export function buildServer({ ctx, log, requestLog, shutdown }: ServerOptions): FastifyInstance {
-  const app = fastifyApp(log);
+export function buildServer({ ctx, log, requestLog, shutdown, tls }: ServerOptions): FastifyInstance {
+  const app = fastifyApp(log, tls);
   const bookkeeping = new Bookkeeping(ctx, requestLog);
   useBodyParsers(app);
   app.addHook("onRequest", faultHook(ctx, bookkeeping, shutdown));

@@ -212,16 +212,25 @@ export class DmarcTransportError extends Error {
   readonly elapsedMs: number;
   declare readonly cause: unknown;
 
-  constructor(context: CallContext & { origin: string }, effort: Effort, reason: string, cause: unknown) {
+  constructor(
+    context: CallContext & { origin: string },
+    effort: Effort,
+    reason: string,
+    cause: unknown,
+    /** Advice the fault itself carries (a proxy's refusal, an untrusted CA), said first. */
+    advice?: string,
+  ) {
     const gaveUp =
       effort.attempts > 1
         ? `gave up after ${effort.attempts} attempts over ${(effort.elapsedMs / 1000).toFixed(1)} s`
         : "not retried";
+    const general =
+      `check that ${context.origin} is the right baseUrl and is reachable from here. ` +
+      "On a slow or flaky network raise requestTimeoutMs, maxAttempts or maxRetryElapsedMs.";
     super(
       redact(
         `${context.operation} failed: ${context.method} ${context.path} at ${context.origin}: ${reason}; ${gaveUp}.\n` +
-          `What to do: check that ${context.origin} is the right baseUrl and is reachable from here. ` +
-          "On a slow or flaky network raise requestTimeoutMs, maxAttempts or maxRetryElapsedMs.",
+          `What to do: ${advice === undefined ? general : `${advice} Otherwise ${general}`}`,
       ),
       { cause },
     );

@@ -87,7 +87,9 @@ export function createClient(options: ClientOptions): DmarcClient {
   const key = JSON.stringify([address, identity, tuning, logId(log), logId(notice)]);
   let client = clients.get(key);
   if (client === undefined) {
-    const requester = new Requester(resolved, sharedPacer, tokenSourceFor(`${address} ${identity}`, resolved));
+    // The token call goes the client's way: through its proxy, or direct.
+    const route = resolved.proxy?.url.href ?? "direct";
+    const requester = new Requester(resolved, sharedPacer, tokenSourceFor(`${address} ${identity} ${route}`, resolved));
     client = new DmarcClient(requester, resolved.domainBatchWindowMs);
     clients.set(key, client);
   }

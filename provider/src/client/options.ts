@@ -4,6 +4,7 @@ import { DmarcConfigError } from "./errors";
 import { writeToStandardError } from "./notice";
 import type { BudgetChoice } from "./pace/budgetChoice";
 import { budgetStoreProblem, partnerKeyOf } from "./pace/budgetStore";
+import { ProxyAddressError, type ProxyRoute, proxyAddressProblem, proxyFor } from "./proxy/route";
 
 /** The service's published rate limit: 60 requests a minute per customer (with daily limits besides). */
 export const PUBLISHED_REQUESTS_PER_MINUTE = 60;
@@ -144,6 +145,22 @@ export const ClientOptionsSchema = z
       .describe(
         "How long a domain create declared without a count of its siblings waits for others of its organisation, to send them as one `POST /v1/domains/batch`, in milliseconds; 0 sends each alone.",
       ),
+    httpsProxy: z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = proxyAddressProblem(value);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .optional()
+      .describe(
+        "The forward proxy every request to the service goes through, such as `http://proxy.example.com:3128` (credentials as `http://user:password@host:port`, kept secret). Unset: the HTTPS_PROXY (or https_proxy) environment variable, as curl and Go read it. Never used for a loopback address.",
+      ),
+    noProxy: z
+      .string()
+      .optional()
+      .describe(
+        "Hosts reached without the proxy, comma-separated as NO_PROXY is: `*`, host names (`example.com` and its subdomains; `.example.com` its subdomains only), IP addresses, CIDR ranges (`10.0.0.0/8`), each optionally with `:port`. Unset: the NO_PROXY (or no_proxy) environment variable.",
+      ),
     log: lineSink
       .optional()
       .describe("Receives one debug line per attempt (method, path, status, attempt, ms), secrets redacted."),
@@ -201,7 +218,8 @@ export function describeIssues(
   });
 }
 
-const SECRET_OPTIONS: ReadonlySet<string> = new Set(["accessToken", "clientSecret"]);
+// A proxy's address may carry its credentials.
+const SECRET_OPTIONS: ReadonlySet<string> = new Set(["accessToken", "clientSecret", "httpsProxy"]);
 
 /** Validates options with {@link ClientOptionsSchema}, failing with every problem named. */
 function validateOptions(options: ClientOptions): ValidOptions {
@@ -235,6 +253,8 @@ export interface ResolvedOptions {
   domainBatchWindowMs: number;
   log: ((line: string) => void) | undefined;
   notice: (line: string) => void;
+  /** The forward proxy requests go through, from the settings or the environment; undefined: direct. */
+  proxy: ProxyRoute | undefined;
   /** The process-wide pacing this client asks for. */
   pacing: Pacing;
 }
@@ -300,7 +320,7 @@ export function pacingFor(options: ClientOptions): Pacing {
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const valid = validateOptions(options);
-  const { baseUrl, accessToken, clientId, clientSecret, log, notice, ...rest } = valid;
+  const { baseUrl, accessToken, clientId, clientSecret, log, notice, httpsProxy, noProxy, ...rest } = valid;
   const { requestsPerMinute, requestsPerSecond, maxConcurrency, budgetStore, rateLimitWindowSeconds, ...tuning } = rest;
   const url = new URL(baseUrl);
   const credentials: Credentials = accessToken
@@ -313,6 +333,18 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     ...tuning,
     log,
     notice: notice ?? writeToStandardError,
+    proxy: proxyOf(url, { httpsProxy, noProxy }),
     pacing: pacingOf(valid, url),
   };
+}
+
+/** The proxy for the service's address; an unusable address in a variable fails as the options do. */
+function proxyOf(url: URL, settings: { httpsProxy: string | undefined; noProxy: string | undefined }) {
+  try {
+    return proxyFor(url, settings);
+  } catch (error) {
+    if (error instanceof ProxyAddressError)
+      throw new DmarcConfigError(`The client options cannot be used: ${error.message}`);
+    throw error;
+  }
 }

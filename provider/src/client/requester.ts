@@ -143,7 +143,13 @@ export class Requester {
     if (error.sent && !state.spec.repeatable) throw new OutcomeUnknownError(context, error.message, error);
     const { spent, delay } = this.retryWait(state, faultAttempts, { kind: "fault" });
     if (error.permanent || delay === undefined) {
-      throw new DmarcTransportError({ ...context, origin: this.options.origin }, spent, error.message, error);
+      throw new DmarcTransportError(
+        { ...context, origin: this.options.origin },
+        spent,
+        error.message,
+        error,
+        error.advice,
+      );
     }
     this.log(`retrying ${context.method} ${context.path} in ${delay}ms after: ${error.message}`);
     await sleep(delay);

@@ -1,5 +1,8 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { type Dispatcher, Pool } from "undici";
+import { type Dispatcher, Pool, ProxyAgent } from "undici";
+import { isLoopbackHost } from "../api";
+import { directFailureAdvice, proxyFailureOf } from "./proxy/failures";
+import type { ProxyRoute } from "./proxy/route";
 
 // One attempt on the wire. It knows whether the request was handed to a
 // socket, because that decides whether a failed state-changing call may be
@@ -26,6 +29,8 @@ export interface WireResponse {
 export interface AttemptLimits {
   connectTimeoutMs: number;
   requestTimeoutMs: number;
+  /** The forward proxy requests go through; undefined: straight to the origin. */
+  proxy?: ProxyRoute | undefined;
 }
 
 /** The attempt produced no complete answer. */
@@ -33,15 +38,18 @@ export class TransportFault extends Error {
   override readonly name = "TransportFault";
   /** Trying again cannot help (an untrusted certificate does not fix itself). */
   readonly permanent: boolean;
+  /** What the reader can do about it, where the fault says more than "check the address". */
+  readonly advice: string | undefined;
 
   constructor(
     /** The request was handed to a socket, so the service may have received it. */
     readonly sent: boolean,
     message: string,
-    options?: { cause: unknown; permanent?: boolean },
+    options?: { cause: unknown; permanent?: boolean; advice?: string },
   ) {
     super(message, options);
     this.permanent = options?.permanent ?? false;
+    this.advice = options?.advice;
   }
 }
 
@@ -53,7 +61,7 @@ export class ResponseTooLarge extends Error {
   }
 }
 
-const pools = new Map<string, Pool>();
+const pools = new Map<string, Dispatcher>();
 
 // An idle connection is closed after this long even where the server would
 // keep it for a minute or more: the provider's requests come in bursts, and
@@ -61,20 +69,27 @@ const pools = new Map<string, Pool>();
 // its calls is still in flight (recovery/orphans.ts).
 const IDLE_CONNECTION_MS = 5_000;
 
-// One keep-alive pool per address. The connect timeout is a property of the
-// pool, so it is part of the key; in practice every client of an address uses one.
-function poolFor(origin: string, connectTimeoutMs: number): Pool {
-  const key = `${origin} ${connectTimeoutMs}`;
+// One keep-alive pool per address and proxy. The connect timeout is a
+// property of the pool, so it is part of the key; in practice every client
+// of an address uses one.
+function poolFor(origin: string, connectTimeoutMs: number, proxy: ProxyRoute | undefined): Dispatcher {
+  const key = `${origin} ${connectTimeoutMs} ${proxy?.url.href ?? "direct"}`;
   let pool = pools.get(key);
   if (pool === undefined) {
     // The per-attempt timer in `send` bounds the whole exchange; undici's own
     // header and body timers would only add a second, differently sized limit.
-    pool = new Pool(origin, {
+    const options = {
       connectTimeout: connectTimeoutMs,
       headersTimeout: 0,
       bodyTimeout: 0,
       keepAliveMaxTimeout: IDLE_CONNECTION_MS,
-    });
+    };
+    // undici's agent opens the tunnel (CONNECT, with the address's credentials as Basic
+    // Proxy-Authorization); the connect timeout bounds reaching the proxy too.
+    pool =
+      proxy === undefined
+        ? new Pool(origin, options)
+        : new ProxyAgent({ ...options, uri: proxy.url.href, proxyTls: { timeout: connectTimeoutMs } });
     pools.set(key, pool);
   }
   return pool;
@@ -102,13 +117,39 @@ function describe(error: unknown): { code: string; message: string } {
   return { code, message };
 }
 
-function classify(error: unknown, sent: boolean): TransportFault {
+// Where the certificate chain is not trusted, the fix is the same whatever the chain's signer.
+const TRUST_ADVICE =
+  "if the service's certificate (or a TLS-inspecting proxy's) is signed by your company's CA, give that CA to the process that runs pulumi or dmarc-fleet as NODE_EXTRA_CA_CERTS=/path/to/company-ca.pem; never turn verification off.";
+
+/** How an attempt reaches its origin: through a proxy, or direct (and whether that is this machine). */
+interface Route {
+  proxy: ProxyRoute | undefined;
+  loopback: boolean;
+}
+
+function classify(error: unknown, sent: boolean, { proxy, loopback }: Route): TransportFault {
   const { code, message } = describe(error);
   const detail = code ? `${message} (${code})` : message;
   if (TLS_CODES.has(code)) {
-    return new TransportFault(sent, `TLS certificate not trusted: ${detail}`, { cause: error, permanent: true });
+    const through = proxy ? ` (through the proxy ${proxy.shown}, chosen by ${proxy.chosenBy})` : "";
+    return new TransportFault(sent, `TLS certificate not trusted${through}: ${detail}`, {
+      cause: error,
+      permanent: true,
+      advice: TRUST_ADVICE,
+    });
   }
-  if (!sent) return new TransportFault(false, `could not connect: ${detail}`, { cause: error });
+  if (proxy && !sent) {
+    const failure = proxyFailureOf(proxy, code, message);
+    return new TransportFault(false, failure.message, {
+      cause: error,
+      permanent: failure.permanent,
+      advice: failure.advice,
+    });
+  }
+  if (!sent) {
+    const advice = loopback ? undefined : directFailureAdvice();
+    return new TransportFault(false, `could not connect: ${detail}`, { cause: error, ...(advice ? { advice } : {}) });
+  }
   return new TransportFault(true, `connection failed after the request was sent: ${detail}`, { cause: error });
 }
 
@@ -131,6 +172,7 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly requestTimeoutMs: number,
+    private readonly route: Route,
     private readonly settle: Settle,
   ) {
     this.timer = setTimeout(() => this.timeOut(), requestTimeoutMs);
@@ -176,13 +218,13 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.finish(() => {
       if (error instanceof ResponseTooLarge || error instanceof TransportFault) this.settle.reject(error);
       else if (this.timedOut) this.settle.reject(this.timeoutFault());
-      else this.settle.reject(classify(error, this.sent));
+      else this.settle.reject(classify(error, this.sent, this.route));
     });
   }
 
   /** The dispatch itself threw: nothing reached a socket. */
   failedToDispatch(error: unknown): void {
-    this.finish(() => this.settle.reject(classify(error, false)));
+    this.finish(() => this.settle.reject(classify(error, false, this.route)));
   }
 
   private timeOut(): void {
@@ -206,9 +248,10 @@ class Attempt implements Dispatcher.DispatchHandler {
 
 /** Sends one request and collects the whole answer, or fails with a {@link TransportFault}. */
 export function send(request: WireRequest, limits: AttemptLimits): Promise<WireResponse> {
-  const pool = poolFor(request.origin, limits.connectTimeoutMs);
+  const pool = poolFor(request.origin, limits.connectTimeoutMs, limits.proxy);
   return new Promise<WireResponse>((resolve, reject) => {
-    const attempt = new Attempt(limits.requestTimeoutMs, { resolve, reject });
+    const route = { proxy: limits.proxy, loopback: isLoopbackHost(new URL(request.origin).hostname) };
+    const attempt = new Attempt(limits.requestTimeoutMs, route, { resolve, reject });
     try {
       pool.dispatch(
         {

@@ -50,6 +50,8 @@ const SETTING_KINDS = {
   retryMaxDelayMs: "number",
   tokenRenewMarginSeconds: "number",
   domainBatchWindowMs: "number",
+  httpsProxy: "secret",
+  noProxy: "text",
 } as const satisfies Record<Exclude<keyof ClientOptions, "log" | "notice"> | "partnerId", "text" | "secret" | "number">;
 
 export type SettingKey = keyof typeof SETTING_KINDS;
