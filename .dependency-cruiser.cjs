@@ -25,6 +25,7 @@ const ENTRY_POINTS = [
   "^provider/src/fleet/cli/main\\.ts$",
   "^provider/src/recovery/cli\\.ts$",
   "^provider/src/plugin/main\\.ts$",
+  "^provider/src/executable\\.ts$",
   "^provider/src/fleet/page/browser/pageScript\\.ts$",
   "^emulator/src/(index|main|cli)\\.ts$",
   "\\.d\\.ts$",

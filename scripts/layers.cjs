@@ -18,5 +18,5 @@ module.exports = [
   ["checkpoint"],
   ["recovery"],
   ["fleet"],
-  ["index.ts"],
+  ["index.ts", "executable.ts"],
 ];

@@ -8,7 +8,8 @@
 // so `sha256sum --check --ignore-missing` verifies a download).
 //
 // The executable is a Node.js single executable application: esbuild
-// bundles the built dist/plugin/main.js into one CommonJS file, Node makes
+// bundles the built dist/executable.js (the plugin, and its `recover`
+// subcommand) into one CommonJS file, Node makes
 // it a blob (`--experimental-sea-config`), and postject injects the blob
 // into a copy of a `node` binary of the target platform. That binary is the
 // `node` running this script (or --node <path>, of the same platform) when
@@ -128,7 +129,7 @@ const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 /** The built provider bundled into one CommonJS file, its schema naming `downloadUrl` if given; its text. */
 export async function bundlePlugin(downloadUrl) {
   const result = await build({
-    entryPoints: [join(providerDir, "dist", "plugin", "main.js")],
+    entryPoints: [join(providerDir, "dist", "executable.js")],
     bundle: true,
     platform: "node",
     format: "cjs",

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +11,6 @@ import {
   type CliResult,
   DOMAIN_CREATE_ROUTES,
   descendants,
-  dmarcRecover,
   domainCreates,
   emulatorState,
   eventually,
@@ -31,11 +30,13 @@ import {
 } from "../reliability/harness";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
+import { pluginFolder } from "../support/pluginProject";
 
-// A killed `pulumi up` of a program on the provider plugin (Pulumi YAML, and
-// a TypeScript program on the generated SDK), killed at one moment each, then
-// what docs/guides/recovery.md tells a plugin user: `dmarc-recover`, then
-// `pulumi up`. Afterwards the service holds exactly the one tenant declared
+// A killed `pulumi up` of a program on the provider plugin's executable
+// (Pulumi YAML, and a TypeScript program on the generated SDK), killed at one
+// moment each, then what docs/guides/recovery.md tells a plugin user: the
+// executable's `recover` (dmarc-recover, run on a PATH with no node, as on a
+// Python or Go team's image), then `pulumi up`. Afterwards the service holds exactly the one tenant declared
 // (no second organisation, group, webhook, invitation or subscription), the
 // state records each object once with nothing pending, no process of the
 // killed run is left, and a preview shows no change.
@@ -154,13 +155,23 @@ const moments: Moment[] = [
 
 const cases = moments.filter((moment) => FULL || moment.representative);
 
-/** The plugin's process, as its launcher leaves it: node running the package's dist/plugin/main.js. */
+/** The plugin's process: its executable, serving the engine (not its `recover`). */
 function isDmarcPlugin(pid: number): boolean {
   try {
-    return /dist\/plugin\/main\.js/.test(readFileSync(`/proc/${pid}/cmdline`, "utf8"));
+    const [command, subcommand] = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    return /(^|\/)pulumi-resource-dmarc$/.test(command ?? "") && subcommand !== "recover";
   } catch {
     return false;
   }
+}
+
+/** The engine's folder alone: `pulumi` and its language hosts, and no `node`, as on an image without Node.js. */
+function pathWithoutNode(env: Record<string, string>): string {
+  const engineBin = (env.PATH ?? "").split(":")[0] as string;
+  if (existsSync(join(engineBin, "node")) || !existsSync(join(engineBin, "pulumi"))) {
+    throw new Error(`${engineBin} is not the engine's folder without node`);
+  }
+  return engineBin;
 }
 
 /** The service ids the state records for the six types the service holds, as {@link serviceIds} spells them. */
@@ -202,14 +213,15 @@ describe.skipIf(cases.length === 0)("a killed pulumi up of a program on the prov
   let emulator: EmulatorHandle;
   let env: Record<string, string>;
   let work: string;
+  let executableFolder: string;
   const folders: Partial<Record<ProgramKind, string>> = {};
 
   beforeAll(async () => {
     env = await useEngine();
     emulator = await startTestEmulator({ dns: { port: 0, checkIntervalMs: 500, tsigKey: zoneKey } });
     work = mkdtempSync(join(tmpdir(), "dmarc-plugin-killed-"));
-    const pluginFolder = join(projectRoot, "provider", "bin");
-    const plugins = { providers: [{ name: "dmarc", path: pluginFolder }] };
+    executableFolder = await pluginFolder();
+    const plugins = { providers: [{ name: "dmarc", path: executableFolder }] };
     if (cases.some((moment) => moment.program === "yaml")) {
       const yaml = programFolder(`plugin-killed-yaml-${process.pid}`, "");
       rmSync(join(yaml, "index.ts"));
@@ -294,7 +306,12 @@ describe.skipIf(cases.length === 0)("a killed pulumi up of a program on the prov
 
           // The guide's words for a plugin program. Killing pulumi alone, they come at once: the orphaned plugin
           // may still be waiting on its held call, and the command waits for it before it reads the service.
-          const recovered = await dmarcRecover(["--stack", stack], folder, env);
+          const recovered = await startCommand(
+            join(executableFolder, "pulumi-resource-dmarc"),
+            ["recover", "--stack", stack],
+            folder,
+            { ...env, PATH: pathWithoutNode(env) },
+          ).done;
           expectOk(recovered, "dmarc-recover");
           expect(recovered.stdout).toContain(`Next: pulumi up --stack ${stack}`);
           expect(processesIn(folder).filter(isRunning)).toEqual([]);

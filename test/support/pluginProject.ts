@@ -12,7 +12,7 @@ import { onceARun } from "./onceARun";
  * carries, as partners install it, built once a run. It starts on a third of the CPU of the npm package's
  * launcher, which has tests of its own (test/plugin/sdk.test.ts, test/package/).
  */
-async function pluginFolder() {
+export async function pluginFolder() {
   const { executable } = await onceARun("plugin-executable", () => buildPlugin());
   return dirname(executable);
 }
@@ -44,8 +44,13 @@ export interface PluginProject {
  * stack in the project-local backend, whose program uses the provider plugin
  * built from this checkout.
  */
-export async function pluginProject(name: string, config: Record<string, { value: string; secret?: boolean }>) {
-  const env = await useEngine();
+export async function pluginProject(
+  name: string,
+  config: Record<string, { value: string; secret?: boolean }>,
+  /** Environment over the engine's, for every command (a proxy's variables, a PATH that runs them elsewhere). */
+  extraEnv: Record<string, string> = {},
+) {
+  const env = { ...(await useEngine()), ...extraEnv };
   const plugin = await pluginFolder();
   const folder = join(projectRoot, ".cache", "projects", uniqueStackName(name));
   mkdirSync(folder, { recursive: true });
