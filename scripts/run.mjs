@@ -88,12 +88,18 @@ switch (task) {
     break;
   }
   case "reliability": {
-    // The whole fault, crash and secrets matrix of test/reliability and the plugin program's kills, and the
+    // The whole fault, crash and secrets matrix of test/reliability, the plugin program's kills, a fleet behind a
+    // proxy, and the
     // rate-limited tests at the published minute; `npm test` runs a representative part of the matrix, and those
     // tests faster.
     const env = await prepare({ engine: true });
     say(`running the reliability suite, full matrix, and ${REAL_TIME_TESTS.join(", ")} in real time (vitest)`);
-    const files = ["test/reliability", "test/recovery/pluginKilled.test.ts", ...REAL_TIME_TESTS];
+    const files = [
+      "test/reliability",
+      "test/recovery/pluginKilled.test.ts",
+      "test/network/fleet.test.ts",
+      ...REAL_TIME_TESTS,
+    ];
     process.exit(await run(bin("vitest"), ["run", ...files, ...args], { ...env, DMARC_RELIABILITY: "full" }));
     break;
   }
