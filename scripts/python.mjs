@@ -49,8 +49,9 @@ function basePythonVersion() {
   });
   const version = probe.status === 0 ? probe.stdout.trim() : "";
   const [major, minor] = version.split(".").map(Number);
-  if (!(major === 3 && minor >= 9)) {
-    throw new Error(`Python 3.9 or newer is needed as python3 on PATH for the Python programs (found "${version}")`);
+  // mitmproxy, the tests' TLS-inspecting proxy, needs 3.10.
+  if (!(major === 3 && minor >= 10)) {
+    throw new Error(`Python 3.10 or newer is needed as python3 on PATH for the tests (found "${version}")`);
   }
   return version;
 }

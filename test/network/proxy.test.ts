@@ -17,6 +17,7 @@ import {
 // help, and never showing the proxy's password.
 
 const NETWORK_TIMEOUT = 120_000;
+const PYTHON_ENVIRONMENT_TIMEOUT = 900_000;
 
 let network: ProxyNetwork;
 beforeAll(async () => {
@@ -166,6 +167,45 @@ describe("from a runner whose only way out is the proxy", () => {
         /HTTP_PROXY is set, but like curl and Go the client uses it for http:\/\/ addresses only/,
       );
       expect(result.output).not.toContain(PROXY_USER.password);
+    },
+    NETWORK_TIMEOUT,
+  );
+});
+
+describe("behind a proxy that inspects TLS, re-signing with its own CA", () => {
+  let inspecting: { proxyForRunner: string; caFile: string };
+  // The first run after a change of scripts/python-requirements.txt makes the Python environment (minutes).
+  beforeAll(async () => {
+    inspecting = await network.startInspectingProxy();
+  }, PYTHON_ENVIRONMENT_TIMEOUT);
+
+  it(
+    "fails at once while its CA is not trusted, naming the proxy and NODE_EXTRA_CA_CERTS",
+    async () => {
+      const result = await listFromRunner({
+        BASE_URL: network.serviceUrlByName,
+        HTTPS_PROXY: inspecting.proxyForRunner,
+      });
+      expect(result.code).toBe(1);
+      expect(result.output).toMatch(
+        /TLS certificate not trusted \(through the proxy http:\/\/10\.254\.\d+\.5:8080, chosen by HTTPS_PROXY\)/,
+      );
+      expect(result.output).toMatch(/not retried/);
+      expect(result.output).toMatch(/NODE_EXTRA_CA_CERTS=\/path\/to\/company-ca\.pem/);
+    },
+    NETWORK_TIMEOUT,
+  );
+
+  it(
+    "reaches the service once NODE_EXTRA_CA_CERTS names the proxy's CA",
+    async () => {
+      const result = await listFromRunner({
+        BASE_URL: network.serviceUrlByName,
+        HTTPS_PROXY: inspecting.proxyForRunner,
+        NODE_EXTRA_CA_CERTS: inspecting.caFile,
+      });
+      expect(result.output).toMatch(/^organizations: \d+/);
+      expect(result.code).toBe(0);
     },
     NETWORK_TIMEOUT,
   );

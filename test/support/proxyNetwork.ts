@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { installedOrWhyNot } from "../../bench/src/debianPackages";
 import { projectRoot } from "../../scripts/engine.mjs";
+import { ensurePythonEnvironment } from "../../scripts/python.mjs";
 
 // A pipeline runner whose only way out is a forward proxy, as in a
 // partner's locked-down network: three network namespaces joined by veth
@@ -22,6 +23,7 @@ import { projectRoot } from "../../scripts/engine.mjs";
 
 const SERVICE_PORT = 8443;
 const PROXY_PORT = 3128;
+const INSPECTING_PORT = 8080;
 /** A port the proxy does not let CONNECT reach: its rules answer 403. */
 export const FORBIDDEN_PORT = 9443;
 export const SERVICE_HOST = "api.dmarc.test";
@@ -55,6 +57,12 @@ export interface ProxyNetwork {
   dnsServer: string;
   dnsKey: { name: string; algorithm: string; secret: string };
   partner: Partner;
+  /**
+   * Starts a TLS-inspecting proxy beside the first, as some companies run:
+   * mitmproxy (from PyPI, in the project's Python environment), which
+   * re-signs every certificate with a CA of its own, `caFile`.
+   */
+  startInspectingProxy(): Promise<{ proxyForRunner: string; caFile: string }>;
   /** The `host:port` of each CONNECT the proxy received, in order. */
   connects(): string[];
   /** The proxy's whole log, to show when a case fails. */
@@ -296,6 +304,47 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
     const proxyLog = () => readFileSync(log, "utf8");
     await until("the proxy did not listen", () => reachable(address.proxyToHost, PROXY_PORT), proxyLog);
 
+    const startInspectingProxy = async () => {
+      // Through the environment's interpreter: the venv's own scripts name the folder it was made in.
+      const python = await ensurePythonEnvironment();
+      const confdir = join(folder, "mitmproxy");
+      let output = "";
+      const inspecting = spawn(
+        "ip",
+        [
+          "netns",
+          "exec",
+          names.proxy,
+          python,
+          "-c",
+          "import sys; from mitmproxy.tools.main import mitmdump; sys.exit(mitmdump())",
+          "--listen-port",
+          String(INSPECTING_PORT),
+          "--set",
+          `confdir=${confdir}`,
+          "--set",
+          `ssl_verify_upstream_trusted_ca=${caFile}`,
+          "--set",
+          "termlog_verbosity=warn",
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      children.push(inspecting);
+      for (const stream of [inspecting.stdout, inspecting.stderr])
+        stream?.on("data", (chunk) => {
+          output += chunk;
+        });
+      const inspectingCa = join(confdir, "mitmproxy-ca-cert.pem");
+      await until(
+        "mitmproxy did not listen",
+        async () => {
+          if (inspecting.exitCode !== null) throw new Error(`mitmproxy exited (${inspecting.exitCode}):\n${output}`);
+          return existsSync(inspectingCa) ? reachable(address.proxyToHost, INSPECTING_PORT) : undefined;
+        },
+        () => output,
+      );
+      return { proxyForRunner: `http://${address.proxyToRunner}:${INSPECTING_PORT}`, caFile: inspectingCa };
+    };
     const credentials = `${PROXY_USER.name}:${PROXY_USER.password}@`;
     const proxyForRunner = `http://${credentials}${address.proxyToRunner}:${PROXY_PORT}`;
     return {
@@ -307,6 +356,7 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
         NODE_EXTRA_CA_CERTS: caFile,
       }),
       proxyForRunner,
+      startInspectingProxy,
       proxyForHost: `http://${credentials}${address.proxyToHost}:${PROXY_PORT}`,
       serviceUrl: `https://${address.serviceApi}:${SERVICE_PORT}`,
       serviceUrlByName: `https://${SERVICE_HOST}:${SERVICE_PORT}`,

@@ -29,6 +29,9 @@ func NewProvider(ctx *pulumi.Context,
 	if args.ClientSecret != nil {
 		args.ClientSecret = pulumi.ToSecret(args.ClientSecret).(pulumi.StringPtrInput)
 	}
+	if args.HttpsProxy != nil {
+		args.HttpsProxy = pulumi.ToSecret(args.HttpsProxy).(pulumi.StringPtrInput)
+	}
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Provider
 	err := ctx.RegisterResource("pulumi:providers:dmarc", name, args, &resource, opts...)
@@ -53,12 +56,16 @@ type providerArgs struct {
 	ConnectTimeoutMs *int `pulumi:"connectTimeoutMs"`
 	// How long a domain create declared without a count of its siblings waits for others of its organisation, to send them as one `POST /v1/domains/batch`, in milliseconds; 0 sends each alone. Environment variable: `DMARC_DOMAIN_BATCH_WINDOW_MS`.
 	DomainBatchWindowMs *int `pulumi:"domainBatchWindowMs"`
+	// The forward proxy every request to the service goes through, such as `http://proxy.example.com:3128` (credentials as `http://user:password@host:port`, kept secret). Unset: the HTTPS_PROXY (or https_proxy) environment variable, as curl and Go read it. Never used for a loopback address. Environment variable: `DMARC_HTTPS_PROXY`.
+	HttpsProxy *string `pulumi:"httpsProxy"`
 	// Tries per call, the first included. Environment variable: `DMARC_MAX_ATTEMPTS`.
 	MaxAttempts *int `pulumi:"maxAttempts"`
 	// Requests in flight across every client in the process, set like requestsPerMinute. Environment variable: `DMARC_MAX_CONCURRENCY`.
 	MaxConcurrency *int `pulumi:"maxConcurrency"`
 	// No retry starts later than this after the first attempt, in milliseconds. Environment variable: `DMARC_MAX_RETRY_ELAPSED_MS`.
 	MaxRetryElapsedMs *int `pulumi:"maxRetryElapsedMs"`
+	// Hosts reached without the proxy, comma-separated as NO_PROXY is: `*`, host names (`example.com` and its subdomains; `.example.com` its subdomains only), IP addresses, CIDR ranges (`10.0.0.0/8`), each optionally with `:port`. Unset: the NO_PROXY (or no_proxy) environment variable. Environment variable: `DMARC_NO_PROXY`.
+	NoProxy *string `pulumi:"noProxy"`
 	// The partner id the service issued: the owner of the partner's own webhooks when a Webhook names none. Environment variable: `DMARC_PARTNER_ID`.
 	PartnerId *string `pulumi:"partnerId"`
 	// The window the service counts its rate limit over, in seconds: the published minute. Pacing keeps requestsPerMinute's share of it in any such window and, slowed by a 429, measures its own share of the limit over it. For a service (or the emulator) whose window is not a minute. Process-wide, set like requestsPerMinute. Environment variable: `DMARC_RATE_LIMIT_WINDOW_SECONDS`.
@@ -93,12 +100,16 @@ type ProviderArgs struct {
 	ConnectTimeoutMs pulumi.IntPtrInput
 	// How long a domain create declared without a count of its siblings waits for others of its organisation, to send them as one `POST /v1/domains/batch`, in milliseconds; 0 sends each alone. Environment variable: `DMARC_DOMAIN_BATCH_WINDOW_MS`.
 	DomainBatchWindowMs pulumi.IntPtrInput
+	// The forward proxy every request to the service goes through, such as `http://proxy.example.com:3128` (credentials as `http://user:password@host:port`, kept secret). Unset: the HTTPS_PROXY (or https_proxy) environment variable, as curl and Go read it. Never used for a loopback address. Environment variable: `DMARC_HTTPS_PROXY`.
+	HttpsProxy pulumi.StringPtrInput
 	// Tries per call, the first included. Environment variable: `DMARC_MAX_ATTEMPTS`.
 	MaxAttempts pulumi.IntPtrInput
 	// Requests in flight across every client in the process, set like requestsPerMinute. Environment variable: `DMARC_MAX_CONCURRENCY`.
 	MaxConcurrency pulumi.IntPtrInput
 	// No retry starts later than this after the first attempt, in milliseconds. Environment variable: `DMARC_MAX_RETRY_ELAPSED_MS`.
 	MaxRetryElapsedMs pulumi.IntPtrInput
+	// Hosts reached without the proxy, comma-separated as NO_PROXY is: `*`, host names (`example.com` and its subdomains; `.example.com` its subdomains only), IP addresses, CIDR ranges (`10.0.0.0/8`), each optionally with `:port`. Unset: the NO_PROXY (or no_proxy) environment variable. Environment variable: `DMARC_NO_PROXY`.
+	NoProxy pulumi.StringPtrInput
 	// The partner id the service issued: the owner of the partner's own webhooks when a Webhook names none. Environment variable: `DMARC_PARTNER_ID`.
 	PartnerId pulumi.StringPtrInput
 	// The window the service counts its rate limit over, in seconds: the published minute. Pacing keeps requestsPerMinute's share of it in any such window and, slowed by a 429, measures its own share of the limit over it. For a service (or the emulator) whose window is not a minute. Process-wide, set like requestsPerMinute. Environment variable: `DMARC_RATE_LIMIT_WINDOW_SECONDS`.

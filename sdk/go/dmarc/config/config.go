@@ -46,6 +46,11 @@ func GetDomainBatchWindowMs(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "dmarc:domainBatchWindowMs")
 }
 
+// The forward proxy every request to the service goes through, such as `http://proxy.example.com:3128` (credentials as `http://user:password@host:port`, kept secret). Unset: the HTTPS_PROXY (or https_proxy) environment variable, as curl and Go read it. Never used for a loopback address. Environment variable: `DMARC_HTTPS_PROXY`.
+func GetHttpsProxy(ctx *pulumi.Context) string {
+	return config.Get(ctx, "dmarc:httpsProxy")
+}
+
 // Tries per call, the first included. Environment variable: `DMARC_MAX_ATTEMPTS`.
 func GetMaxAttempts(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "dmarc:maxAttempts")
@@ -59,6 +64,11 @@ func GetMaxConcurrency(ctx *pulumi.Context) int {
 // No retry starts later than this after the first attempt, in milliseconds. Environment variable: `DMARC_MAX_RETRY_ELAPSED_MS`.
 func GetMaxRetryElapsedMs(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "dmarc:maxRetryElapsedMs")
+}
+
+// Hosts reached without the proxy, comma-separated as NO_PROXY is: `*`, host names (`example.com` and its subdomains; `.example.com` its subdomains only), IP addresses, CIDR ranges (`10.0.0.0/8`), each optionally with `:port`. Unset: the NO_PROXY (or no_proxy) environment variable. Environment variable: `DMARC_NO_PROXY`.
+func GetNoProxy(ctx *pulumi.Context) string {
+	return config.Get(ctx, "dmarc:noProxy")
 }
 
 // The partner id the service issued: the owner of the partner's own webhooks when a Webhook names none. Environment variable: `DMARC_PARTNER_ID`.
