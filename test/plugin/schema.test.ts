@@ -1,9 +1,13 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { resourceDefinitions, SETTINGS } from "pulumi-dmarc-partner";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { invokeDefinitions } from "../../provider/src/plugin/invokes";
 import { type PackageSchema, type PropertySpec, packageSchema } from "../../provider/src/plugin/schema";
 import { TenantComponentInputs, TenantComponentOutputs } from "../../provider/src/plugin/tenantComponent";
+import { projectRoot } from "../../scripts/engine.mjs";
+import { REGISTRY_SCHEMA } from "../../scripts/sdk.mjs";
 
 // The plugin's schema is derived from the registry; this holds the two
 // together from the other side: every input and output of every type, read
@@ -42,6 +46,20 @@ describe("the plugin's schema against the registry", () => {
     expect(packageSchema("1.2.3", "https://mirror.example/dmarc").pluginDownloadURL).toBe(
       "https://mirror.example/dmarc",
     );
+  });
+
+  it("is checked in at sdk/schema.json as the provider makes it now, where the Pulumi Registry reads it", () => {
+    const { version } = JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8"));
+    const checkedIn = JSON.parse(readFileSync(REGISTRY_SCHEMA, "utf8"));
+    expect(checkedIn, "sdk/schema.json is stale: run `npm run sdk` and commit it").toEqual(packageSchema(version));
+  });
+
+  it("shows the package's logo from provider/logo.png of the repository provider/package.json names", () => {
+    const manifest = JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8"));
+    const repository = /^git\+https:\/\/github\.com\/(.+)\.git$/.exec(manifest.repository.url)?.[1];
+    expect(schema.repository).toBe(`https://github.com/${repository}`);
+    expect(schema.logoUrl).toBe(`https://raw.githubusercontent.com/${repository}/main/provider/logo.png`);
+    expect(existsSync(join(projectRoot, "provider", "logo.png"))).toBe(true);
   });
 
   it.each(definitions.map((definition) => [definition.typeName, definition] as const))(

@@ -61,6 +61,7 @@ export interface PackageSchema {
   keywords: string[];
   publisher: string;
   repository: string;
+  logoUrl: string;
   config: { variables: Record<string, PropertySpec> };
   provider: {
     description: string;
@@ -246,6 +247,9 @@ const RELEASE_REPOSITORY = "dmarc-partner/pulumi-dmarc";
  */
 export const PLUGIN_DOWNLOAD_URL = `github://api.github.com/${RELEASE_REPOSITORY}`;
 
+/** The package's logo as the Pulumi Registry shows it: provider/logo.png of the repository's default branch. */
+const LOGO_URL = `https://raw.githubusercontent.com/${RELEASE_REPOSITORY}/main/provider/logo.png`;
+
 /** How Pulumi's code generators name and package each SDK; a Go SDK gets its go.mod, and every SDK's manifest its version, rather than a placeholder. */
 const SDK_SETTINGS = {
   meta: { moduleFormat: "(.*)", supportPack: true },
@@ -312,6 +316,7 @@ export function packageSchema(version: string, pluginDownloadURL = PLUGIN_DOWNLO
     // The packages' author and source (npm's provenance checks the source against the publishing repository).
     publisher: "DMARC partner",
     repository: `https://github.com/${RELEASE_REPOSITORY}`,
+    logoUrl: LOGO_URL,
     config: { variables },
     provider: {
       description: "The DMARC partner provider: the service's address and credentials, and how calls are paced.",
