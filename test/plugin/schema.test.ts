@@ -3,13 +3,9 @@ import { join } from "node:path";
 import { resourceDefinitions, SETTINGS } from "pulumi-dmarc-partner";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { EnumValueSpec } from "../../provider/src/plugin/enumValues";
 import { invokeDefinitions } from "../../provider/src/plugin/invokes";
-import {
-  type EnumValueSpec,
-  type PackageSchema,
-  type PropertySpec,
-  packageSchema,
-} from "../../provider/src/plugin/schema";
+import { type PackageSchema, type PropertySpec, packageSchema } from "../../provider/src/plugin/schema";
 import { TenantComponentInputs, TenantComponentOutputs } from "../../provider/src/plugin/tenantComponent";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { REGISTRY_SCHEMA } from "../../scripts/sdk.mjs";

@@ -5,6 +5,7 @@ import { PARTNER_ID_DESCRIPTION, SETTINGS, type SettingKey } from "../runtime/co
 import type { AnyResourceDefinition } from "../runtime/lifecycle";
 import { PLUGIN_PACKAGE, pluginTypeToken as typeToken } from "../runtime/typeToken";
 import { TENANT_TYPE } from "../tenant/tenant";
+import { type EnumValueSpec, enumValues, pascal, valuesKey } from "./enumValues";
 import { invokeDefinitions } from "./invokes";
 import { TENANT_COMPONENT_DESCRIPTION, TenantComponentInputs, TenantComponentOutputs } from "./tenantComponent";
 
@@ -51,13 +52,6 @@ interface ResourceSpec extends ObjectSpec {
   isComponent?: true;
 }
 
-/** A value of an enumeration: each SDK names its constant after `name` (Go's `WebhookEventDomainVerified`, Python's `DOMAIN_VERIFIED`). */
-export interface EnumValueSpec {
-  value: string;
-  name: string;
-  description?: string;
-}
-
 type TypeSpec = (ObjectSpec & { type: "object" }) | { type: "string"; description?: string; enum: EnumValueSpec[] };
 
 export interface PackageSchema {
@@ -98,9 +92,6 @@ function typeOfNode(node: JsonNode): string | undefined {
   return node.type;
 }
 
-/** Upper camel case of a field's name: `setupRecord` → `SetupRecord`. */
-const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
-
 /**
  * Where named types go, and whether enumerations become enum types: on
  * inputs, so a typed language offers the allowed values; outputs stay
@@ -116,9 +107,6 @@ interface TypeScope {
   enums: boolean;
   relaxed: ReadonlySet<string>;
 }
-
-/** One key per list of values, the same for the same values in the same order. */
-const valuesKey = (values: readonly unknown[]) => values.join("\0");
 
 /**
  * A field as a schema property; enumerations and objects become named types
@@ -171,39 +159,6 @@ function enumType(
   );
   if (same) return same[0];
   return named(types, typeName, { type: "string", enum: enumValues(values, typeName, fieldDescription) });
-}
-
-/**
- * A value's name: the upper camel case of its words, their capitals kept
- * (`domain.verified` → `DomainVerified`, `no_access` → `NoAccess`, `CNAME`).
- */
-const enumValueName = (value: string) =>
-  value
-    .split(/[^A-Za-z0-9]+/)
-    .filter((word) => word !== "")
-    .map(pascal)
-    .join("");
-
-/**
- * Each value with its name and, where the field's description gives it as
- * "`<value>`: <meaning>." (Organization's `onDelete`), its meaning; two
- * values of one name would be one constant, so they are refused.
- */
-function enumValues(values: readonly string[], typeName: string, fieldDescription = ""): EnumValueSpec[] {
-  const meanings = new Map(
-    [...fieldDescription.matchAll(/`([^`]+)`: ([^`]+?\.)(?=\s+`|\s*$)/g)].map(([, value, meaning]) => [
-      value,
-      pascal(meaning as string),
-    ]),
-  );
-  const entries = values.map((value) => {
-    const meaning = meanings.get(value);
-    return { value, name: enumValueName(value), ...(meaning === undefined ? {} : { description: meaning }) };
-  });
-  const names = entries.map((entry) => entry.name);
-  if (new Set(names).size !== names.length)
-    throw new Error(`the values of ${typeName} make the same constant name twice: ${names.join(", ")}`);
-  return entries;
 }
 
 /** The name of a list's items: `WebhookEvents` → `WebhookEvent`. */
