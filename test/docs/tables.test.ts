@@ -31,6 +31,17 @@ describe("docs/configuration.md's settings table", () => {
   );
 });
 
+describe("docs/installation-configuration.md's settings, the Registry's page", () => {
+  const rows = tableAfter(readDoc("docs/installation-configuration.md"), "Configuration");
+
+  it("gives each setting it names its environment variable, as the provider reads it", () => {
+    const named = rows.map(([key, env]) => [code(key), code(env)]);
+    const settings = new Map(SETTINGS.map((setting) => [`dmarc:${setting.key}`, setting.env]));
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter(([key, env]) => key === undefined || settings.get(key) !== env)).toEqual([]);
+  });
+});
+
 describe.each([
   ["dmarc-fleet", "docs/guides/fleets.md", FLEET_SPEC],
   ["dmarc-recover", "docs/guides/recovery.md", RECOVER_SPEC],

@@ -1,9 +1,14 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { resourceDefinitions, SETTINGS } from "pulumi-dmarc-partner";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { EnumValueSpec } from "../../provider/src/plugin/enumValues";
 import { invokeDefinitions } from "../../provider/src/plugin/invokes";
 import { type PackageSchema, type PropertySpec, packageSchema } from "../../provider/src/plugin/schema";
 import { TenantComponentInputs, TenantComponentOutputs } from "../../provider/src/plugin/tenantComponent";
+import { projectRoot } from "../../scripts/engine.mjs";
+import { REGISTRY_SCHEMA } from "../../scripts/sdk.mjs";
 
 // The plugin's schema is derived from the registry; this holds the two
 // together from the other side: every input and output of every type, read
@@ -19,11 +24,12 @@ const descriptionOf = (object: z.ZodObject, key: string) =>
   (z.toJSONSchema(object, { unrepresentable: "any" }).properties?.[key] as { description?: string } | undefined)
     ?.description;
 
-/** The named type a property refers to, or the property itself. */
-function resolved(property: PropertySpec): { type?: string; enum?: { value: string }[]; properties?: object } {
-  if (!property.$ref) return property;
-  const named = schema.types[property.$ref.replace("#/types/", "")];
-  if (!named) throw new Error(`dangling reference ${property.$ref}`);
+/** The named type a property refers to (a relaxed enumeration's, beside `string`), or the property itself. */
+function resolved(property: PropertySpec): { type?: string; enum?: EnumValueSpec[]; properties?: object } {
+  const reference = property.$ref ?? property.oneOf?.find((alternative) => alternative.$ref)?.$ref;
+  if (!reference) return property;
+  const named = schema.types[reference.replace("#/types/", "")];
+  if (!named) throw new Error(`dangling reference ${reference}`);
   return named;
 }
 
@@ -42,6 +48,20 @@ describe("the plugin's schema against the registry", () => {
     expect(packageSchema("1.2.3", "https://mirror.example/dmarc").pluginDownloadURL).toBe(
       "https://mirror.example/dmarc",
     );
+  });
+
+  it("is checked in at sdk/schema.json as the provider makes it now, where the Pulumi Registry reads it", () => {
+    const { version } = JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8"));
+    const checkedIn = JSON.parse(readFileSync(REGISTRY_SCHEMA, "utf8"));
+    expect(checkedIn, "sdk/schema.json is stale: run `npm run sdk` and commit it").toEqual(packageSchema(version));
+  });
+
+  it("shows the package's logo from provider/logo.png of the repository provider/package.json names", () => {
+    const manifest = JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8"));
+    const repository = /^git\+https:\/\/github\.com\/(.+)\.git$/.exec(manifest.repository.url)?.[1];
+    expect(schema.repository).toBe(`https://github.com/${repository}`);
+    expect(schema.logoUrl).toBe(`https://raw.githubusercontent.com/${repository}/main/provider/logo.png`);
+    expect(existsSync(join(projectRoot, "provider", "logo.png"))).toBe(true);
   });
 
   it.each(definitions.map((definition) => [definition.typeName, definition] as const))(
@@ -134,6 +154,54 @@ describe("the plugin's schema against the registry", () => {
       type: "integer",
       default: 3600,
     });
+  });
+
+  it("names each enumeration's values as each language expects, with their meanings where the field gives them", () => {
+    const enumerations = Object.values(schema.types).flatMap((type) => ("enum" in type ? [type.enum] : []));
+    expect(enumerations.length).toBeGreaterThan(5);
+    for (const values of enumerations)
+      for (const { value, name } of values) expect(name, value).toMatch(/^[A-Z][A-Za-z0-9]*$/);
+    const events = schema.types["dmarc:index:WebhookEvent"];
+    expect(events && "enum" in events && events.enum.map((entry) => entry.name)).toEqual([
+      "DomainCreated",
+      "DomainVerified",
+      "ReportReceived",
+    ]);
+    expect(resolved(schema.resources["dmarc:index:Invitation"]?.inputProperties.role ?? {}).enum).toContainEqual({
+      value: "no_access",
+      name: "NoAccess",
+    });
+    expect(resolved(schema.resources["dmarc:index:Domain"]?.inputProperties.setupRecordType ?? {}).enum).toEqual([
+      { value: "TXT", name: "TXT" },
+      { value: "CNAME", name: "CNAME" },
+    ]);
+    expect(resolved(schema.resources["dmarc:index:Organization"]?.inputProperties.onDelete ?? {}).enum).toEqual([
+      {
+        value: "delete",
+        name: "Delete",
+        description: "Cancel every active subscription, then delete the organisation.",
+      },
+      {
+        value: "cancelSubscriptions",
+        name: "CancelSubscriptions",
+        description:
+          "Cancel every active subscription and keep the organisation and its data, only forgetting it in state.",
+      },
+    ]);
+  });
+
+  it("lets a Domain's setupRecord.recordType, an output, feed an Rfc2136Record's type: a string or the enumeration", () => {
+    const recordType = schema.resources["dmarc:index:Domain"]?.properties.setupRecord;
+    const setupRecord = schema.types[recordType?.$ref?.replace("#/types/", "") ?? ""];
+    expect(setupRecord && "properties" in setupRecord && setupRecord.properties.recordType?.type).toBe("string");
+    expect(schema.resources["dmarc:index:Rfc2136Record"]?.inputProperties.type?.oneOf).toEqual([
+      { type: "string" },
+      { $ref: "#/types/dmarc:index:DomainSetupRecordType" },
+    ]);
+    // An input no output carries the values of keeps the enumeration alone, and a typed language its constants only.
+    expect(schema.resources["dmarc:index:Invitation"]?.inputProperties.role?.$ref).toBe(
+      "#/types/dmarc:index:InvitationRole",
+    );
   });
 
   it("names every type it refers to", () => {

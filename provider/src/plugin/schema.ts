@@ -5,6 +5,7 @@ import { PARTNER_ID_DESCRIPTION, SETTINGS, type SettingKey } from "../runtime/co
 import type { AnyResourceDefinition } from "../runtime/lifecycle";
 import { PLUGIN_PACKAGE, pluginTypeToken as typeToken } from "../runtime/typeToken";
 import { TENANT_TYPE } from "../tenant/tenant";
+import { type EnumValueSpec, enumValues, pascal, valuesKey } from "./enumValues";
 import { invokeDefinitions } from "./invokes";
 import { TENANT_COMPONENT_DESCRIPTION, TenantComponentInputs, TenantComponentOutputs } from "./tenantComponent";
 
@@ -31,6 +32,7 @@ interface JsonNode {
 export interface PropertySpec {
   type?: string;
   $ref?: string;
+  oneOf?: PropertySpec[];
   items?: PropertySpec;
   additionalProperties?: PropertySpec;
   description?: string;
@@ -50,7 +52,7 @@ interface ResourceSpec extends ObjectSpec {
   isComponent?: true;
 }
 
-type TypeSpec = (ObjectSpec & { type: "object" }) | { type: "string"; description?: string; enum: { value: string }[] };
+type TypeSpec = (ObjectSpec & { type: "object" }) | { type: "string"; description?: string; enum: EnumValueSpec[] };
 
 export interface PackageSchema {
   name: string;
@@ -61,6 +63,7 @@ export interface PackageSchema {
   keywords: string[];
   publisher: string;
   repository: string;
+  logoUrl: string;
   config: { variables: Record<string, PropertySpec> };
   provider: {
     description: string;
@@ -89,19 +92,20 @@ function typeOfNode(node: JsonNode): string | undefined {
   return node.type;
 }
 
-/** Upper camel case of a field's name: `setupRecord` → `SetupRecord`. */
-const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
-
 /**
  * Where named types go, and whether enumerations become enum types: on
  * inputs, so a typed language offers the allowed values; outputs stay
- * strings, as Pulumi's own providers keep them, so one resource's output
- * can be another's input (an enum-typed output is not assignable in
- * Pulumi YAML, even to an input of the same enum).
+ * strings, as Pulumi's own providers keep them (an enum-typed output is not
+ * assignable in Pulumi YAML, even to an input of the same enum). An input
+ * whose values a resource's output carries (`relaxed`, by `valuesKey`)
+ * takes a string too, as Pulumi's providers' relaxed enums do: so that
+ * output feeds it in a typed language (`Type: domain.SetupRecord.RecordType()`
+ * in Go), and the constants still do.
  */
 interface TypeScope {
   types: Record<string, TypeSpec>;
   enums: boolean;
+  relaxed: ReadonlySet<string>;
 }
 
 /**
@@ -117,8 +121,10 @@ function propertyOf(node: JsonNode, typeName: string, scope: TypeScope): Propert
   const type = typeOfNode(node);
   if (node.enum?.every((value) => typeof value === "string")) {
     const values = node.enum as string[];
-    if (scope.enums) return { $ref: `#/types/${enumType(values, typeName, scope.types)}`, ...described };
-    return { type: "string", ...described };
+    if (!scope.enums) return { type: "string", ...described };
+    const enumeration = { $ref: `#/types/${enumType(values, typeName, scope.types, node.description)}` };
+    if (scope.relaxed.has(valuesKey(values))) return { oneOf: [{ type: "string" }, enumeration], ...described };
+    return { ...enumeration, ...described };
   }
   if (type === "array") {
     return { type: "array", items: propertyOf(node.items ?? {}, itemName(typeName), scope), ...described };
@@ -140,13 +146,19 @@ function propertyOf(node: JsonNode, typeName: string, scope: TypeScope): Propert
  * The named type of an enumeration: the one already named for the same
  * values, so that an output of one resource (a Domain's record type) can be
  * the input of another (an Rfc2136Record's `type`) in a typed language.
+ * `fieldDescription` is the first field's, which may give a value's meaning.
  */
-function enumType(values: readonly string[], typeName: string, types: Record<string, TypeSpec>): string {
+function enumType(
+  values: readonly string[],
+  typeName: string,
+  types: Record<string, TypeSpec>,
+  fieldDescription: string | undefined,
+): string {
   const same = Object.entries(types).find(
-    ([, type]) => type.type === "string" && type.enum.map((entry) => entry.value).join("\0") === values.join("\0"),
+    ([, type]) => type.type === "string" && valuesKey(type.enum.map((entry) => entry.value)) === valuesKey(values),
   );
   if (same) return same[0];
-  return named(types, typeName, { type: "string", enum: values.map((value) => ({ value })) });
+  return named(types, typeName, { type: "string", enum: enumValues(values, typeName, fieldDescription) });
 }
 
 /** The name of a list's items: `WebhookEvents` → `WebhookEvent`. */
@@ -183,19 +195,25 @@ function markSecret(properties: Record<string, PropertySpec>, keys: readonly str
   }
 }
 
+/** The scopes of a schema's inputs and outputs, which share its named types. */
+interface Scopes {
+  inputs: TypeScope;
+  outputs: TypeScope;
+}
+
 /** The inputs a declaration gives: every input but the one the plugin fills with the URN. */
-function declaredInputs(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ObjectSpec {
-  const inputs = objectOf(jsonOf(definition.inputs, "input"), definition.typeName, { types, enums: true });
+function declaredInputs(definition: AnyResourceDefinition, scope: TypeScope): ObjectSpec {
+  const inputs = objectOf(jsonOf(definition.inputs, "input"), definition.typeName, scope);
   const hidden = new Set<string>([definition.urnInput, ...Object.keys(definition.fromSettings ?? {})].filter(Boolean));
   if (definition.urnInput) delete inputs.properties[definition.urnInput];
   return { ...inputs, required: (inputs.required ?? []).filter((key) => !hidden.has(key)) };
 }
 
 /** A resource type: its inputs, and what it records (its inputs after defaults, its outputs, those made from its id). */
-function resourceSpec(definition: AnyResourceDefinition, types: Record<string, TypeSpec>): ResourceSpec {
-  const inputs = declaredInputs(definition, types);
-  const checked = objectOf(jsonOf(definition.inputs, "output"), definition.typeName, { types, enums: false });
-  const outputs = objectOf(jsonOf(definition.outputs, "output"), definition.typeName, { types, enums: false });
+function resourceSpec(definition: AnyResourceDefinition, scopes: Scopes): ResourceSpec {
+  const inputs = declaredInputs(definition, scopes.inputs);
+  const checked = objectOf(jsonOf(definition.inputs, "output"), definition.typeName, scopes.outputs);
+  const outputs = objectOf(jsonOf(definition.outputs, "output"), definition.typeName, scopes.outputs);
   if (definition.urnInput) delete checked.properties[definition.urnInput];
   const fromId = Object.fromEntries(
     Object.entries(definition.idOutputs ?? {}).map(([key, output]) => [
@@ -246,6 +264,9 @@ const RELEASE_REPOSITORY = "dmarc-partner/pulumi-dmarc";
  */
 export const PLUGIN_DOWNLOAD_URL = `github://api.github.com/${RELEASE_REPOSITORY}`;
 
+/** The package's logo as the Pulumi Registry shows it: provider/logo.png of the repository's default branch. */
+const LOGO_URL = `https://raw.githubusercontent.com/${RELEASE_REPOSITORY}/main/provider/logo.png`;
+
 /** How Pulumi's code generators name and package each SDK; a Go SDK gets its go.mod, and every SDK's manifest its version, rather than a placeholder. */
 const SDK_SETTINGS = {
   meta: { moduleFormat: "(.*)", supportPack: true },
@@ -260,12 +281,32 @@ const SDK_SETTINGS = {
   },
 } as const;
 
+/** Every enumeration within `node` (its own values, its fields', its items'), by valuesKey. */
+function enumerationsIn(node: JsonNode): string[] {
+  const nested = [...Object.values(node.properties ?? {}), ...(node.items ? [node.items] : []), ...(node.anyOf ?? [])];
+  return [...(node.enum ? [valuesKey(node.enum)] : []), ...nested.flatMap(enumerationsIn)];
+}
+
+/**
+ * The enumerations that resources and functions give as outputs of their
+ * own (a Domain's `setupRecord.recordType`), not as their inputs given back:
+ * the inputs of the same values take those outputs (TypeScope).
+ */
+function enumerationsOfOutputs(): ReadonlySet<string> {
+  const outputs = [
+    ...registeredTypes.map(({ definition }) => definition.outputs),
+    ...Object.values(invokeDefinitions).map((invoke) => invoke.outputs),
+    TenantComponentOutputs,
+  ];
+  return new Set(outputs.flatMap((schema) => enumerationsIn(jsonOf(schema, "output"))));
+}
+
 /** The Tenant as a component: its inputs and outputs from the component's schemas. */
-function tenantComponentSpec(types: Record<string, TypeSpec>): ResourceSpec & { isComponent: true } {
-  const inputs = objectOf(jsonOf(TenantComponentInputs, "input"), "Tenant", { types, enums: true });
-  const outputs = objectOf(jsonOf(TenantComponentOutputs, "output"), "Tenant", { types, enums: false });
+function tenantComponentSpec(scopes: Scopes): ResourceSpec & { isComponent: true } {
+  const inputs = objectOf(jsonOf(TenantComponentInputs, "input"), "Tenant", scopes.inputs);
+  const outputs = objectOf(jsonOf(TenantComponentOutputs, "output"), "Tenant", scopes.outputs);
   const publishing = inputs.properties.rfc2136?.$ref?.replace("#/types/", "");
-  const settings = publishing ? types[publishing] : undefined;
+  const settings = publishing ? scopes.inputs.types[publishing] : undefined;
   if (settings?.type === "object") markSecret(settings.properties, ["keySecret"]);
   markSecret(outputs.properties, ["webhookSecrets"]);
   return {
@@ -281,20 +322,22 @@ function tenantComponentSpec(types: Record<string, TypeSpec>): ResourceSpec & { 
 /** The package schema of the plugin at `version`, fetched by Pulumi from `pluginDownloadURL`. */
 export function packageSchema(version: string, pluginDownloadURL = PLUGIN_DOWNLOAD_URL): PackageSchema {
   const types: Record<string, TypeSpec> = {};
+  const relaxed = enumerationsOfOutputs();
+  const scopes = { inputs: { types, enums: true, relaxed }, outputs: { types, enums: false, relaxed } };
   const resources = Object.fromEntries(
-    registeredTypes.map(({ typeName, definition }) => [typeToken(typeName), resourceSpec(definition, types)]),
+    registeredTypes.map(({ typeName, definition }) => [typeToken(typeName), resourceSpec(definition, scopes)]),
   );
-  resources[TENANT_TYPE] = tenantComponentSpec(types);
+  resources[TENANT_TYPE] = tenantComponentSpec(scopes);
   const functions = Object.fromEntries(
     Object.entries(invokeDefinitions).map(([name, invoke]) => {
       // A function's types are named after their fields alone (`Plan`, `PlanPrice`), not the function.
-      const outputs = objectOf(jsonOf(invoke.outputs, "output"), "", { types, enums: false });
+      const outputs = objectOf(jsonOf(invoke.outputs, "output"), "", scopes.outputs);
       markSecret(outputs.properties, invoke.secretOutputs ?? []);
       return [
         typeToken(name),
         {
           description: invoke.description,
-          inputs: objectOf(jsonOf(invoke.inputs, "input"), "", { types, enums: true }),
+          inputs: objectOf(jsonOf(invoke.inputs, "input"), "", scopes.inputs),
           outputs,
         },
       ];
@@ -312,6 +355,7 @@ export function packageSchema(version: string, pluginDownloadURL = PLUGIN_DOWNLO
     // The packages' author and source (npm's provenance checks the source against the publishing repository).
     publisher: "DMARC partner",
     repository: `https://github.com/${RELEASE_REPOSITORY}`,
+    logoUrl: LOGO_URL,
     config: { variables },
     provider: {
       description: "The DMARC partner provider: the service's address and credentials, and how calls are paced.",

@@ -37,7 +37,7 @@ export const organization = defineResource({
     onDelete: z
       .enum(["delete", "cancelSubscriptions"])
       .describe(
-        "What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel them and keep the organisation and its data, only forgetting it in state.",
+        "What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel every active subscription and keep the organisation and its data, only forgetting it in state.",
       )
       .default("delete"),
   }),

@@ -59,7 +59,7 @@ func NewDomain(ctx *pulumi.Context,
 		return nil, errors.New("invalid value for required argument 'OrganizationId'")
 	}
 	if args.SetupRecordType == nil {
-		args.SetupRecordType = DomainSetupRecordType("TXT")
+		args.SetupRecordType = pulumi.StringPtr("TXT")
 	}
 	if args.Type == nil {
 		args.Type = DomainType("sending")
@@ -106,7 +106,7 @@ type domainArgs struct {
 	// The organisation the domain belongs to.
 	OrganizationId string `pulumi:"organizationId"`
 	// Which setup record to publish: `TXT` with the DMARC policy, or a `CNAME` delegating it to the service.
-	SetupRecordType *DomainSetupRecordType `pulumi:"setupRecordType"`
+	SetupRecordType *string `pulumi:"setupRecordType"`
 	// Whether the domain sends mail or is parked.
 	Type *DomainType `pulumi:"type"`
 	// DNS zone the record is published in, for `setupRecord.name`; the domain itself when not given.
@@ -124,7 +124,7 @@ type DomainArgs struct {
 	// The organisation the domain belongs to.
 	OrganizationId pulumi.StringInput
 	// Which setup record to publish: `TXT` with the DMARC policy, or a `CNAME` delegating it to the service.
-	SetupRecordType DomainSetupRecordTypePtrInput
+	SetupRecordType pulumi.StringPtrInput
 	// Whether the domain sends mail or is parked.
 	Type DomainTypePtrInput
 	// DNS zone the record is published in, for `setupRecord.name`; the domain itself when not given.

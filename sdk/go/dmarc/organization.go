@@ -22,7 +22,7 @@ type Organization struct {
 	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
 	// Name of the customer organisation.
 	Name pulumi.StringOutput `pulumi:"name"`
-	// What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel them and keep the organisation and its data, only forgetting it in state.
+	// What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel every active subscription and keep the organisation and its data, only forgetting it in state.
 	OnDelete pulumi.StringOutput `pulumi:"onDelete"`
 	// The service's id of the organisation: the resource id.
 	OrganizationId pulumi.StringOutput `pulumi:"organizationId"`
@@ -76,7 +76,7 @@ func (OrganizationState) ElementType() reflect.Type {
 type organizationArgs struct {
 	// Name of the customer organisation.
 	Name string `pulumi:"name"`
-	// What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel them and keep the organisation and its data, only forgetting it in state.
+	// What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel every active subscription and keep the organisation and its data, only forgetting it in state.
 	OnDelete *OrganizationOnDelete `pulumi:"onDelete"`
 }
 
@@ -84,7 +84,7 @@ type organizationArgs struct {
 type OrganizationArgs struct {
 	// Name of the customer organisation.
 	Name pulumi.StringInput
-	// What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel them and keep the organisation and its data, only forgetting it in state.
+	// What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel every active subscription and keep the organisation and its data, only forgetting it in state.
 	OnDelete OrganizationOnDeletePtrInput
 }
 
@@ -135,7 +135,7 @@ func (o OrganizationOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *Organization) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
-// What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel them and keep the organisation and its data, only forgetting it in state.
+// What destroying the resource does. `delete`: cancel every active subscription, then delete the organisation. `cancelSubscriptions`: cancel every active subscription and keep the organisation and its data, only forgetting it in state.
 func (o OrganizationOutput) OnDelete() pulumi.StringOutput {
 	return o.ApplyT(func(v *Organization) pulumi.StringOutput { return v.OnDelete }).(pulumi.StringOutput)
 }

@@ -516,8 +516,8 @@ func (in *frequencyPtr) ToFrequencyPtrOutputWithContext(ctx context.Context) Fre
 type InvitationRole string
 
 const (
-	InvitationRoleAdmin      = InvitationRole("admin")
-	InvitationRole_No_access = InvitationRole("no_access")
+	InvitationRoleAdmin    = InvitationRole("admin")
+	InvitationRoleNoAccess = InvitationRole("no_access")
 )
 
 func (InvitationRole) ElementType() reflect.Type {
@@ -643,7 +643,7 @@ func (o InvitationRolePtrOutput) ToStringPtrOutputWithContext(ctx context.Contex
 // A concrete instance of `InvitationRoleInput` can be one of the following:
 //
 //	InvitationRoleAdmin
-//	InvitationRole_No_access
+//	InvitationRoleNoAccess
 type InvitationRoleInput interface {
 	pulumi.Input
 
@@ -681,7 +681,9 @@ func (in *invitationRolePtr) ToInvitationRolePtrOutputWithContext(ctx context.Co
 type OrganizationOnDelete string
 
 const (
-	OrganizationOnDeleteDelete              = OrganizationOnDelete("delete")
+	// Cancel every active subscription, then delete the organisation.
+	OrganizationOnDeleteDelete = OrganizationOnDelete("delete")
+	// Cancel every active subscription and keep the organisation and its data, only forgetting it in state.
 	OrganizationOnDeleteCancelSubscriptions = OrganizationOnDelete("cancelSubscriptions")
 )
 
@@ -1514,9 +1516,9 @@ func (in *tenantSubscriptionPtr) ToTenantSubscriptionPtrOutputWithContext(ctx co
 type WebhookEvent string
 
 const (
-	WebhookEvent_Domain_created  = WebhookEvent("domain.created")
-	WebhookEvent_Domain_verified = WebhookEvent("domain.verified")
-	WebhookEvent_Report_received = WebhookEvent("report.received")
+	WebhookEventDomainCreated  = WebhookEvent("domain.created")
+	WebhookEventDomainVerified = WebhookEvent("domain.verified")
+	WebhookEventReportReceived = WebhookEvent("report.received")
 )
 
 func (WebhookEvent) ElementType() reflect.Type {
@@ -1641,9 +1643,9 @@ func (o WebhookEventPtrOutput) ToStringPtrOutputWithContext(ctx context.Context)
 // WebhookEventInput is an input type that accepts values of the WebhookEvent enum
 // A concrete instance of `WebhookEventInput` can be one of the following:
 //
-//	WebhookEvent_Domain_created
-//	WebhookEvent_Domain_verified
-//	WebhookEvent_Report_received
+//	WebhookEventDomainCreated
+//	WebhookEventDomainVerified
+//	WebhookEventReportReceived
 type WebhookEventInput interface {
 	pulumi.Input
 

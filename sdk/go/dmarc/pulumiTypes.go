@@ -268,7 +268,7 @@ type TenantDomain struct {
 	// The domain's DMARC policy ramp and its stage: the record in `records` and the one `publishRecord` gets carry the stage's policy. Not for a record the service hosts (CNAME).
 	Policy *TenantDomainPolicy `pulumi:"policy"`
 	// Which setup record to publish: `TXT` with the DMARC policy, or a `CNAME` delegating it to the service.
-	SetupRecordType *DomainSetupRecordType `pulumi:"setupRecordType"`
+	SetupRecordType *string `pulumi:"setupRecordType"`
 	// Whether the domain sends mail or is parked.
 	Type *DomainType `pulumi:"type"`
 	// Wait in `up` until the service has verified the published record (a `DomainVerification`).
@@ -284,7 +284,7 @@ func (val *TenantDomain) Defaults() *TenantDomain {
 	}
 	tmp := *val
 	if tmp.SetupRecordType == nil {
-		setupRecordType_ := DomainSetupRecordType("TXT")
+		setupRecordType_ := "TXT"
 		tmp.SetupRecordType = &setupRecordType_
 	}
 	if tmp.Type == nil {
@@ -313,7 +313,7 @@ type TenantDomainArgs struct {
 	// The domain's DMARC policy ramp and its stage: the record in `records` and the one `publishRecord` gets carry the stage's policy. Not for a record the service hosts (CNAME).
 	Policy TenantDomainPolicyPtrInput `pulumi:"policy"`
 	// Which setup record to publish: `TXT` with the DMARC policy, or a `CNAME` delegating it to the service.
-	SetupRecordType DomainSetupRecordTypePtrInput `pulumi:"setupRecordType"`
+	SetupRecordType pulumi.StringPtrInput `pulumi:"setupRecordType"`
 	// Whether the domain sends mail or is parked.
 	Type DomainTypePtrInput `pulumi:"type"`
 	// Wait in `up` until the service has verified the published record (a `DomainVerification`).
@@ -329,7 +329,7 @@ func (val *TenantDomainArgs) Defaults() *TenantDomainArgs {
 	}
 	tmp := *val
 	if tmp.SetupRecordType == nil {
-		tmp.SetupRecordType = DomainSetupRecordType("TXT")
+		tmp.SetupRecordType = pulumi.StringPtr("TXT")
 	}
 	if tmp.Type == nil {
 		tmp.Type = DomainType("sending")
@@ -403,8 +403,8 @@ func (o TenantDomainOutput) Policy() TenantDomainPolicyPtrOutput {
 }
 
 // Which setup record to publish: `TXT` with the DMARC policy, or a `CNAME` delegating it to the service.
-func (o TenantDomainOutput) SetupRecordType() DomainSetupRecordTypePtrOutput {
-	return o.ApplyT(func(v TenantDomain) *DomainSetupRecordType { return v.SetupRecordType }).(DomainSetupRecordTypePtrOutput)
+func (o TenantDomainOutput) SetupRecordType() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v TenantDomain) *string { return v.SetupRecordType }).(pulumi.StringPtrOutput)
 }
 
 // Whether the domain sends mail or is parked.
@@ -1194,9 +1194,9 @@ func (o TenantIdsOutput) Webhooks() pulumi.StringMapOutput {
 }
 
 type TenantPlan struct {
-	Currency  *TenantPlanCurrency `pulumi:"currency"`
-	Frequency *string             `pulumi:"frequency"`
-	Name      string              `pulumi:"name"`
+	Currency  *string `pulumi:"currency"`
+	Frequency *string `pulumi:"frequency"`
+	Name      string  `pulumi:"name"`
 }
 
 // TenantPlanInput is an input type that accepts TenantPlanArgs and TenantPlanOutput values.
@@ -1211,9 +1211,9 @@ type TenantPlanInput interface {
 }
 
 type TenantPlanArgs struct {
-	Currency  TenantPlanCurrencyPtrInput `pulumi:"currency"`
-	Frequency pulumi.StringPtrInput      `pulumi:"frequency"`
-	Name      pulumi.StringInput         `pulumi:"name"`
+	Currency  pulumi.StringPtrInput `pulumi:"currency"`
+	Frequency pulumi.StringPtrInput `pulumi:"frequency"`
+	Name      pulumi.StringInput    `pulumi:"name"`
 }
 
 func (TenantPlanArgs) ElementType() reflect.Type {
@@ -1293,8 +1293,8 @@ func (o TenantPlanOutput) ToTenantPlanPtrOutputWithContext(ctx context.Context) 
 	}).(TenantPlanPtrOutput)
 }
 
-func (o TenantPlanOutput) Currency() TenantPlanCurrencyPtrOutput {
-	return o.ApplyT(func(v TenantPlan) *TenantPlanCurrency { return v.Currency }).(TenantPlanCurrencyPtrOutput)
+func (o TenantPlanOutput) Currency() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v TenantPlan) *string { return v.Currency }).(pulumi.StringPtrOutput)
 }
 
 func (o TenantPlanOutput) Frequency() pulumi.StringPtrOutput {
@@ -1329,13 +1329,13 @@ func (o TenantPlanPtrOutput) Elem() TenantPlanOutput {
 	}).(TenantPlanOutput)
 }
 
-func (o TenantPlanPtrOutput) Currency() TenantPlanCurrencyPtrOutput {
-	return o.ApplyT(func(v *TenantPlan) *TenantPlanCurrency {
+func (o TenantPlanPtrOutput) Currency() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *TenantPlan) *string {
 		if v == nil {
 			return nil
 		}
 		return v.Currency
-	}).(TenantPlanCurrencyPtrOutput)
+	}).(pulumi.StringPtrOutput)
 }
 
 func (o TenantPlanPtrOutput) Frequency() pulumi.StringPtrOutput {

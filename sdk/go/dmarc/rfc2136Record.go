@@ -121,7 +121,7 @@ type rfc2136RecordArgs struct {
 	// Time to live in seconds, 60 to 604800.
 	Ttl *int `pulumi:"ttl"`
 	// `TXT` or `CNAME`, e.g. a Domain's `setupRecord.recordType`. A change replaces the record in place.
-	Type DomainSetupRecordType `pulumi:"type"`
+	Type string `pulumi:"type"`
 	// The TXT text (split into 255-byte strings on the wire) or the CNAME's target, e.g. a Domain's `setupRecord.value`.
 	Value string `pulumi:"value"`
 	// The zone the record goes into; found by asking `server` for the name's SOA record when not given.
@@ -143,7 +143,7 @@ type Rfc2136RecordArgs struct {
 	// Time to live in seconds, 60 to 604800.
 	Ttl pulumi.IntPtrInput
 	// `TXT` or `CNAME`, e.g. a Domain's `setupRecord.recordType`. A change replaces the record in place.
-	Type DomainSetupRecordTypeInput
+	Type pulumi.StringInput
 	// The TXT text (split into 255-byte strings on the wire) or the CNAME's target, e.g. a Domain's `setupRecord.value`.
 	Value pulumi.StringInput
 	// The zone the record goes into; found by asking `server` for the name's SOA record when not given.
