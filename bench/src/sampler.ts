@@ -1,13 +1,14 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { basename } from "node:path";
 
 // Peak memory, CPU time and file writes of the processes a phase starts,
 // read from /proc while the phase runs: the engine (`pulumi`), the language
 // host (`pulumi-language-<runtime>`, when the engine starts one: an inline
 // program runs in the bench's own process instead), the provider process
 // (the dynamic provider: `pulumi-resource-pulumi-nodejs` is a shell script
-// that runs node on @pulumi/pulumi's cmd/dynamic-provider; the plugin:
-// `pulumi-resource-dmarc` runs node on the package's dist/plugin/main.js, or
-// is the plugin's executable, its own node inside)
+// that execs node on @pulumi/pulumi's cmd/dynamic-provider, a preload before
+// it; the plugin: `pulumi-resource-dmarc` execs node on the package's
+// dist/plugin/main.js, or is the plugin's executable, its own node inside)
 // and the emulator. A process that exits keeps the figures of its last
 // sample; VmHWM is the peak resident size over the process's whole life, so
 // only its last moments can escape.
@@ -94,10 +95,32 @@ export function endedChildrenCpuSeconds(): number {
 /** The scripts node runs as a provider process: the dynamic provider's, and the plugin's. */
 const PROVIDER_SCRIPTS = ["dynamic-provider/index.js", "dist/plugin/main.js"];
 
+/** A plugin's own executable is named as the engine looks for it: `pulumi-resource-<package>`. */
+const PLUGIN_EXECUTABLE_PREFIX = "pulumi-resource-";
+
+function executableName(pid: number): string | undefined {
+  try {
+    return basename(readlinkSync(`/proc/${pid}/exe`));
+  } catch {
+    // The process ended between listing and reading.
+    return undefined;
+  }
+}
+
+/**
+ * A provider process, known by what it runs, not by its launcher nor by where
+ * the launcher sits in the tree: node given a provider's script, or a
+ * plugin's own executable. The script is looked for among all the arguments,
+ * as the dynamic provider's launcher puts `--require <preload>` before it; the
+ * `node -e "require.resolve(...)"` that launcher may run first to find the
+ * script names no script. A shell launcher is neither until it execs node,
+ * which keeps its pid: from then on the process is counted, the launcher's
+ * CPU included.
+ */
 function isProvider(pid: number): boolean {
-  const script = (readText(`/proc/${pid}/cmdline`) ?? "").split("\0")[1];
-  // Not the `node -e "require.resolve(...)"` the dynamic provider's wrapper script runs first to find the script.
-  return PROVIDER_SCRIPTS.some((ending) => script?.endsWith(ending));
+  const [, ...args] = (readText(`/proc/${pid}/cmdline`) ?? "").split("\0");
+  if (args.some((arg) => PROVIDER_SCRIPTS.some((ending) => arg.endsWith(ending)))) return true;
+  return executableName(pid)?.startsWith(PLUGIN_EXECUTABLE_PREFIX) ?? false;
 }
 
 export class ProcessSampler {
@@ -153,9 +176,7 @@ export class ProcessSampler {
     else if (stat.comm === "pulumi") role = parent?.comm === "pulumi" ? undefined : "engine";
     // comm holds 15 characters: `pulumi-language-nodejs` reads `pulumi-language`.
     else if (stat.comm.startsWith("pulumi-language")) role = "language";
-    else if (stat.comm === "node" && isProvider(pid)) role = "provider";
-    // The plugin's executable carries its own node: `pulumi-resource-dmarc` reads `pulumi-resource`.
-    else if (stat.comm === "pulumi-resource" && parent?.comm === "pulumi") role = "provider";
+    else if (isProvider(pid)) role = "provider";
     // Only a final answer is remembered: a process caught between fork and exec still looks like its parent.
     if (role) this.roles.set(key, role);
     return role;
