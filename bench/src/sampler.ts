@@ -27,6 +27,10 @@ export interface RoleUsage {
   bytesWritten: number;
 }
 
+/** How many unnamed processes a failure lists, and how much of each one's command line. */
+const UNNAMED_LISTED = 5;
+const COMMAND_SHOWN = 200;
+
 /** Linux reports CPU times in USER_HZ, 100 on every architecture Node runs on. */
 const TICKS_PER_SECOND = 100;
 
@@ -92,6 +96,11 @@ export function endedChildrenCpuSeconds(): number {
   return (Number(fields[16 - 3] ?? 0) + Number(fields[17 - 3] ?? 0)) / TICKS_PER_SECOND;
 }
 
+/** What a process runs, as its command line, cut short for a message. */
+function commandLine(pid: number): string {
+  return (readText(`/proc/${pid}/cmdline`) ?? "").split("\0").join(" ").trim().slice(0, COMMAND_SHOWN);
+}
+
 /** The scripts node runs as a provider process: the dynamic provider's, and the plugin's. */
 const PROVIDER_SCRIPTS = ["dynamic-provider/index.js", "dist/plugin/main.js"];
 
@@ -126,6 +135,8 @@ function isProvider(pid: number): boolean {
 export class ProcessSampler {
   private readonly seen = new Map<string, Seen>();
   private readonly roles = new Map<string, Role>();
+  /** The phase's processes no sample could name, by key: what each runs and its CPU ticks when last seen. */
+  private readonly unnamed = new Map<string, { command: string; cpuTicks: number }>();
   private timer: NodeJS.Timeout | undefined;
   private emulatorTicksAtStart = 0;
   private emulatorWrittenAtStart = 0;
@@ -137,6 +148,7 @@ export class ProcessSampler {
 
   start(): void {
     this.seen.clear();
+    this.unnamed.clear();
     const emulator = readStat(this.emulatorPid);
     this.emulatorTicksAtStart = emulator?.cpuTicks ?? 0;
     this.emulatorWrittenAtStart = bytesWritten(this.emulatorPid);
@@ -165,6 +177,34 @@ export class ProcessSampler {
       usage[role].peakMemoryMiB = Math.round(usage[role].peakMemoryMiB * 10) / 10;
     }
     return usage;
+  }
+
+  /**
+   * Fails, naming the kind, when the phase last stopped must have had a
+   * process of that kind and none was measured: its figures would read 0, as
+   * if it cost nothing, where the sampler did not recognise the process. The
+   * message lists what the phase ran that the sampler could not name.
+   */
+  requireMeasured(usage: Record<Role, RoleUsage>, kinds: readonly Role[], phase: string): void {
+    for (const kind of kinds) {
+      const { processes, cpuSeconds } = usage[kind];
+      if (processes > 0 && cpuSeconds > 0) continue;
+      throw new Error(
+        `${phase} must have had a ${kind} process, but the sampler measured ${processes}, with ${cpuSeconds.toFixed(2)} s of CPU, ` +
+          `and a 0 would read as costing nothing. Processes it saw and could not name (bench/src/sampler.ts names them by what they run): ` +
+          `${this.unnamedProcesses() || "none (so one may have started and ended between two samples)"}`,
+      );
+    }
+  }
+
+  /** The phase's processes that used CPU and were never named, busiest first. */
+  private unnamedProcesses(): string {
+    return [...this.unnamed]
+      .filter(([key, process]) => !this.roles.has(key) && process.cpuTicks > 0)
+      .sort(([, a], [, b]) => b.cpuTicks - a.cpuTicks)
+      .slice(0, UNNAMED_LISTED)
+      .map(([, process]) => `${process.command} (${(process.cpuTicks / TICKS_PER_SECOND).toFixed(2)} s)`)
+      .join("; ");
   }
 
   private role(pid: number, stat: StatLine, key: string, parent: StatLine | undefined): Role | undefined {
@@ -203,15 +243,26 @@ export class ProcessSampler {
       if (!stat) continue;
       const key = `${next}:${stat.startTime}`;
       const role = this.role(next, stat, key, stats.get(stat.ppid));
-      if (!role) continue;
-      // Counters only grow; a process that has exited but is not yet reaped reads as zeros, which must not win.
-      const before = this.seen.get(key);
-      this.seen.set(key, {
-        role,
-        hwmKiB: Math.max(before?.hwmKiB ?? 0, statusKiB(next, "VmHWM")),
-        cpuTicks: Math.max(before?.cpuTicks ?? 0, stat.cpuTicks),
-        bytesWritten: Math.max(before?.bytesWritten ?? 0, bytesWritten(next)),
-      });
+      if (role) this.count(key, role, next, stat);
+      else this.noteUnnamed(key, next, stat);
     }
+  }
+
+  private count(key: string, role: Role, pid: number, stat: StatLine): void {
+    // Counters only grow; a process that has exited but is not yet reaped reads as zeros, which must not win.
+    const before = this.seen.get(key);
+    this.seen.set(key, {
+      role,
+      hwmKiB: Math.max(before?.hwmKiB ?? 0, statusKiB(pid, "VmHWM")),
+      cpuTicks: Math.max(before?.cpuTicks ?? 0, stat.cpuTicks),
+      bytesWritten: Math.max(before?.bytesWritten ?? 0, bytesWritten(pid)),
+    });
+  }
+
+  private noteUnnamed(key: string, pid: number, stat: StatLine): void {
+    // As in count(): an exited process not yet reaped reads as zeros, and as an empty command line.
+    const before = this.unnamed.get(key);
+    const command = commandLine(pid) || before?.command || stat.comm;
+    this.unnamed.set(key, { command, cpuTicks: Math.max(before?.cpuTicks ?? 0, stat.cpuTicks) });
   }
 }
