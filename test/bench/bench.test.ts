@@ -87,8 +87,18 @@ describe("where the fleet's time goes", () => {
       engineCpuSeconds: 20,
       providerCpuSeconds: 6,
       runnerCpuSeconds: 4,
-      otherCpuSeconds: 4,
+      unsampledCpuSeconds: 4,
     });
+  });
+
+  it("gives no CPU figure for a kind of process the operation never ran", () => {
+    const none = { processes: 0, peakMemoryMiB: 0, cpuSeconds: 0, bytesWritten: 0 };
+    const skipped = { ...measured, processes: { ...measured.processes, engine: none, provider: none } };
+    const row = { tenants: 10, time: [timeBreakdown("preview", report, skipped)] } as unknown as FleetSweepRow;
+    expect(row.time[0]).toMatchObject({ engineCpuSeconds: null, providerCpuSeconds: null });
+    expect(timeMarkdown([row])).toContain(
+      "| 10 | preview | 2 | 20.00 | 1.00 | 0.50 | 3.00 | 3.00 | 15.00 | 1.50 | - | - | 4.00 |",
+    );
   });
 
   it("prints one line per size and operation", () => {
