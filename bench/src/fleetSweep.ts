@@ -8,6 +8,7 @@ import { stringify } from "yaml";
 import type { BenchEmulator } from "./emulator";
 import { type FleetSpec, fleetSpec, resourceCount, tenantsOf } from "./fleet";
 import type { PhaseResult } from "./report";
+import type { RoleUsage } from "./sampler";
 import { projectFolder } from "./stack";
 import { lineChart } from "./svg";
 
@@ -71,14 +72,17 @@ export interface FleetTimeBreakdown {
   stepsShardSeconds: number;
   /** The engine's summary to the operation's return (outputs and history after `up`), plus removing emptied stacks. */
   finishShardSeconds: number;
-  /** Every `pulumi` process (engines and short CLI calls) as sampled. */
-  engineCpuSeconds: number;
-  /** The dynamic-provider processes, as sampled. */
-  providerCpuSeconds: number;
+  /** Every `pulumi` process (engines and short CLI calls) as sampled; null when the operation ran none. */
+  engineCpuSeconds: number | null;
+  /** The dynamic-provider processes, as sampled; null when the operation ran none. */
+  providerCpuSeconds: number | null;
   /** The bench process: the runner and every shard's inline program. */
   runnerCpuSeconds: number;
-  /** Ended child processes' CPU the sampling did not attribute: CLI calls too short to sample, language hosts, wrappers. */
-  otherCpuSeconds: number;
+  /**
+   * Ended child processes' CPU that no sample saw: CLI calls that started and
+   * ended between two samples, and each process's moments after its last.
+   */
+  unsampledCpuSeconds: number;
 }
 
 /** How much of the fleet's pace one operation used, from its first request to its last (the runner's own figure). */
@@ -155,11 +159,13 @@ export function changesOf(report: FleetReport): Record<string, number> {
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
+/** A kind's CPU, or none when the operation ran no process of it (a skipped shard): a 0 would read as free. */
+const cpuOfKind = (usage: RoleUsage) => (usage.processes > 0 ? usage.cpuSeconds : null);
+
 export function timeBreakdown(phase: FleetPhase, report: FleetReport, result: PhaseResult): FleetTimeBreakdown {
   const timings = report.results.flatMap((shard) => (shard.timing ? [shard.timing] : []));
   const part = (pick: (timing: (typeof timings)[number]) => number) => round(sum(timings.map(pick)));
-  const engine = result.processes.engine.cpuSeconds;
-  const provider = result.processes.provider.cpuSeconds;
+  const { engine, provider } = result.processes;
   return {
     phase,
     wallSeconds: round(result.wallSeconds),
@@ -170,10 +176,10 @@ export function timeBreakdown(phase: FleetPhase, report: FleetReport, result: Ph
     startupShardSeconds: part((timing) => timing.startupSeconds),
     stepsShardSeconds: part((timing) => timing.stepsSeconds),
     finishShardSeconds: part((timing) => timing.finishSeconds + timing.removeSeconds),
-    engineCpuSeconds: engine,
-    providerCpuSeconds: provider,
+    engineCpuSeconds: cpuOfKind(engine),
+    providerCpuSeconds: cpuOfKind(provider),
     runnerCpuSeconds: round(result.programCpuSeconds),
-    otherCpuSeconds: round(Math.max(0, result.endedChildrenCpuSeconds - engine - provider)),
+    unsampledCpuSeconds: round(Math.max(0, result.endedChildrenCpuSeconds - engine.cpuSeconds - provider.cpuSeconds)),
   };
 }
 
@@ -387,10 +393,10 @@ function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: number, c
 /** The "where the time goes" table: one line per size and operation. */
 export function timeMarkdown(rows: readonly FleetSweepRow[]): string {
   const lines = [
-    "Where the time goes (shard-seconds summed over the shards; CPU seconds summed over the processes of each kind):",
+    "Where the time goes (shard-seconds summed over the shards; CPU seconds summed over the processes of each kind, - where the operation ran none; unsampled: ended processes' CPU that no sample of /proc saw):",
     "",
-    "| tenants | operation | shards run | wall s | scan s | catalogue s | prepare shard-s | start-up shard-s | steps shard-s | finish shard-s | engine CPU s | provider CPU s | runner CPU s | other CPU s |",
-    "| ------- | --------- | ---------- | ------ | ------ | ----------- | --------------- | ---------------- | ------------- | -------------- | ------------ | -------------- | ------------ | ----------- |",
+    "| tenants | operation | shards run | wall s | scan s | catalogue s | prepare shard-s | start-up shard-s | steps shard-s | finish shard-s | engine CPU s | provider CPU s | runner CPU s | unsampled CPU s |",
+    "| ------- | --------- | ---------- | ------ | ------ | ----------- | --------------- | ---------------- | ------------- | -------------- | ------------ | -------------- | ------------ | --------------- |",
   ];
   for (const row of rows) {
     for (const time of row.time) {
@@ -409,7 +415,7 @@ export function timeMarkdown(rows: readonly FleetSweepRow[]): string {
           fixed(time.engineCpuSeconds),
           fixed(time.providerCpuSeconds),
           fixed(time.runnerCpuSeconds),
-          fixed(time.otherCpuSeconds),
+          fixed(time.unsampledCpuSeconds),
         ].join(" | ")} |`,
       );
     }

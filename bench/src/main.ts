@@ -123,6 +123,9 @@ async function samplePhase(
   const wallSeconds = (performance.now() - begin) / 1000;
   const endedAt = Date.now();
   const processes = sampler.stop();
+  // Every stack the bench runs declares tenants' resources: an engine that took a step on them ran their provider.
+  if (Object.values(changes ?? {}).some((count) => count > 0))
+    sampler.requireMeasured(processes, ["engine", "provider"], label);
   const cpu = process.cpuUsage(cpuBefore);
   const childrenCpu = endedChildrenCpuSeconds() - childrenCpuBefore;
   const after = await emulator.stats();

@@ -64,6 +64,10 @@ describe("npm run bench -- --plugin at 2 tenants without latency", () => {
       const up = phase(name, "up");
       expect(up?.processes.engine.cpuSeconds).toBeGreaterThan(0);
       expect(up?.programCpuSeconds).toBeGreaterThan(0);
+      // The dynamic provider's node and the plugin's, named by what they run, not by their launchers.
+      for (const sample of side(name)?.phases ?? []) {
+        expect(sample.processes.provider.cpuSeconds, `${name} ${sample.phase}`).toBeGreaterThan(0);
+      }
       // Every engine run has ended by the phase's end, so its CPU (and the provider's, its child) is counted whole.
       expect(up?.endedChildrenCpuSeconds).toBeGreaterThan(0);
       // An inline program runs in the bench's process: the engine starts no language host for it.
