@@ -146,6 +146,39 @@ describe("check", () => {
     );
   });
 
+  it("refuses a proxy that is not an http(s) proxy's address at check, never showing it", async () => {
+    await configure({
+      "dmarc:baseUrl": "https://api.dmarc.example",
+      "dmarc:clientId": handle.partner.clientId,
+      "dmarc:clientSecret": handle.partner.clientSecret,
+      "dmarc:httpsProxy": "socks5://user:Socks-Pass-9931@proxy.corp.example:1080",
+    });
+    const refusal = host.check("Organization", {}, { name: "x" });
+    await expect(refusal).rejects.toThrow(
+      /dmarc:httpsProxy \(environment variable DMARC_HTTPS_PROXY\) must be an http:\/\/ or https:\/\/ proxy \(got socks5:\)\./,
+    );
+    await expect(refusal).rejects.toThrow(/pulumi config set --secret dmarc:httpsProxy <value>/);
+    await expect(refusal).rejects.not.toThrow(/Socks-Pass-9931/);
+  });
+
+  it("refuses an unusable HTTPS_PROXY at check, naming the variable", async () => {
+    const saved = process.env.HTTPS_PROXY;
+    process.env.HTTPS_PROXY = "http://proxy.corp.example:3128/some/path";
+    try {
+      await configure({
+        "dmarc:baseUrl": "https://api.dmarc.example",
+        "dmarc:clientId": handle.partner.clientId,
+        "dmarc:clientSecret": handle.partner.clientSecret,
+      });
+      await expect(host.check("Organization", {}, { name: "x" })).rejects.toThrow(
+        /The proxy in HTTPS_PROXY must be a proxy's address only, no path/,
+      );
+    } finally {
+      if (saved === undefined) delete process.env.HTTPS_PROXY;
+      else process.env.HTTPS_PROXY = saved;
+    }
+  });
+
   it("compares e-mail addresses without regard to case, so one person is invited once", async () => {
     const lower = await checked("Invitation", { organizationId: "org_1", email: "alice@example.com" });
     const mixed = await checked("Invitation", { organizationId: "org_1", email: " Alice@Example.COM" });

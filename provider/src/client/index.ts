@@ -40,6 +40,7 @@ export {
   type Pacing,
   PUBLISHED_REQUESTS_PER_MINUTE,
   pacingFor,
+  proxyProblemFor,
 } from "./options";
 export { AdaptiveRate } from "./pace/adaptive";
 export { BookedTurns } from "./pace/bookedTurns";

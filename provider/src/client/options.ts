@@ -43,6 +43,14 @@ function wholeNumber(min: number) {
     .min(min, { message: `must be at least ${min}` });
 }
 
+/** A refinement that reports what `problemOf` finds wrong with a value, in its words. */
+function reportProblem(problemOf: (value: string) => string | undefined) {
+  return (value: string, ctx: z.RefinementCtx) => {
+    const problem = problemOf(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  };
+}
+
 /** Why a base address cannot be used, or undefined when it can. */
 function baseUrlProblem(value: string): string | undefined {
   let url: URL;
@@ -71,10 +79,7 @@ export const ClientOptionsSchema = z
   .object({
     baseUrl: z
       .string({ message: "is required: the service's root address, such as https://api.example.com" })
-      .superRefine((value, ctx) => {
-        const problem = baseUrlProblem(value);
-        if (problem) ctx.addIssue({ code: "custom", message: problem });
-      })
+      .superRefine(reportProblem(baseUrlProblem))
       .describe(
         "Root address of the service, such as `https://api.example.com`. Required: there is no default production address.",
       ),
@@ -129,10 +134,7 @@ export const ClientOptionsSchema = z
       ),
     budgetStore: z
       .string()
-      .superRefine((value, ctx) => {
-        const problem = budgetStoreProblem(value);
-        if (problem) ctx.addIssue({ code: "custom", message: problem });
-      })
+      .superRefine(reportProblem(budgetStoreProblem))
       .optional()
       .describe(
         'Where every run of the partner books its requests\' turns, so that together they keep to one pace: a postgres:// URL (a database every CI job reaches), "machine" (this machine\'s runs; or "machine:<folder>"), "off" (the run paces alone, slowing down on 429s), or "auto" (unset): a PostgreSQL state backend\'s database when the runs share one, else this machine.',
@@ -147,10 +149,7 @@ export const ClientOptionsSchema = z
       ),
     httpsProxy: z
       .string()
-      .superRefine((value, ctx) => {
-        const problem = proxyAddressProblem(value);
-        if (problem) ctx.addIssue({ code: "custom", message: problem });
-      })
+      .superRefine(reportProblem(proxyAddressProblem))
       .optional()
       .describe(
         "The forward proxy every request to the service goes through, such as `http://proxy.example.com:3128` (credentials as `http://user:password@host:port`, kept secret). Unset: the HTTPS_PROXY (or https_proxy) environment variable, as curl and Go read it. Never used for a loopback address.",
@@ -316,6 +315,21 @@ function budgetOf(options: ValidOptions, url: URL): BudgetChoice {
 export function pacingFor(options: ClientOptions): Pacing {
   const valid = validateOptions(options);
   return pacingOf(valid, new URL(valid.baseUrl));
+}
+
+/**
+ * Why the proxy these options choose (their own, else the environment's)
+ * cannot be used, or undefined: for a check at preview, before any client.
+ */
+export function proxyProblemFor(options: ClientOptions): string | undefined {
+  const valid = validateOptions(options);
+  try {
+    proxyFor(new URL(valid.baseUrl), valid);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ProxyAddressError) return error.message;
+    throw error;
+  }
 }
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {

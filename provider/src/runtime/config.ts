@@ -6,6 +6,7 @@ import {
   type DmarcClient,
   describeIssues,
   isPostgresUrl,
+  proxyProblemFor,
   RemoteTurns,
   takeTurnsFrom,
 } from "../client";
@@ -125,6 +126,12 @@ export function clientOptionsFrom(settings: ProviderSettings): ClientOptions {
     });
     throw new DmarcConfigError(
       `The DMARC provider's settings cannot be used: ${problems.join(" ")} Set them with ${commands.join(", ")} or the environment variables named.`,
+    );
+  }
+  const proxyProblem = proxyProblemFor(options as ClientOptions);
+  if (proxyProblem !== undefined) {
+    throw new DmarcConfigError(
+      `The DMARC provider's settings cannot be used: ${proxyProblem} Correct the variable, or set \`pulumi config set --secret ${CONFIG_NAMESPACE}:httpsProxy <value>\` (or ${CONFIG_NAMESPACE}:noProxy) for this stack.`,
     );
   }
   return options as ClientOptions;
