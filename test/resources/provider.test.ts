@@ -429,6 +429,22 @@ describe("lifecycle against the emulator", () => {
       expireDate: UNKNOWN,
       cancelledAt: UNKNOWN,
     });
+    // Not verified when last read: any update waits for the service again, so what it records is not known.
+    const unverified = {
+      organizationId: "org_1",
+      domain: "acme.example",
+      timeout: "45m",
+      pollInterval: "15s",
+      verified: false,
+      policy: "missing",
+    };
+    expect(host.previewUpdate("DomainVerification", unverified, { ...unverified, timeout: "1h" })).toMatchObject({
+      verified: UNKNOWN,
+      policy: UNKNOWN,
+    });
+    expect(
+      host.previewUpdate("DomainVerification", { ...unverified, verified: true }, { ...unverified, timeout: "1h" }),
+    ).toMatchObject({ verified: true, policy: "missing" });
   });
 
   it("Domain: setup record shaped for DNS providers, TXT or CNAME, zone-relative name, update type and group", async () => {

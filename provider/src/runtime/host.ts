@@ -10,7 +10,14 @@ import {
   settingsFrom,
 } from "./config";
 import { engineLogFor } from "./engineLog";
-import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
+import {
+  type AnyResourceDefinition,
+  type LifecycleContext,
+  type ObjectSchema,
+  type OutputChange,
+  outputChanges,
+  updateMayChange,
+} from "./lifecycle";
 import { PROVIDER_KEY } from "./providerModule";
 import { CreatedButUnfinished } from "./settle";
 import { describeValue, inputFailure, plain, valueAt } from "./values";
@@ -247,24 +254,21 @@ export class DynamicProviderHost {
   /**
    * What an update will record, as its preview shows it, with no call to the
    * service: the declared inputs, and each computed output as recorded
-   * unless an input it is `updatedBy` changed (unknown then, or the part its
-   * definition's `previewedBy` makes known; every one unknown when the last
-   * read saw drift, which the update repairs however it must).
+   * unless its rule says the update may change it (unknown then, or the part
+   * the rule's `previewed` makes known; every one unknown when the last read
+   * saw drift, which the update repairs however it must).
    */
   previewUpdate(typeName: string, olds: Props, news: Props): Props {
     const definition = this.definition(typeName);
     const changed = new Set(changedInputs(definition, olds, withoutProviderKey(news)));
     const drifted = (definition.drift?.(olds) ?? []).length > 0;
-    const updatedBy: Record<string, readonly string[]> = definition.updatedBy;
-    const previewedBy: Record<string, ((...args: [Props, Props, ReadonlySet<string>, string]) => unknown) | undefined> =
-      definition.previewedBy ?? {};
-    const inPart = (key: string) =>
-      drifted || containsUnknown(news) ? undefined : previewedBy[key]?.(olds, news, changed, UNKNOWN);
-    const outputs = Object.entries(updatedBy)
+    const inPart = (rule: OutputChange<ObjectSchema, ObjectSchema>) =>
+      drifted || containsUnknown(news) ? undefined : rule.previewed?.(olds, news, changed, UNKNOWN);
+    const outputs = Object.entries(outputChanges(definition))
       .filter(([key]) => olds[key] !== undefined)
-      .map(([key, inputs]) => [
+      .map(([key, rule]) => [
         key,
-        drifted || inputs.some((input) => changed.has(input)) ? (inPart(key) ?? UNKNOWN) : olds[key],
+        drifted || updateMayChange(rule, olds, changed) ? (inPart(rule) ?? UNKNOWN) : olds[key],
       ]);
     return { ...withoutProviderKey(news), ...Object.fromEntries(outputs) };
   }
