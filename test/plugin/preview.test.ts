@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNKNOWN } from "../../provider/src/runtime/values";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, type PreviewStep, pluginProject } from "../support/pluginProject";
 import { loggedArrivals } from "../support/requestLog";
@@ -15,9 +16,6 @@ import { loggedArrivals } from "../support/requestLog";
 // component, a few at a time.
 
 const ENGINE_TIMEOUT = 300_000;
-
-/** The engine's placeholder for a value a preview does not know. */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 const zoneKey = {
   name: "preview-update",

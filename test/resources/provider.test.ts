@@ -4,14 +4,13 @@ import { join } from "node:path";
 import { dynamicProviderHost as host } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { UNKNOWN } from "../../provider/src/runtime/values";
 import { badInputs } from "../support/badInputs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 
 // The provider functions each resource's serialized shim calls, driven
 // directly against an in-process emulator: every diff decision, and create,
 // read, update and delete with their edge cases.
-
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 let handle: EmulatorHandle;
 let client: DmarcClient;

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { dynamicProviderHost as host, type resourceDefinitions } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNKNOWN } from "../../provider/src/runtime/values";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 
 // Each type's update held to its preview, in process against the emulator:
@@ -11,9 +12,6 @@ import { type EmulatorHandle, partnerClient, startTestEmulator } from "../suppor
 // (`updatedBy`); this is where the two are held together.
 
 type Props = Record<string, unknown>;
-
-// The engine's placeholder for a value not known during a preview.
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** One type's in-place updates. */
 interface UpdateCase {

@@ -20,12 +20,8 @@ import {
 } from "./lifecycle";
 import { PROVIDER_KEY } from "./providerModule";
 import { CreatedButUnfinished } from "./settle";
-import { describeValue, inputFailure, plain, valueAt } from "./values";
+import { containsUnknown, describeValue, inputFailure, plain, UNKNOWN, valueAt } from "./values";
 
-// The engine's placeholder for a value not known during preview (an output of
-// a resource that does not exist yet). Same constant as @pulumi/pulumi's
-// runtime.unknownValue; repeated so this module loads without the SDK.
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 /**
  * Input every resource accepts: the id of an existing object to adopt instead
  * of creating one. Pulumi's own `import` option cannot work with dynamic
@@ -34,13 +30,6 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 export const IMPORT_KEY = "importId";
 
 type Props = Record<string, unknown>;
-
-function containsUnknown(value: unknown): boolean {
-  if (value === UNKNOWN) return true;
-  if (Array.isArray(value)) return value.some(containsUnknown);
-  if (value !== null && typeof value === "object") return Object.values(value).some(containsUnknown);
-  return false;
-}
 
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
