@@ -48,7 +48,7 @@ const OUTPUT_COLUMNS = {
 
 /**
  * The page of one resource type.
- * @param {{ name: string, typeToken: string, pluginToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition, outputChanges: Record<string, { changedBy: readonly string[], alsoWhen?: { recorded: string }, previewed?: Function }> }} type
+ * @param {{ name: string, typeToken: string, pluginToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition, outputChanges: Record<string, { changedBy: readonly string[], everyUpdate?: true, alsoWhen?: { recorded: string }, previewed?: Function }> }} type
  *   `name` is the provider module's name, which the page and the resource file are named after;
  *   `pluginToken` the type's token in the provider plugin's schema.
  */
@@ -68,6 +68,7 @@ export function resourcePage({ name, typeToken, pluginToken, definition, outputC
       ...(rule?.changedBy.length ? [`${either(rule.changedBy.map(code))} changes`] : []),
       ...(rule?.alsoWhen ? [rule.alsoWhen.recorded] : []),
     ];
+    if (rule?.everyUpdate) return "unknown in every update (read again)";
     if (when.length === 0) return "as recorded";
     return `${rule.previewed ? "in part unknown" : "unknown"} when ${when.join(" or when ")}`;
   };

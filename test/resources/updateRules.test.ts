@@ -1,12 +1,13 @@
 import fc from "fast-check";
 import { dynamicProviderHost as host, type resourceDefinitions } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../provider/src/runtime/values";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
+import { asPreviewed } from "../support/previewed";
 
 // Each type's update held to its preview, in process against the emulator:
 // random in-place changes of a new object's inputs (from the state a create,
-// or a refresh after it, recorded), and every output the preview shows known,
+// or a refresh after it, recorded, and with the service moved on since or
+// not), and every output the preview shows known,
 // at any depth, is what the update records; nothing such a change makes is a
 // replacement. The preview and `update` read the same rule of the definition
 // (`updatedBy`); this is where the two are held together.
@@ -21,6 +22,8 @@ interface UpdateCase {
   changes: fc.Arbitrary<Props>;
   /** What a refresh may have recorded since the create (the service's state then, not now). */
   refreshed?: fc.Arbitrary<Props>;
+  /** What may happen on the service after the last read, to the object or around it. */
+  meanwhile?(id: string, outs: Props): Promise<void>;
   /** The change as inputs, with what it names made first. */
   made?(change: Props, declared: Props): Promise<Props>;
 }
@@ -46,12 +49,16 @@ async function newDomain(): Promise<{ id: string; outs: Props }> {
   return created("Domain", { organizationId, domain, groupId: await group(organizationId) });
 }
 
-async function verifiedDomain(): Promise<string> {
-  const { id, outs } = await newDomain();
-  const { organizationId, domain } = outs;
+/** The domain's setup record published and verified by the service. */
+async function verify(outs: Props): Promise<void> {
   const record = outs.setupRecord as { host: string; recordType: string; value: string };
   await handle.control("PUT", "/dns/records", { name: record.host, type: record.recordType, values: [record.value] });
-  await handle.control("POST", `/domains/${domain}/verify`, { organizationId });
+  await handle.control("POST", `/domains/${outs.domain}/verify`, { organizationId: outs.organizationId });
+}
+
+async function verifiedDomain(): Promise<string> {
+  const { id, outs } = await newDomain();
+  await verify(outs);
   return id;
 }
 
@@ -81,6 +88,11 @@ const CASES: Record<keyof typeof resourceDefinitions, UpdateCase> = {
   domainGroup: {
     declared: async () => ({ organizationId: await organization(), name: unique("group ") }),
     changes: fc.record({ name: displayNames.map((name) => unique(`${name} `)) }, { requiredKeys: [] }),
+    // A domain joins the group.
+    meanwhile: async (id, outs) => {
+      const groupId = id.split("/")[1];
+      await created("Domain", { organizationId: outs.organizationId, domain: `${unique("j")}.acme.example`, groupId });
+    },
   },
   domain: {
     declared: async () => {
@@ -97,6 +109,7 @@ const CASES: Record<keyof typeof resourceDefinitions, UpdateCase> = {
       },
       { requiredKeys: [] },
     ),
+    meanwhile: (_id, outs) => verify(outs),
     async made(change, { organizationId }) {
       if (change.groupId === undefined) return change;
       const other = await group(organizationId as string);
@@ -176,16 +189,6 @@ const CASES: Record<keyof typeof resourceDefinitions, UpdateCase> = {
   },
 };
 
-/** The update's value where the preview shows one known, and the preview's unknown where it shows none, at any depth. */
-function asPreviewed(updated: unknown, previewed: unknown): unknown {
-  if (previewed === UNKNOWN) return UNKNOWN;
-  if (Array.isArray(previewed) || previewed === null || typeof previewed !== "object") return updated;
-  const fields = (updated ?? {}) as Props;
-  return Object.fromEntries(
-    Object.keys(previewed).map((key) => [key, asPreviewed(fields[key], (previewed as Props)[key])]),
-  );
-}
-
 beforeAll(async () => {
   handle = await startTestEmulator();
   await host.configure({
@@ -206,25 +209,31 @@ describe("an update records every output its preview shows known", () => {
     it(name, async () => {
       const typeName = name[0]?.toUpperCase() + name.slice(1);
       await fc.assert(
-        fc.asyncProperty(updateCase.changes, updateCase.refreshed ?? fc.constant({}), async (change, refreshed) => {
-          // A fresh service each run: it keeps at most five webhooks an owner.
-          await handle.control("POST", "/reset");
-          const declared = await updateCase.declared();
-          const { id, outs } = await created(typeName, declared);
-          const olds = { ...outs, ...refreshed };
-          const given = Object.entries({ ...declared, ...((await updateCase.made?.(change, declared)) ?? change) });
-          const checked = await host.check(
-            typeName,
-            olds,
-            Object.fromEntries(given.filter(([, v]) => v !== undefined)),
-          );
-          expect(checked.failures ?? []).toEqual([]);
-          const news = checked.inputs as Props;
-          expect((await host.diff(typeName, id, olds, news)).replaces).toEqual([]);
-          const previewed = host.previewUpdate(typeName, olds, news);
-          const updated = (await host.update(typeName, id, olds, news)).outs as Props;
-          expect(asPreviewed(updated, previewed)).toEqual(previewed);
-        }),
+        fc.asyncProperty(
+          updateCase.changes,
+          updateCase.refreshed ?? fc.constant({}),
+          fc.boolean(),
+          async (change, refreshed, moved) => {
+            // A fresh service each run: it keeps at most five webhooks an owner.
+            await handle.control("POST", "/reset");
+            const declared = await updateCase.declared();
+            const { id, outs } = await created(typeName, declared);
+            const olds = { ...outs, ...refreshed };
+            if (moved) await updateCase.meanwhile?.(id, outs);
+            const given = Object.entries({ ...declared, ...((await updateCase.made?.(change, declared)) ?? change) });
+            const checked = await host.check(
+              typeName,
+              olds,
+              Object.fromEntries(given.filter(([, v]) => v !== undefined)),
+            );
+            expect(checked.failures ?? []).toEqual([]);
+            const news = checked.inputs as Props;
+            expect((await host.diff(typeName, id, olds, news)).replaces).toEqual([]);
+            const previewed = host.previewUpdate(typeName, olds, news);
+            const updated = (await host.update(typeName, id, olds, news)).outs as Props;
+            expect(asPreviewed(updated, previewed)).toEqual(previewed);
+          },
+        ),
         { numRuns: 25 },
       );
     });

@@ -127,6 +127,8 @@ function keptSetupRecord(
   return withZone(recorded, inputs);
 }
 
+const readAgain = { changedBy: [], everyUpdate: true } as const;
+
 export const domain = defineResource({
   typeName: "Domain",
   description:
@@ -146,9 +148,10 @@ export const domain = defineResource({
           value: unknown,
         },
     },
-    verified: [],
-    policy: [],
-    domainGroup: ["groupId"],
+    // What the service says of the domain: every update reads the domain again.
+    verified: readAgain,
+    policy: readAgain,
+    domainGroup: readAgain,
   },
   importedAs: { groupId: (props) => (props.groupId ? joinId(props.organizationId, props.groupId) : undefined) },
   replaceOn: ["organizationId", "domain"],

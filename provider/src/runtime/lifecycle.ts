@@ -47,6 +47,8 @@ export interface IdOutput {
 export interface OutputChange<I extends ObjectSchema, O extends ObjectSchema> {
   /** Inputs whose change changes it. */
   changedBy: readonly (keyof z.output<I> & string)[];
+  /** Every update reads it from the service again, which may have changed it since the last read. */
+  everyUpdate?: true;
   /** Recorded outputs with which any update may change it, whatever changed: in the reference page's words, and as a test. */
   alsoWhen?: { recorded: string; holds(olds: PropsOf<I, O>): boolean };
   /**
@@ -63,7 +65,11 @@ export function updateMayChange<I extends ObjectSchema, O extends ObjectSchema>(
   olds: PropsOf<I, O>,
   changed: ReadonlySet<string>,
 ): boolean {
-  return rule.changedBy.some((input) => changed.has(input)) || (rule.alsoWhen?.holds(olds) ?? false);
+  return (
+    rule.everyUpdate === true ||
+    rule.changedBy.some((input) => changed.has(input)) ||
+    (rule.alsoWhen?.holds(olds) ?? false)
+  );
 }
 
 /**
