@@ -3,7 +3,7 @@ import { dynamicProviderHost } from "../providerHost";
 import { definitionOf } from "../registry";
 import { clientFrom } from "../runtime/config";
 import type { DynamicProviderHost } from "../runtime/host";
-import type { AnyResourceDefinition } from "../runtime/lifecycle";
+import { type AnyResourceDefinition, idOutputsOf, secretKeysOf } from "../runtime/lifecycle";
 import { pluginTypeName } from "../runtime/typeToken";
 import { asSecret, containsSecret, inputFailure, plain, revealed } from "../runtime/values";
 import { type InvokeName, invokeDefinitions } from "./invokes";
@@ -30,8 +30,9 @@ function fromEngine(props: Props | undefined): { props: Props; secrets: Set<stri
   };
 }
 
-function secretKeysOf(definition: AnyResourceDefinition, given: ReadonlySet<string>): Set<string> {
-  return new Set([...(definition.secretInputs ?? []), ...(definition.secretOutputs ?? []), ...given]);
+/** The keys to mark secret: those the definition keeps secret, and those the request gave as secrets. */
+function secretsOf(definition: AnyResourceDefinition, given: ReadonlySet<string>): Set<string> {
+  return new Set([...secretKeysOf(definition), ...given]);
 }
 
 function toEngine(props: Props, secrets: ReadonlySet<string>): Props {
@@ -56,8 +57,7 @@ export function recorded(
   secrets: ReadonlySet<string>,
 ): Props {
   const { [definition.urnInput ?? ""]: _urn, ...kept } = outs;
-  const fromId = Object.entries(definition.idOutputs ?? {}).map(([key, output]) => [key, output.fromId(id)]);
-  return toEngine({ ...kept, ...Object.fromEntries(fromId) }, secretKeysOf(definition, secrets));
+  return toEngine({ ...kept, ...idOutputsOf(definition, id) }, secretsOf(definition, secrets));
 }
 
 /**
@@ -103,7 +103,7 @@ async function readResource(host: DynamicProviderHost, id: string, urn: string, 
   const found = await host.read(definition.typeName, id, known);
   if (found.id === undefined) return { id: "", props: {}, inputs: {} };
   const { [definition.urnInput ?? ""]: _urn, ...inputs } = found.inputs ?? {};
-  const secrets = secretKeysOf(definition, given.secrets);
+  const secrets = secretsOf(definition, given.secrets);
   return {
     id: found.id,
     props: recorded(definition, found.id, found.props ?? {}, secrets),
@@ -132,7 +132,7 @@ function resourceCalls(
       const given = fromEngine(news);
       const result = await host.check(definition.typeName, fromEngine(olds).props, given.props);
       if (result.failures && result.failures.length > 0) return { failures: [...result.failures] };
-      return { inputs: toEngine(result.inputs ?? {}, secretKeysOf(definition, given.secrets)) };
+      return { inputs: toEngine(result.inputs ?? {}, secretsOf(definition, given.secrets)) };
     },
 
     async diff(id, urn, olds, news) {

@@ -32,7 +32,7 @@ interface LookupContext extends LifecycleContext {
 }
 
 /** An output computed from the resource id alone. */
-export interface IdOutput {
+interface IdOutput {
   /** What the output is, for the resource's reference page. */
   description: string;
   fromId(id: string): string;
@@ -180,6 +180,17 @@ export interface ResourceDefinition<
   ): Promise<PropsOf<I, O>>;
   /** Must succeed when the object is already gone. */
   delete(ctx: LifecycleContext, id: string, props: PropsOf<I, O>): Promise<void>;
+}
+
+/** The keys a resource keeps secret, on both faces: its secret outputs, and its secret inputs (recorded as outputs too). */
+export function secretKeysOf(definition: AnyResourceDefinition): string[] {
+  return [...(definition.secretOutputs ?? []), ...(definition.secretInputs ?? [])];
+}
+
+/** The outputs made from the resource id, on both faces: the plugin records them, a class derives them from its id. */
+export function idOutputsOf(definition: AnyResourceDefinition, id: string): Record<string, string> {
+  const idOutputs: Record<string, IdOutput> = definition.idOutputs ?? {};
+  return Object.fromEntries(Object.entries(idOutputs).map(([key, output]) => [key, output.fromId(id)]));
 }
 
 /**
