@@ -31,6 +31,7 @@ function formatted(path, text) {
 export function referencePages() {
   const { registeredTypes } = fromProvider("./dist/registry.js");
   const { typeToken } = fromProvider("./dist/runtime/typeToken.js");
+  const { outputChanges } = fromProvider("./dist/runtime/lifecycle.js");
   const { InventoryFile } = fromProvider("./dist/inventory/inventory.js");
   const { DomainPolicyArgs } = fromProvider("./dist/tenant/policy.js");
   const { packageSchema } = fromProvider("./dist/plugin/schema.js");
@@ -45,6 +46,7 @@ export function referencePages() {
     typeToken: typeToken(type.typeName),
     pluginToken: pluginTokenOf(type.typeName),
     definition: type.definition,
+    outputChanges: outputChanges(type.definition),
   }));
   const pages = [
     { file: "README.md", text: indexPage(types) },

@@ -8,6 +8,8 @@ import { descriptionOf, fieldsOf } from "./fields.mjs";
 /** @typedef {import("./fields.mjs").Field} Field */
 
 const code = (text) => `\`${text}\``;
+/** `a`, `a or b`, `a, b or c`. */
+const either = (names) => (names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names[0]);
 /** A table cell's text: a `|` would end the cell. */
 const cell = (text) => String(text).replaceAll("|", "\\|");
 const row = (cells) => `| ${cells.map(cell).join(" | ")} |`;
@@ -46,11 +48,11 @@ const OUTPUT_COLUMNS = {
 
 /**
  * The page of one resource type.
- * @param {{ name: string, typeToken: string, pluginToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition }} type
+ * @param {{ name: string, typeToken: string, pluginToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition, outputChanges: Record<string, { changedBy: readonly string[], everyUpdate?: true, alsoWhen?: { recorded: string }, previewed?: Function }> }} type
  *   `name` is the provider module's name, which the page and the resource file are named after;
  *   `pluginToken` the type's token in the provider plugin's schema.
  */
-export function resourcePage({ name, typeToken, pluginToken, definition }) {
+export function resourcePage({ name, typeToken, pluginToken, definition, outputChanges }) {
   const { typeName, description, idFormat, replaceOn, urnInput, fromSettings = {}, secretOutputs = [] } = definition;
   const secretInputs = definition.secretInputs ?? [];
   const hints = definition.hints ?? [];
@@ -61,13 +63,14 @@ export function resourcePage({ name, typeToken, pluginToken, definition }) {
   const idOutputs = Object.entries(definition.idOutputs ?? {});
   const settingOf = (field) => (fromSettings[field.name] ? `dmarc:${fromSettings[field.name]}` : undefined);
   const previewOf = (field) => {
-    const changedBy = definition.updatedBy[field.name] ?? [];
-    const names = changedBy.map(code);
-    const either = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names[0];
-    if (names.length === 0) return "as recorded";
-    return definition.previewedBy?.[field.name]
-      ? `in part unknown when ${either} changes`
-      : `unknown when ${either} changes`;
+    const rule = outputChanges[field.name];
+    const when = [
+      ...(rule?.changedBy.length ? [`${either(rule.changedBy.map(code))} changes`] : []),
+      ...(rule?.alsoWhen ? [rule.alsoWhen.recorded] : []),
+    ];
+    if (rule?.everyUpdate) return "unknown in every update (read again)";
+    if (when.length === 0) return "as recorded";
+    return `${rule.previewed ? "in part unknown" : "unknown"} when ${when.join(" or when ")}`;
   };
   return [
     generatedFrom(`provider/src/resources/${name}.ts`),

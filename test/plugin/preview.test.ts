@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UNKNOWN } from "../../provider/src/runtime/values";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, type PreviewStep, pluginProject } from "../support/pluginProject";
+import { asPreviewed } from "../support/previewed";
 import { loggedArrivals } from "../support/requestLog";
 
 // What a Pulumi YAML program's preview shows of an in-place change through
@@ -15,9 +17,6 @@ import { loggedArrivals } from "../support/requestLog";
 // component, a few at a time.
 
 const ENGINE_TIMEOUT = 300_000;
-
-/** The engine's placeholder for a value a preview does not know. */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 const zoneKey = {
   name: "preview-update",
@@ -160,19 +159,40 @@ describe("a plugin program's preview of in-place changes", () => {
     rmSync(logFolder, { recursive: true, force: true });
   }, ENGINE_TIMEOUT);
 
-  /** The steps of `pulumi preview --json`, asserting that the preview sent no request to the service. */
-  async function previewSteps(): Promise<PreviewStep[]> {
+  /** A preview's steps and the outputs it shows for each resource it updates, by label, asserting that it sent no request to the service. */
+  async function preview(): Promise<{ steps: PreviewStep[]; previewed: Record<string, unknown> }> {
     const from = Date.now();
-    const steps = await project.previewSteps();
+    const events = await project.previewEvents();
     expect(loggedArrivals(requestLog, from)).toEqual([]);
-    return steps;
+    const steps = events.flatMap(({ resourcePreEvent: event }) =>
+      event
+        ? [{ op: event.metadata.op, urn: event.metadata.urn, newState: { inputs: event.metadata.new?.inputs } }]
+        : [],
+    );
+    const previewed = Object.fromEntries(
+      events.flatMap(({ resOutputsEvent: event }) =>
+        event?.metadata.op === "update" ? [[labelOf(event.metadata.urn), event.metadata.new?.outputs]] : [],
+      ),
+    );
+    return { steps, previewed };
+  }
+
+  /** What `up` recorded of each resource the last preview updates, where it showed an output known (see asPreviewed). */
+  async function recordedAsPreviewed(previewed: Record<string, unknown>) {
+    const { stdout } = await project.ok(["stack", "export"]);
+    const { resources } = (JSON.parse(stdout) as { deployment: { resources: { urn: string; outputs?: unknown }[] } })
+      .deployment;
+    const recordedOf = (label: string) => resources.find((resource) => labelOf(resource.urn) === label)?.outputs;
+    return Object.fromEntries(
+      Object.entries(previewed).map(([label, outputs]) => [label, asPreviewed(recordedOf(label), outputs)]),
+    );
   }
 
   /** Declares `changes`, previews them as updates of `updated` alone, runs `up`, and previews no change after. */
   async function changeInPlace(changes: Partial<Declared>, updated: string[]) {
     declared = { ...declared, ...changes };
     project.write(program(declared));
-    const steps = await previewSteps();
+    const { steps, previewed } = await preview();
     const changed = steps.filter((step) => step.op !== "same" && !step.urn.includes("pulumi:pulumi:Stack"));
     expect(changed.map((step) => `${step.op} ${labelOf(step.urn)}`).sort()).toEqual(
       updated.map((label) => `update ${label}`).sort(),
@@ -180,6 +200,8 @@ describe("a plugin program's preview of in-place changes", () => {
     for (const step of steps) expect(JSON.stringify(step.newState?.inputs ?? {})).not.toContain(UNKNOWN);
     const { stdout } = await project.ok(["up", "--yes", "--skip-preview"]);
     expect(stdout).toContain(`~ ${updated.length} updated`);
+    expect(Object.keys(previewed).sort()).toEqual([...updated].sort());
+    expect(await recordedAsPreviewed(previewed)).toEqual(previewed);
     await project.ok(["preview", "--expect-no-changes"]);
   }
 

@@ -4,14 +4,13 @@ import { join } from "node:path";
 import { dynamicProviderHost as host } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { UNKNOWN } from "../../provider/src/runtime/values";
 import { badInputs } from "../support/badInputs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 
 // The provider functions each resource's serialized shim calls, driven
 // directly against an in-process emulator: every diff decision, and create,
 // read, update and delete with their edge cases.
-
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 let handle: EmulatorHandle;
 let client: DmarcClient;
@@ -447,7 +446,8 @@ describe("lifecycle against the emulator", () => {
     const { zone: _zone, ...inItsOwnZone } = domain;
     expect(host.previewUpdate("Domain", domain, { ...inItsOwnZone, zone: "mail.acme.example" })).toMatchObject({
       setupRecord: { ...setupRecord, name: "_dmarc", zone: "mail.acme.example" },
-      verified: true,
+      // Every update reads the domain again: the service may have verified it since.
+      verified: UNKNOWN,
     });
     expect(host.previewUpdate("Domain", domain, { ...domain, setupRecordType: "CNAME" })).toMatchObject({
       setupRecord: { ...setupRecord, type: "cname", recordType: "CNAME", value: UNKNOWN },
@@ -462,6 +462,22 @@ describe("lifecycle against the emulator", () => {
       expireDate: UNKNOWN,
       cancelledAt: UNKNOWN,
     });
+    // Not verified when last read: any update waits for the service again, so what it records is not known.
+    const unverified = {
+      organizationId: "org_1",
+      domain: "acme.example",
+      timeout: "45m",
+      pollInterval: "15s",
+      verified: false,
+      policy: "missing",
+    };
+    expect(host.previewUpdate("DomainVerification", unverified, { ...unverified, timeout: "1h" })).toMatchObject({
+      verified: UNKNOWN,
+      policy: UNKNOWN,
+    });
+    expect(
+      host.previewUpdate("DomainVerification", { ...unverified, verified: true }, { ...unverified, timeout: "1h" }),
+    ).toMatchObject({ verified: true, policy: "missing" });
   });
 
   it("Domain: setup record shaped for DNS providers, TXT or CNAME, zone-relative name, update type and group", async () => {

@@ -1,13 +1,13 @@
 import { dynamicProviderHost as host } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { UNKNOWN } from "../../provider/src/runtime/values";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 
 // DomainVerification through the provider functions its shim calls, against
 // an in-process emulator: input checks (no request is sent) and the quick
 // lifecycle cases. The engine's view is in verification.test.ts.
 
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const TYPE = "DomainVerification";
 
 type Props = Record<string, unknown>;

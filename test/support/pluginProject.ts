@@ -24,6 +24,18 @@ export interface PreviewStep {
   newState?: { inputs?: Record<string, unknown> };
 }
 
+/** One engine event of a streamed preview: a step's, before it and with the outputs it records. */
+interface PreviewEvent {
+  resourcePreEvent?: { metadata: StepMetadata };
+  resOutputsEvent?: { metadata: StepMetadata };
+}
+
+interface StepMetadata {
+  op: string;
+  urn: string;
+  new?: { inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
+}
+
 export interface PluginProject {
   folder: string;
   stack: string;
@@ -36,6 +48,8 @@ export interface PluginProject {
   outputs(): Promise<Record<string, unknown>>;
   /** The steps `pulumi preview --json` shows. */
   previewSteps(): Promise<PreviewStep[]>;
+  /** The engine's events of a preview, as `pulumi preview --json` streams them (its steps, and what each records). */
+  previewEvents(): Promise<PreviewEvent[]>;
   remove(): Promise<void>;
 }
 
@@ -76,6 +90,14 @@ export async function pluginProject(
     async previewSteps() {
       const { stdout } = await project.ok(["preview", "--json"]);
       return (JSON.parse(stdout) as { steps: PreviewStep[] }).steps;
+    },
+    async previewEvents() {
+      const streamed = { ...env, PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "true" };
+      const { stdout } = await pulumiOk(["preview", "--json", "--stack", stack], folder, streamed);
+      return stdout
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as PreviewEvent);
     },
     async remove() {
       await project.run(["stack", "rm", "--yes", "--force"]);

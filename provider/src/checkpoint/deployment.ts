@@ -4,9 +4,6 @@
 // ciphertext form the export gave them. The one reader of checkpoints: no
 // other module looks into a deployment's fields.
 
-/** The engine's marker of a secret value in exported state; its presence means the value is ciphertext. */
-const SECRET_SIGNATURE = "4dabf18193072939515e22adb298388d";
-
 export interface StateResource {
   urn: string;
   type: string;
@@ -65,11 +62,4 @@ export function isProviderType(type: string): boolean {
 /** The resource's name, the last part of its URN, for messages. */
 export function resourceName(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
-}
-
-/** Whether the value is, or holds, a secret still encrypted. */
-export function holdsSecret(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(holdsSecret);
-  if (value === null || typeof value !== "object") return false;
-  return SECRET_SIGNATURE in value || Object.values(value).some(holdsSecret);
 }

@@ -3,9 +3,9 @@ import { dynamicProviderHost } from "../providerHost";
 import { definitionOf } from "../registry";
 import { clientFrom } from "../runtime/config";
 import type { DynamicProviderHost } from "../runtime/host";
-import type { AnyResourceDefinition } from "../runtime/lifecycle";
+import { type AnyResourceDefinition, idOutputsOf, secretKeysOf } from "../runtime/lifecycle";
 import { pluginTypeName } from "../runtime/typeToken";
-import { inputFailure, plain } from "../runtime/values";
+import { asSecret, containsSecret, inputFailure, plain, revealed } from "../runtime/values";
 import { type InvokeName, invokeDefinitions } from "./invokes";
 import { packageSchema } from "./schema";
 import { constructTenant } from "./tenantComponent";
@@ -16,30 +16,6 @@ import { constructTenant } from "./tenantComponent";
 // resources' classes add in the program instead.
 
 type Props = Record<string, unknown>;
-
-/** The engine's marker of a secret value in a property map (the "signature" key and its value). */
-const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270";
-
-function isSecret(value: unknown): value is { value: unknown } {
-  return typeof value === "object" && value !== null && (value as Props)[SIGNATURE_KEY] === SECRET_SIGNATURE;
-}
-
-/** The value without secret markers, at any depth. */
-function revealed(value: unknown): unknown {
-  if (isSecret(value)) return revealed(value.value);
-  if (Array.isArray(value)) return value.map(revealed);
-  if (typeof value === "object" && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, revealed(field)]));
-  return value;
-}
-
-function containsSecret(value: unknown): boolean {
-  if (isSecret(value)) return true;
-  if (Array.isArray(value)) return value.some(containsSecret);
-  if (typeof value === "object" && value !== null) return Object.values(value).some(containsSecret);
-  return false;
-}
 
 /**
  * Properties as the host takes them, and the keys that held a secret
@@ -54,15 +30,14 @@ function fromEngine(props: Props | undefined): { props: Props; secrets: Set<stri
   };
 }
 
-function secretKeysOf(definition: AnyResourceDefinition, given: ReadonlySet<string>): Set<string> {
-  return new Set([...(definition.secretInputs ?? []), ...(definition.secretOutputs ?? []), ...given]);
+/** The keys to mark secret: those the definition keeps secret, and those the request gave as secrets. */
+function secretsOf(definition: AnyResourceDefinition, given: ReadonlySet<string>): Set<string> {
+  return new Set([...secretKeysOf(definition), ...given]);
 }
 
 function toEngine(props: Props, secrets: ReadonlySet<string>): Props {
   return Object.fromEntries(
-    Object.entries(props).map(([key, value]) =>
-      secrets.has(key) ? [key, { [SIGNATURE_KEY]: SECRET_SIGNATURE, value }] : [key, value],
-    ),
+    Object.entries(props).map(([key, value]) => (secrets.has(key) ? [key, asSecret(value)] : [key, value])),
   );
 }
 
@@ -82,8 +57,7 @@ export function recorded(
   secrets: ReadonlySet<string>,
 ): Props {
   const { [definition.urnInput ?? ""]: _urn, ...kept } = outs;
-  const fromId = Object.entries(definition.idOutputs ?? {}).map(([key, output]) => [key, output.fromId(id)]);
-  return toEngine({ ...kept, ...Object.fromEntries(fromId) }, secretKeysOf(definition, secrets));
+  return toEngine({ ...kept, ...idOutputsOf(definition, id) }, secretsOf(definition, secrets));
 }
 
 /**
@@ -95,6 +69,17 @@ export function recorded(
 function comparable(definition: AnyResourceDefinition, olds: Props, news: Props): Props {
   const derived = Object.keys(definition.idOutputs ?? {}).filter((key) => news[key] === undefined);
   return Object.fromEntries(Object.entries(olds).filter(([key]) => !derived.includes(key)));
+}
+
+/**
+ * A diff's, an update's or its preview's request as the host takes it: the
+ * recorded properties, the declared ones, and the keys declared secret.
+ */
+function updateRequest(urn: string, olds: Props | undefined, news: Props | undefined) {
+  const definition = definitionOfUrn(urn);
+  const given = fromEngine(news);
+  const previous = comparable(definition, fromEngine(olds).props, given.props);
+  return { definition, previous, declared: given.props, secrets: given.secrets };
 }
 
 /** The inputs with the URN in the input the definition logs on, if it has one. */
@@ -118,7 +103,7 @@ async function readResource(host: DynamicProviderHost, id: string, urn: string, 
   const found = await host.read(definition.typeName, id, known);
   if (found.id === undefined) return { id: "", props: {}, inputs: {} };
   const { [definition.urnInput ?? ""]: _urn, ...inputs } = found.inputs ?? {};
-  const secrets = secretKeysOf(definition, given.secrets);
+  const secrets = secretsOf(definition, given.secrets);
   return {
     id: found.id,
     props: recorded(definition, found.id, found.props ?? {}, secrets),
@@ -132,11 +117,9 @@ async function readResource(host: DynamicProviderHost, id: string, urn: string, 
  * as unchanged rather than replaced (see DynamicProviderHost.previewUpdate).
  */
 export function previewedUpdate(id: string, urn: string, olds: Props, news: Props): Props {
-  const definition = definitionOfUrn(urn);
-  const given = fromEngine(news);
-  const previous = comparable(definition, fromEngine(olds).props, given.props);
-  const outs = dynamicProviderHost.previewUpdate(definition.typeName, previous, given.props);
-  return recorded(definition, id, outs, given.secrets);
+  const { definition, previous, declared, secrets } = updateRequest(urn, olds, news);
+  const outs = dynamicProviderHost.previewUpdate(definition.typeName, previous, declared);
+  return recorded(definition, id, outs, secrets);
 }
 
 /** The resource calls of the plugin's provider, each over the host's call of the same name. */
@@ -149,13 +132,12 @@ function resourceCalls(
       const given = fromEngine(news);
       const result = await host.check(definition.typeName, fromEngine(olds).props, given.props);
       if (result.failures && result.failures.length > 0) return { failures: [...result.failures] };
-      return { inputs: toEngine(result.inputs ?? {}, secretKeysOf(definition, given.secrets)) };
+      return { inputs: toEngine(result.inputs ?? {}, secretsOf(definition, given.secrets)) };
     },
 
     async diff(id, urn, olds, news) {
-      const definition = definitionOfUrn(urn);
-      const declared = fromEngine(news).props;
-      return host.diff(definition.typeName, id, comparable(definition, fromEngine(olds).props, declared), declared);
+      const { definition, previous, declared } = updateRequest(urn, olds, news);
+      return host.diff(definition.typeName, id, previous, declared);
     },
 
     async create(urn, inputs) {
@@ -168,11 +150,9 @@ function resourceCalls(
     read: (id, urn, props) => readResource(host, id, urn, props),
 
     async update(id, urn, olds, news) {
-      const definition = definitionOfUrn(urn);
-      const given = fromEngine(news);
-      const previous = comparable(definition, fromEngine(olds).props, given.props);
-      const updated = await host.update(definition.typeName, id, previous, withUrn(definition, given.props, urn));
-      return { outs: recorded(definition, id, updated.outs ?? {}, given.secrets) };
+      const { definition, previous, declared, secrets } = updateRequest(urn, olds, news);
+      const updated = await host.update(definition.typeName, id, previous, withUrn(definition, declared, urn));
+      return { outs: recorded(definition, id, updated.outs ?? {}, secrets) };
     },
 
     async delete(id, urn, props) {

@@ -1,6 +1,5 @@
 import {
   type Deployment,
-  holdsSecret,
   isProviderType,
   type PendingOperation,
   pendingOperations,
@@ -15,7 +14,7 @@ import { IMPORT_KEY } from "../runtime/host";
 import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecycle";
 import { PROVIDER_KEY } from "../runtime/providerModule";
 import { dmarcTypeName, pluginTypeName } from "../runtime/typeToken";
-import { plain } from "../runtime/values";
+import { containsSecret, plain } from "../runtime/values";
 
 // What recovery does with each pending operation an interrupted run left in
 // the state. Only a pending create can have made an object the state does not
@@ -139,7 +138,7 @@ function lookableInputs(
   if (importId !== undefined) {
     return { action: "drop", reason: `an adoption of ${String(importId)}, which the next pulumi up makes again` };
   }
-  if (holdsSecret(declared)) {
+  if (containsSecret(declared)) {
     return { action: "unsettled", reason: "its inputs are secret, and recovery never decrypts them" };
   }
   const parsed = definition.inputs.safeParse(declared);

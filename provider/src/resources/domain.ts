@@ -110,6 +110,25 @@ function withZone(record: DnsSetupRecord, inputs: DomainInputs): DnsSetupRecord 
   );
 }
 
+/** What the service derives the setup record from, besides the domain: a change reads it again. */
+const RECORD_SOURCES = ["type", "setupRecordType"] as const;
+
+/**
+ * The recorded setup record, its name relative to the declared zone, while
+ * nothing the service derives it from changed; undefined when it must be
+ * read again. The one rule of an update, a read and an update's preview.
+ */
+function keptSetupRecord(
+  recorded: DnsSetupRecord | undefined,
+  inputs: DomainInputs,
+  changed: ReadonlySet<string>,
+): DnsSetupRecord | undefined {
+  if (recorded === undefined || RECORD_SOURCES.some((input) => changed.has(input))) return undefined;
+  return withZone(recorded, inputs);
+}
+
+const readAgain = { changedBy: [], everyUpdate: true } as const;
+
 export const domain = defineResource({
   typeName: "Domain",
   description:
@@ -118,19 +137,21 @@ export const domain = defineResource({
   inputs: DomainInputs,
   outputs: DomainOutputs,
   updatedBy: {
-    setupRecord: ["type", "setupRecordType", "zone"],
-    verified: [],
-    policy: [],
-    domainGroup: ["groupId"],
-  },
-  previewedBy: {
-    // The host is `_dmarc.<domain>` (published), the zone is declared, the type the one asked for: only the value is the service's.
-    setupRecord: (olds, news, changed, unknown) => {
-      if (olds.setupRecord === undefined) return undefined;
-      const located = withZone(olds.setupRecord, news);
-      if (!changed.has("type") && !changed.has("setupRecordType")) return located;
-      return { ...located, type: news.setupRecordType.toLowerCase(), recordType: news.setupRecordType, value: unknown };
+    setupRecord: {
+      changedBy: [...RECORD_SOURCES, "zone"],
+      // The host is `_dmarc.<domain>` (published), the zone is declared, the type the one asked for: only the value is the service's.
+      previewed: (olds, news, changed, unknown) =>
+        keptSetupRecord(olds.setupRecord, news, changed) ?? {
+          ...withZone(olds.setupRecord, news),
+          type: news.setupRecordType.toLowerCase(),
+          recordType: news.setupRecordType,
+          value: unknown,
+        },
     },
+    // What the service says of the domain: every update reads the domain again.
+    verified: readAgain,
+    policy: readAgain,
+    domainGroup: readAgain,
   },
   importedAs: { groupId: (props) => (props.groupId ? joinId(props.organizationId, props.groupId) : undefined) },
   replaceOn: ["organizationId", "domain"],
@@ -176,8 +197,9 @@ export const domain = defineResource({
       setupRecordType: props?.setupRecordType ?? "TXT",
       ...(props?.zone ? { zone: props.zone } : {}),
     };
-    const unchanged = props?.setupRecord !== undefined && props.type === found.type;
-    return propsOf(inputs, found, unchanged ? props.setupRecord : await setupRecordFor(client, inputs));
+    const changed = new Set(props?.type === found.type ? [] : ["type"]);
+    const kept = keptSetupRecord(props?.setupRecord, inputs, changed);
+    return propsOf(inputs, found, kept ?? (await setupRecordFor(client, inputs)));
   },
 
   async update({ client }, _id, olds, news, changed) {
@@ -191,9 +213,8 @@ export const domain = defineResource({
         : await client.getDomain(news.organizationId, news.domain);
     if (!found)
       throw new Error(`Domain ${news.domain} is gone from organisation ${news.organizationId}; run pulumi refresh`);
-    const recordChanged = changed.has("type") || changed.has("setupRecordType") || olds.setupRecord === undefined;
-    const setupRecord = recordChanged ? await setupRecordFor(client, news) : withZone(olds.setupRecord, news);
-    return propsOf(news, found, setupRecord);
+    const kept = keptSetupRecord(olds.setupRecord, news, changed);
+    return propsOf(news, found, kept ?? (await setupRecordFor(client, news)));
   },
 
   async delete({ client }, _id, props) {

@@ -33,7 +33,7 @@ export const domainGroup = defineResource({
   idOutputs: {
     groupId: { description: "The service's id of the group: the `groupId` of its domains.", fromId: groupIdOf },
   },
-  updatedBy: { domains: [] },
+  updatedBy: { domains: ["name"] },
   replaceOn: ["organizationId"],
 
   async lookUp({ client, known }, inputs) {

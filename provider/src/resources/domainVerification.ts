@@ -11,7 +11,7 @@ import { DmarcApiError, type DmarcClient, DmarcTransportError, OutcomeUnknownErr
 import type { ProviderSettings } from "../runtime/config";
 import type { EngineLog } from "../runtime/engineLog";
 import { joinId, splitId } from "../runtime/ids";
-import { defineResource } from "../runtime/lifecycle";
+import { defineResource, type OutputChange, updateMayChange } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
 import { OrganizationId } from "./fields";
 
@@ -306,6 +306,16 @@ async function verifiedProps(
   return { ...inputs, verified: true, policy: found.policy };
 }
 
+/**
+ * An update waits for the service again when the record's value changed, or
+ * when the last verification did not end verified (a refresh saw the domain
+ * unverified): what it records then only the service can tell.
+ */
+const waitsAgain: OutputChange<typeof DomainVerificationInputs, typeof DomainVerificationOutputs> = {
+  changedBy: ["recordValue"],
+  alsoWhen: { recorded: "`verified` is false", holds: (olds) => !olds.verified },
+};
+
 export const domainVerification = defineResource({
   typeName: "DomainVerification",
   description:
@@ -320,7 +330,7 @@ export const domainVerification = defineResource({
   },
   urnInput: "progressUrn",
   // Naming the domain another way is harmless to replace: the verification is a wait, not an object.
-  updatedBy: { verified: ["recordValue"], policy: ["recordValue"] },
+  updatedBy: { verified: waitsAgain, policy: waitsAgain },
   replaceOn: ["domainId", "organizationId", "domain"],
 
   // Nothing is created on the service: there is nothing a lost answer could have made.
@@ -348,7 +358,7 @@ export const domainVerification = defineResource({
   },
 
   async update({ client, settings, log }, _id, olds, news, changed) {
-    if (olds.verified && !changed.has("recordValue")) return { ...olds, ...news };
+    if (!updateMayChange(waitsAgain, olds, changed)) return { ...olds, ...news };
     return verifiedProps(client, settings, log, news);
   },
 

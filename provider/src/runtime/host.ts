@@ -10,15 +10,18 @@ import {
   settingsFrom,
 } from "./config";
 import { engineLogFor } from "./engineLog";
-import type { AnyResourceDefinition, LifecycleContext } from "./lifecycle";
+import {
+  type AnyResourceDefinition,
+  type LifecycleContext,
+  type ObjectSchema,
+  type OutputChange,
+  outputChanges,
+  updateMayChange,
+} from "./lifecycle";
 import { PROVIDER_KEY } from "./providerModule";
 import { CreatedButUnfinished } from "./settle";
-import { describeValue, inputFailure, plain, valueAt } from "./values";
+import { containsUnknown, describeValue, inputFailure, plain, UNKNOWN, valueAt } from "./values";
 
-// The engine's placeholder for a value not known during preview (an output of
-// a resource that does not exist yet). Same constant as @pulumi/pulumi's
-// runtime.unknownValue; repeated so this module loads without the SDK.
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 /**
  * Input every resource accepts: the id of an existing object to adopt instead
  * of creating one. Pulumi's own `import` option cannot work with dynamic
@@ -27,13 +30,6 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 export const IMPORT_KEY = "importId";
 
 type Props = Record<string, unknown>;
-
-function containsUnknown(value: unknown): boolean {
-  if (value === UNKNOWN) return true;
-  if (Array.isArray(value)) return value.some(containsUnknown);
-  if (value !== null && typeof value === "object") return Object.values(value).some(containsUnknown);
-  return false;
-}
 
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -247,24 +243,21 @@ export class DynamicProviderHost {
   /**
    * What an update will record, as its preview shows it, with no call to the
    * service: the declared inputs, and each computed output as recorded
-   * unless an input it is `updatedBy` changed (unknown then, or the part its
-   * definition's `previewedBy` makes known; every one unknown when the last
-   * read saw drift, which the update repairs however it must).
+   * unless its rule says the update may change it (unknown then, or the part
+   * the rule's `previewed` makes known; every one unknown when the last read
+   * saw drift, which the update repairs however it must).
    */
   previewUpdate(typeName: string, olds: Props, news: Props): Props {
     const definition = this.definition(typeName);
     const changed = new Set(changedInputs(definition, olds, withoutProviderKey(news)));
     const drifted = (definition.drift?.(olds) ?? []).length > 0;
-    const updatedBy: Record<string, readonly string[]> = definition.updatedBy;
-    const previewedBy: Record<string, ((...args: [Props, Props, ReadonlySet<string>, string]) => unknown) | undefined> =
-      definition.previewedBy ?? {};
-    const inPart = (key: string) =>
-      drifted || containsUnknown(news) ? undefined : previewedBy[key]?.(olds, news, changed, UNKNOWN);
-    const outputs = Object.entries(updatedBy)
+    const inPart = (rule: OutputChange<ObjectSchema, ObjectSchema>) =>
+      drifted || containsUnknown(news) ? undefined : rule.previewed?.(olds, news, changed, UNKNOWN);
+    const outputs = Object.entries(outputChanges(definition))
       .filter(([key]) => olds[key] !== undefined)
-      .map(([key, inputs]) => [
+      .map(([key, rule]) => [
         key,
-        drifted || inputs.some((input) => changed.has(input)) ? (inPart(key) ?? UNKNOWN) : olds[key],
+        drifted || updateMayChange(rule, olds, changed) ? (inPart(rule) ?? UNKNOWN) : olds[key],
       ]);
     return { ...withoutProviderKey(news), ...Object.fromEntries(outputs) };
   }

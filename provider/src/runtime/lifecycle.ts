@@ -32,10 +32,58 @@ interface LookupContext extends LifecycleContext {
 }
 
 /** An output computed from the resource id alone. */
-export interface IdOutput {
+interface IdOutput {
   /** What the output is, for the resource's reference page. */
   description: string;
   fromId(id: string): string;
+}
+
+/**
+ * When an update changes one computed output, declared once: an update's
+ * preview shows the output unknown (or the part `previewed` knows) when
+ * {@link updateMayChange}, and the definition's `update` keeps it as recorded
+ * otherwise.
+ */
+export interface OutputChange<I extends ObjectSchema, O extends ObjectSchema> {
+  /** Inputs whose change changes it. */
+  changedBy: readonly (keyof z.output<I> & string)[];
+  /** Every update reads it from the service again, which may have changed it since the last read. */
+  everyUpdate?: true;
+  /** Recorded outputs with which any update may change it, whatever changed: in the reference page's words, and as a test. */
+  alsoWhen?: { recorded: string; holds(olds: PropsOf<I, O>): boolean };
+  /**
+   * What a preview knows of it when an update may change it, from the
+   * recorded outputs and the new inputs: `unknown` stands for what only the
+   * service can tell, and `undefined` for the whole output.
+   */
+  previewed?(olds: PropsOf<I, O>, news: InputsOf<I>, changed: ReadonlySet<string>, unknown: string): unknown;
+}
+
+/** Whether an update with these inputs changed may change the output the rule is of. */
+export function updateMayChange<I extends ObjectSchema, O extends ObjectSchema>(
+  rule: OutputChange<I, O>,
+  olds: PropsOf<I, O>,
+  changed: ReadonlySet<string>,
+): boolean {
+  return (
+    rule.everyUpdate === true ||
+    rule.changedBy.some((input) => changed.has(input)) ||
+    (rule.alsoWhen?.holds(olds) ?? false)
+  );
+}
+
+/**
+ * The rule of each output an update can change, a bare list of inputs
+ * made a rule of its own: what an update's preview shows, and the reference
+ * pages' preview column (scripts/reference-docs.mjs).
+ */
+export function outputChanges(
+  definition: AnyResourceDefinition,
+): Record<string, OutputChange<ObjectSchema, ObjectSchema>> {
+  const declared: Record<string, readonly string[] | OutputChange<ObjectSchema, ObjectSchema>> = definition.updatedBy;
+  return Object.fromEntries(
+    Object.entries(declared).map(([output, rule]) => [output, "changedBy" in rule ? rule : { changedBy: rule }]),
+  );
 }
 
 /**
@@ -83,25 +131,14 @@ export interface ResourceDefinition<
   idOutputs?: Readonly<Record<D, IdOutput>>;
   /**
    * Each computed output an update can change, by the inputs whose change
-   * changes it (`[]`: no update changes it). A preview of an update shows an
-   * output as recorded unless one of its inputs changed or it drifted, and
-   * as not known yet then; it calls no service.
+   * changes it (`[]`: no update changes it), or by a rule that says more
+   * ({@link OutputChange}). An update's preview shows an output as recorded
+   * unless the rule says the update may change it or the last read saw
+   * drift, and as not known yet then (or in part); it calls no service. The
+   * update's result may fill in what the preview left unknown, never change
+   * what it showed (test/resources/updateRules.test.ts holds each type to it).
    */
-  updatedBy: Readonly<Record<keyof z.output<O> & string, readonly (keyof z.output<I> & string)[]>>;
-  /**
-   * Outputs of `updatedBy` an update's preview makes in part, from the
-   * recorded outputs and the new inputs, when an input they depend on
-   * changed: `unknown` stands for what only the service can tell, and
-   * `undefined` for the whole output. Without one, such an output is unknown.
-   */
-  previewedBy?: Readonly<
-    Partial<
-      Record<
-        keyof z.output<O> & string,
-        (olds: PropsOf<I, O>, news: InputsOf<I>, changed: ReadonlySet<string>, unknown: string) => unknown
-      >
-    >
-  >;
+  updatedBy: Readonly<Record<keyof z.output<O> & string, readonly (keyof z.output<I> & string)[] | OutputChange<I, O>>>;
   /**
    * Inputs that `pulumi import` reads as another resource's id, made from the
    * object read: Pulumi's import writes a value equal to an imported
@@ -143,6 +180,17 @@ export interface ResourceDefinition<
   ): Promise<PropsOf<I, O>>;
   /** Must succeed when the object is already gone. */
   delete(ctx: LifecycleContext, id: string, props: PropsOf<I, O>): Promise<void>;
+}
+
+/** The keys a resource keeps secret, on both faces: its secret outputs, and its secret inputs (recorded as outputs too). */
+export function secretKeysOf(definition: AnyResourceDefinition): string[] {
+  return [...(definition.secretOutputs ?? []), ...(definition.secretInputs ?? [])];
+}
+
+/** The outputs made from the resource id, on both faces: the plugin records them, a class derives them from its id. */
+export function idOutputsOf(definition: AnyResourceDefinition, id: string): Record<string, string> {
+  const idOutputs: Record<string, IdOutput> = definition.idOutputs ?? {};
+  return Object.fromEntries(Object.entries(idOutputs).map(([key, output]) => [key, output.fromId(id)]));
 }
 
 /**

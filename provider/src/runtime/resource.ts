@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
-import type { IdOutput, ObjectSchema, ResourceDefinition } from "./lifecycle";
+import { idOutputsOf, type ObjectSchema, type ResourceDefinition, secretKeysOf } from "./lifecycle";
 import { PROVIDER_KEY, providerSource } from "./providerModule";
 import { recordProgramFrames } from "./stackFrames";
 import { pluginTypeToken, typeToken as typeTokenOf } from "./typeToken";
@@ -95,10 +95,9 @@ export function resourceClass<
   S extends keyof z.input<I> & string,
   U extends keyof z.input<I> & string,
 >(definition: ResourceDefinition<I, O, D, S, U>): ResourceClass<I, O, D, S, U> {
-  const { typeName, secretOutputs = [], secretInputs = [], idOutputs, urnInput } = definition;
-  const secrets = [...secretOutputs, ...secretInputs];
+  const { typeName, secretInputs = [], idOutputs, urnInput } = definition;
+  const secrets = secretKeysOf(definition);
   const unknownOutputs = Object.fromEntries(Object.keys(definition.outputs.shape).map((key) => [key, undefined]));
-  const derived = Object.entries(idOutputs ?? {}) as [string, IdOutput][];
 
   const typeToken = typeTokenOf(typeName);
   const provider = { [PROVIDER_KEY]: providerSource(typeName) };
@@ -125,7 +124,8 @@ export function resourceClass<
         restoreStackTrace();
       }
       const self = this as unknown as Record<string, pulumi.Output<string>>;
-      for (const [key, output] of derived) self[key] = this.id.apply(output.fromId);
+      const fromId = this.id.apply((id) => idOutputsOf(definition, id));
+      for (const key of Object.keys(idOutputs ?? {})) self[key] = fromId.apply((outputs) => outputs[key] as string);
     }
   }
   Object.defineProperty(DmarcResource, "name", { value: typeName });

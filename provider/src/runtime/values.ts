@@ -3,6 +3,57 @@ import { shortened } from "../cli/shown";
 
 // Declared values as messages quote them and as the engine carries them.
 
+// The engine's markers in property values, as @pulumi/pulumi's runtime writes
+// them: written here once, so the provider's modules load without the SDK; the
+// host, the plugin, the checkpoint's reader and the tests take them from here.
+
+/** A value not known during a preview (an output of a resource that does not exist yet). */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/** The key that marks an object as one of the engine's special values, in a property map and in exported state. */
+const SIGNATURE_KEY = "4dabf18193072939515e22adb298388d";
+/** The signature of a secret: `{ [SIGNATURE_KEY]: SECRET_SIGNATURE, value }` (`ciphertext` in exported state). */
+const SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270";
+
+/** The value marked as a secret, as the engine takes one. */
+export function asSecret(value: unknown): Record<string, unknown> {
+  return { [SIGNATURE_KEY]: SECRET_SIGNATURE, value };
+}
+
+function isSecret(value: unknown): value is { value: unknown } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<string, unknown>)[SIGNATURE_KEY] === SECRET_SIGNATURE
+  );
+}
+
+/** Whether the value, or anything inside it, passes the test. */
+function anywhere(value: unknown, test: (value: unknown) => boolean): boolean {
+  if (test(value)) return true;
+  if (Array.isArray(value)) return value.some((item) => anywhere(item, test));
+  if (value !== null && typeof value === "object") return Object.values(value).some((field) => anywhere(field, test));
+  return false;
+}
+
+/** Whether the value is, or holds, one not known yet. */
+export function containsUnknown(value: unknown): boolean {
+  return anywhere(value, (part) => part === UNKNOWN);
+}
+
+/** Whether the value is, or holds, a secret (still encrypted, in exported state). */
+export function containsSecret(value: unknown): boolean {
+  return anywhere(value, isSecret);
+}
+
+/** The value without secret markers, at any depth. */
+export function revealed(value: unknown): unknown {
+  if (isSecret(value)) return revealed(value.value);
+  if (Array.isArray(value)) return value.map(revealed);
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, revealed(field)]));
+  return value;
+}
+
 /** The value at a path of keys and list positions, or undefined where the path leads nowhere. */
 export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let current = root;

@@ -1,8 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { EngineEvent, OpType, StepEventMetadata } from "@pulumi/pulumi/automation";
-import { holdsSecret, resourceName } from "../../checkpoint/deployment";
+import { resourceName } from "../../checkpoint/deployment";
 import { definitionOf } from "../../registry";
 import { PROVIDER_KEY } from "../../runtime/providerModule";
+import { containsSecret } from "../../runtime/values";
 import { shortType, tenantKeyOf } from "./tenantHoldings";
 
 // The engine's steps of every shard of a run, as its events give them:
@@ -54,7 +55,7 @@ const REFRESH_PREVIEW_KINDS: Partial<Record<OpType, StepKind>> = { update: "diff
 const NEVER_SHOWN = new Set(["secret", "clientSecret", "magicLink", "password", "token"]);
 
 function shown(name: string, value: unknown): unknown {
-  if (NEVER_SHOWN.has(name) || holdsSecret(value)) return "[secret]";
+  if (NEVER_SHOWN.has(name) || containsSecret(value)) return "[secret]";
   // The engine's stand-in for a value not known until the operation runs.
   if (typeof value === "string" && value.includes(pulumi.runtime.unknownValue)) return "[unknown]";
   return value;
