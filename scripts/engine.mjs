@@ -66,6 +66,7 @@ const yamlLanguageHost = `${yamlModule}/cmd/pulumi-language-yaml`;
 // gRPC protocol, which both releases share (test/engine/yaml.test.ts runs a
 // YAML program through it).
 const yamlVersion = "1.25.0";
+const yamlPulumiVersion = "3.206.0";
 
 // .NET's code generator left pkg/v3 for pulumi-dotnet's module, which the
 // module proxy does not serve; 3.225.1 is the last pkg/v3 the proxy serves
@@ -437,10 +438,10 @@ async function prepareYamlLanguageHost(_version, work, env) {
 // Each generator's two builds share its sources (`folder`): the default one
 // with the engine's pkg/v3, the .NET one (`-tags dotnet`) with the last
 // pkg/v3 that has .NET's generators.
-function codeGeneratorPreparer(folder, codegenVersion, flags) {
+function codeGeneratorPreparer(folder, codegenVersion, flags, otherModules = []) {
   return async (version, work, env) => {
     const pulumiVersion = codegenVersion ?? version;
-    const modules = [`${engineModule}@v${pulumiVersion}`, `${sdkModule}@v${pulumiVersion}`];
+    const modules = [`${engineModule}@v${pulumiVersion}`, `${sdkModule}@v${pulumiVersion}`, ...otherModules];
     await prepareOwnProgram(folder, modules, work, env);
     const record = {
       source: `${relative(projectRoot, folder)} with pkg/v3 v${pulumiVersion}`,
@@ -598,12 +599,26 @@ function codeGenerators(folder, key, binary, description) {
 }
 
 const sdkGenerators = codeGenerators(sdkGeneratorSource, "sdkGenerator", "pulumi-sdk-gen", "the SDK generator");
-const programGenerators = codeGenerators(
-  programGeneratorSource,
-  "programGenerator",
-  "pulumi-program-gen",
-  "the program generator",
-);
+// The program generator has a third build, for YAML: Pulumi YAML's generator
+// is built with the Pulumi modules pulumi-yaml requires, as its language host
+// is (with the engine's, or .NET's 3.225.1, it does not compile).
+const programGenerators = [
+  ...codeGenerators(programGeneratorSource, "programGenerator", "pulumi-program-gen", "the program generator"),
+  {
+    key: "programGeneratorYaml",
+    binary: "pulumi-program-gen-yaml",
+    description: "the YAML program generator",
+    languages: ["yaml"],
+    current: (entry) =>
+      ownSourcesUnchanged(programGeneratorSource)(entry) && entry.source.endsWith(`v${yamlPulumiVersion}`),
+    prepare: codeGeneratorPreparer(
+      programGeneratorSource,
+      yamlPulumiVersion,
+      ["-tags", "yaml"],
+      [`${yamlModule}@v${yamlVersion}`],
+    ),
+  },
+];
 
 async function ensurePart(version, part) {
   const entry = readStampFile(version)[part.key];
@@ -671,7 +686,7 @@ export async function ensureSdkGenerator(language) {
 
 /**
  * The program generator that writes programs in `language` (nodejs, python,
- * go or dotnet) from PCL, built as the SDK generator is; returns its path. It
+ * go, dotnet or yaml) from PCL, built as the SDK generator is; returns its path. It
  * takes `-schema <schema.json> -language <language> <program.pp>...` and
  * prints a JSON object, each program's path → its source.
  */

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { projectRoot } from "./engine.mjs";
+import { exampleSources } from "./reference/examples.mjs";
 import { indexPage, inventoryPage, policyPage, resourcePage } from "./reference/pages.mjs";
 
 /** Where the pages go, from the project root. */
@@ -27,8 +28,9 @@ function formatted(path, text) {
   return result.stdout;
 }
 
-/** Every reference page, by its path from the project root. */
-export function referencePages() {
+/** Every reference page, by its path from the project root; the examples' generators are built first if need be. */
+export async function referencePages() {
+  const examples = await exampleSources();
   const { registeredTypes } = fromProvider("./dist/registry.js");
   const { typeToken } = fromProvider("./dist/runtime/typeToken.js");
   const { InventoryFile } = fromProvider("./dist/inventory/inventory.js");
@@ -45,7 +47,10 @@ export function referencePages() {
     typeToken: typeToken(type.typeName),
     pluginToken: pluginTokenOf(type.typeName),
     definition: type.definition,
+    example: examples[basename(type.providerModule)],
   }));
+  const pageless = Object.keys(examples).filter((name) => !types.some((type) => type.name === name));
+  if (pageless.length > 0) throw new Error(`examples of no resource type's page: ${pageless.join(", ")}`);
   const pages = [
     { file: "README.md", text: indexPage(types) },
     ...types.map((type) => ({ file: `${type.name}.md`, text: resourcePage(type) })),
@@ -59,8 +64,8 @@ export function referencePages() {
 }
 
 /** Writes every page, and removes the pages of types no longer registered. */
-function writePages() {
-  const pages = referencePages();
+async function writePages() {
+  const pages = await referencePages();
   const folder = join(projectRoot, REFERENCE_DIR);
   mkdirSync(folder, { recursive: true });
   const written = new Set(pages.map((page) => basename(page.path)));
@@ -71,4 +76,4 @@ function writePages() {
   process.stdout.write(`wrote ${pages.length} pages to ${REFERENCE_DIR}/\n`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) writePages();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await writePages();

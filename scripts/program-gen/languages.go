@@ -1,4 +1,4 @@
-//go:build !dotnet
+//go:build !dotnet && !yaml
 
 package main
 

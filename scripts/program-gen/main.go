@@ -9,7 +9,8 @@
 // The programs may use only the package of the schema given, which is bound
 // from that file rather than loaded from a plugin. The languages a build
 // generates are the generators table's keys, filled by the build's language
-// files (see languages.go and languages_dotnet.go), as for pulumi-sdk-gen.
+// files (languages.go, languages_dotnet.go and languages_yaml.go), as for
+// pulumi-sdk-gen.
 package main
 
 import (

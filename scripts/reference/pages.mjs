@@ -3,6 +3,7 @@
 // and description comes from the schemas (see fields.mjs); this module only
 // lays them out.
 
+import { EXAMPLE_LANGUAGES } from "./examples.mjs";
 import { descriptionOf, fieldsOf } from "./fields.mjs";
 
 /** @typedef {import("./fields.mjs").Field} Field */
@@ -45,12 +46,30 @@ const OUTPUT_COLUMNS = {
 };
 
 /**
- * The page of one resource type.
- * @param {{ name: string, typeToken: string, pluginToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition }} type
- *   `name` is the provider module's name, which the page and the resource file are named after;
- *   `pluginToken` the type's token in the provider plugin's schema.
+ * A page's "Example usage": the example in each language under its heading
+ * (Markdown has no tabs), or nothing for a page that has no example yet.
+ * @param {string} name the page's name, which its example's file is named after
+ * @param {Record<string, string> | undefined} example the example's source by generator language
  */
-export function resourcePage({ name, typeToken, pluginToken, definition }) {
+function exampleSections(name, example) {
+  if (!example) return [];
+  return [
+    "## Example usage",
+    `Written once in PCL ([${code(`${name}.pp`)}](../../scripts/reference/examples/${name}.pp)) and converted by Pulumi's own program generators, each program uses the provider plugin's SDK of its language ([Every Pulumi language](../guides/languages.md)).`,
+    ...EXAMPLE_LANGUAGES.flatMap(({ language, heading, fence }) => [
+      `### ${heading}`,
+      `\`\`\`${fence}\n${example[language]}\n\`\`\``,
+    ]),
+  ];
+}
+
+/**
+ * The page of one resource type.
+ * @param {{ name: string, typeToken: string, pluginToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition, example?: Record<string, string> }} type
+ *   `name` is the provider module's name, which the page and the resource file are named after;
+ *   `pluginToken` the type's token in the provider plugin's schema; `example` its example's source by language.
+ */
+export function resourcePage({ name, typeToken, pluginToken, definition, example }) {
   const { typeName, description, idFormat, replaceOn, urnInput, fromSettings = {}, secretOutputs = [] } = definition;
   const secretInputs = definition.secretInputs ?? [];
   const hints = definition.hints ?? [];
@@ -78,6 +97,7 @@ export function resourcePage({ name, typeToken, pluginToken, definition }) {
       `- Type token: ${code(typeToken)}; in the provider plugin, from any Pulumi language: ${code(pluginToken)}`,
       `- Resource id: ${code(idFormat)}`,
     ].join("\n"),
+    ...exampleSections(name, example),
     "## Inputs",
     table(
       ["Input", "Type", "Required", "On change", "Allowed values", "Description"],

@@ -10,7 +10,7 @@ import { tableAfter } from "./markdown";
 // differs from what the generator makes now is stale, and is named here. The
 // pages themselves must say what the definitions say.
 
-const pages = referencePages();
+const pages = await referencePages();
 const pageText = (path: string) => pages.find((page) => page.path === path)?.text ?? "";
 const code = (cell: string | undefined) => /^`([^`]*)`$/.exec(cell ?? "")?.[1];
 

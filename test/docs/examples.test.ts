@@ -1,0 +1,116 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ExampleLanguage, pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
+import { EXAMPLE_LANGUAGES } from "../../scripts/reference/examples.mjs";
+import { referencePages } from "../../scripts/reference-docs.mjs";
+import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
+import { runTool } from "../support/sdkTools";
+
+// The reference pages' examples, as Pulumi's program generators write them
+// from their PCL (scripts/reference/examples/) and as the pages show them,
+// checked in their languages:
+// the TypeScript ones type-check against the generated Node.js SDK, the Go
+// ones build against the Go SDK checked in at sdk/go/dmarc. Every example of
+// a language in one build. test/docs/reference.test.ts fails while a page
+// shows another text than its example's now.
+
+const TOOL_TIMEOUT = 900_000;
+
+/** Each page's examples as a reader copies them: the code block under each language's heading, by generator language. */
+const examples: Record<string, Partial<Record<ExampleLanguage, string>>> = Object.fromEntries(
+  (await referencePages())
+    .filter((page) => page.text.includes("\n## Example usage\n"))
+    .map((page) => {
+      const usage = page.text.slice(page.text.indexOf("\n## Example usage\n"));
+      const blocks = EXAMPLE_LANGUAGES.map(({ language, heading, fence }) => {
+        const block = new RegExp(`\n### ${heading}\n\n\`\`\`${fence}\n([^]*?)\n\`\`\`\n`).exec(usage);
+        return [language, block?.[1]];
+      });
+      return [basename(page.path, ".md"), Object.fromEntries(blocks.filter(([, block]) => block !== undefined))];
+    }),
+);
+const names = Object.keys(examples);
+
+describe("the reference pages' examples", () => {
+  let work: string;
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "dmarc-examples-"));
+  });
+
+  afterAll(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("are on their pages, under Example usage, in TypeScript, Python, Go, C# and YAML", () => {
+    expect(names).toContain("organization");
+    for (const name of names)
+      expect(Object.keys(examples[name] ?? {}), name).toEqual(EXAMPLE_LANGUAGES.map(({ language }) => language));
+  });
+
+  it("name each property as its language does", () => {
+    const organization = examples.organization;
+    expect(organization?.nodejs).toMatch(/new dmarc\.Organization\("acme", \{ ?name: "Acme Corp" ?\}\)/);
+    expect(organization?.python).toContain('dmarc.Organization("acme", name="Acme Corp")');
+    expect(organization?.go).toContain('Name: pulumi.String("Acme Corp")');
+    expect(organization?.dotnet).toContain('Name = "Acme Corp"');
+    expect(organization?.yaml).toContain("type: dmarc:Organization");
+  });
+
+  it(
+    "TypeScript: type-check against the SDK generated from the plugin's schema",
+    async () => {
+      const sdks = await generateSdks(join(work, "sdk"), ["nodejs"]);
+      const sdk = sdks.nodejs as string;
+      compileNodejsSdk(sdk);
+      const project = join(work, "typescript");
+      mkdirSync(join(project, "node_modules", "@dmarc-partner"), { recursive: true });
+      symlinkSync(sdk, join(project, "node_modules", "@dmarc-partner", "pulumi-dmarc"), "dir");
+      symlinkSync(join(projectRoot, "node_modules", "@pulumi"), join(project, "node_modules", "@pulumi"), "dir");
+      for (const name of names) writeFileSync(join(project, `${name}.ts`), examples[name]?.nodejs ?? "");
+      const compilerOptions = {
+        strict: true,
+        noEmit: true,
+        module: "commonjs",
+        target: "ES2022",
+        skipLibCheck: true,
+        types: [],
+      };
+      writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }));
+      runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", project], project);
+    },
+    TOOL_TIMEOUT,
+  );
+
+  it(
+    "Go: build against the module checked in at sdk/go/dmarc",
+    () => {
+      const sdkModule = "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc";
+      const project = join(work, "go");
+      for (const name of names) {
+        mkdirSync(join(project, name), { recursive: true });
+        writeFileSync(join(project, name, "main.go"), examples[name]?.go ?? "");
+      }
+      writeFileSync(
+        join(project, "go.mod"),
+        [
+          "module dmarc-examples",
+          "",
+          "go 1.25",
+          "",
+          `require ${sdkModule} v0.0.0`,
+          `require github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
+          `replace ${sdkModule} => ${JSON.stringify(join(projectRoot, "sdk", "go", "dmarc"))}`,
+          "",
+        ].join("\n"),
+      );
+      const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
+      runTool("go", ["mod", "tidy"], project, env);
+      // Into a folder of their own: the programs' folders are named as their binaries would be.
+      runTool("go", ["build", "-o", `${join(work, "go-bin")}/`, "./..."], project, env);
+    },
+    TOOL_TIMEOUT,
+  );
+});
