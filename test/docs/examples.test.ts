@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { resourceDefinitions } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ExampleLanguage, pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
 import { EXAMPLE_LANGUAGES } from "../../scripts/reference/examples.mjs";
@@ -45,18 +46,21 @@ describe("the reference pages' examples", () => {
   });
 
   it("are on their pages, under Example usage, in TypeScript, Python, Go, C# and YAML", () => {
-    expect(names).toContain("organization");
+    expect(names.sort()).toEqual(Object.keys(resourceDefinitions).sort());
     for (const name of names)
       expect(Object.keys(examples[name] ?? {}), name).toEqual(EXAMPLE_LANGUAGES.map(({ language }) => language));
   });
 
-  it("name each property as its language does", () => {
+  it("name each property as its language does: a Domain's domain is DomainName in C#, where a member may not be named as its class", () => {
     const organization = examples.organization;
     expect(organization?.nodejs).toMatch(/new dmarc\.Organization\("acme", \{ ?name: "Acme Corp" ?\}\)/);
     expect(organization?.python).toContain('dmarc.Organization("acme", name="Acme Corp")');
     expect(organization?.go).toContain('Name: pulumi.String("Acme Corp")');
     expect(organization?.dotnet).toContain('Name = "Acme Corp"');
     expect(organization?.yaml).toContain("type: dmarc:Organization");
+    expect(examples.domain?.dotnet).toContain('DomainName = "acme.example"');
+    expect(examples.domain?.python).toContain('domain="acme.example"');
+    expect(examples.domain?.go).toContain('Domain:         pulumi.String("acme.example")');
   });
 
   it(

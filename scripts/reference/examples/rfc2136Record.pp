@@ -1,0 +1,28 @@
+config dnsKeySecret "string" {
+  description = "The TSIG key's secret, base64"
+}
+
+resource acme "dmarc:index:Organization" {
+  name = "Acme Corp"
+}
+
+resource production "dmarc:index:DomainGroup" {
+  organizationId = acme.organizationId
+  name           = "Production"
+}
+
+resource acmeExample "dmarc:index:Domain" {
+  organizationId = acme.organizationId
+  groupId        = production.groupId
+  domain         = "acme.example"
+}
+
+resource dmarcRecord "dmarc:index:Rfc2136Record" {
+  server    = "ns1.acme.example"
+  zone      = acmeExample.setupRecord.zone
+  name      = acmeExample.setupRecord.name
+  type      = acmeExample.setupRecord.recordType
+  value     = acmeExample.setupRecord.value
+  keyName   = "dmarc-update"
+  keySecret = dnsKeySecret
+}
