@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { resourceDefinitions } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ExampleLanguage, pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
+import { ensurePythonEnvironment } from "../../scripts/python.mjs";
 import { EXAMPLE_LANGUAGES } from "../../scripts/reference/examples.mjs";
 import { referencePages } from "../../scripts/reference-docs.mjs";
 import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
@@ -12,8 +13,9 @@ import { runTool } from "../support/sdkTools";
 // The reference pages' examples, as Pulumi's program generators write them
 // from their PCL (scripts/reference/examples/) and as the pages show them,
 // checked in their languages:
-// the TypeScript ones type-check against the generated Node.js SDK, the Go
-// ones build against the Go SDK checked in at sdk/go/dmarc. Every example of
+// the TypeScript ones type-check against the generated Node.js SDK, the
+// Python ones run on Pulumi's mocks on the generated Python SDK, the Go ones
+// build against the Go SDK checked in at sdk/go/dmarc. Every example of
 // a language in one build. test/docs/reference.test.ts fails while a page
 // shows another text than its example's now.
 
@@ -36,10 +38,12 @@ const names = Object.keys(examples);
 
 describe("the reference pages' examples", () => {
   let work: string;
+  let sdks: Record<string, string>;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "dmarc-examples-"));
-  });
+    sdks = (await generateSdks(join(work, "sdk"), ["nodejs", "python"])) as Record<string, string>;
+  }, TOOL_TIMEOUT);
 
   afterAll(() => {
     rmSync(work, { recursive: true, force: true });
@@ -66,7 +70,6 @@ describe("the reference pages' examples", () => {
   it(
     "TypeScript: type-check against the SDK generated from the plugin's schema",
     async () => {
-      const sdks = await generateSdks(join(work, "sdk"), ["nodejs"]);
       const sdk = sdks.nodejs as string;
       compileNodejsSdk(sdk);
       const project = join(work, "typescript");
@@ -84,6 +87,27 @@ describe("the reference pages' examples", () => {
       };
       writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }));
       runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", project], project);
+    },
+    TOOL_TIMEOUT,
+  );
+
+  it(
+    "Python: run on Pulumi's mocks, on the SDK generated from the plugin's schema",
+    async () => {
+      const python = await ensurePythonEnvironment();
+      // Installed into a folder of the test's own, not the shared environment: the SDK's version comes from its metadata.
+      const site = join(work, "python-site");
+      const pip = ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "--no-index"];
+      runTool(python, [...pip, "--no-build-isolation", "--no-deps", "--target", site, sdks.python as string], work);
+      const programs = names.map((name) => {
+        const program = join(work, "python", `${name}.py`);
+        mkdirSync(dirname(program), { recursive: true });
+        writeFileSync(program, examples[name]?.python ?? "");
+        return program;
+      });
+      const runner = join(projectRoot, "test", "fixtures", "docs", "examples_on_mocks.py");
+      const output = runTool(python, [runner, ...programs], work, { PYTHONPATH: site, PYTHONDONTWRITEBYTECODE: "1" });
+      expect(output.trim().split("\n")).toEqual(programs.map((program) => `ran ${program}`));
     },
     TOOL_TIMEOUT,
   );
