@@ -1,13 +1,17 @@
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { resourceDefinitions } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { type ExampleLanguage, pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
 import { ensurePythonEnvironment } from "../../scripts/python.mjs";
 import { EXAMPLE_LANGUAGES } from "../../scripts/reference/examples.mjs";
 import { referencePages } from "../../scripts/reference-docs.mjs";
 import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
+import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
+import { type PluginProject, pluginProject } from "../support/pluginProject";
 import { runTool } from "../support/sdkTools";
 
 // The reference pages' examples, as Pulumi's program generators write them
@@ -15,11 +19,16 @@ import { runTool } from "../support/sdkTools";
 // checked in their languages:
 // the TypeScript ones type-check against the generated Node.js SDK, the
 // Python ones run on Pulumi's mocks on the generated Python SDK, the Go ones
-// build against the Go SDK checked in at sdk/go/dmarc. Every example of
+// build against the Go SDK checked in at sdk/go/dmarc, the YAML ones run
+// against the emulator through the provider plugin, one after the other in
+// one stack. Every example of
 // a language in one build. test/docs/reference.test.ts fails while a page
 // shows another text than its example's now.
 
 const TOOL_TIMEOUT = 900_000;
+
+/** The TSIG key the examples publish with: the name they give, the secret their stack's configuration. */
+const zoneKey = { name: "dmarc-update", algorithm: "hmac-sha256" as const, secret: randomBytes(32).toString("base64") };
 
 /** Each page's examples as a reader copies them: the code block under each language's heading, by generator language. */
 const examples: Record<string, Partial<Record<ExampleLanguage, string>>> = Object.fromEntries(
@@ -138,6 +147,38 @@ describe("the reference pages' examples", () => {
       runTool("go", ["mod", "tidy"], project, env);
       // Into a folder of their own: the programs' folders are named as their binaries would be.
       runTool("go", ["build", "-o", `${join(work, "go-bin")}/`, "./..."], project, env);
+    },
+    TOOL_TIMEOUT,
+  );
+});
+
+describe("the reference pages' YAML examples", () => {
+  let emulator: EmulatorHandle;
+  let project: PluginProject;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ dns: { port: 0, checkIntervalMs: 250, tsigKey: zoneKey } });
+    project = await pluginProject("dmarc-examples", {
+      ...emulator.stackConfig,
+      "dmarc-examples:dnsServer": { value: emulator.emulator.dnsServer ?? "" },
+      "dmarc-examples:dnsKeySecret": { value: zoneKey.secret, secret: true },
+    });
+  }, TOOL_TIMEOUT);
+
+  afterAll(async () => {
+    await project?.remove();
+    await emulator?.emulator.close();
+  }, TOOL_TIMEOUT);
+
+  it.each(names)(
+    "%s: runs against the emulator through the provider plugin, and is destroyed leaving nothing",
+    async (name) => {
+      project.write(parse(examples[name]?.yaml ?? ""));
+      await project.ok(["up", "--yes", "--skip-preview"]);
+      const outputs = await project.outputs();
+      for (const [output, value] of Object.entries(outputs)) expect(value, output).not.toBe("");
+      await project.ok(["destroy", "--yes", "--skip-preview"]);
+      expect(await partnerClient(emulator).listOrganizations()).toEqual([]);
     },
     TOOL_TIMEOUT,
   );

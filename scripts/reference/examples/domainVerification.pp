@@ -1,3 +1,11 @@
+config dnsServer "string" {
+  description = "The zone's primary server, host:port"
+}
+
+config dnsKeySecret "string" {
+  description = "The TSIG key's secret, base64"
+}
+
 resource acme "dmarc:index:Organization" {
   name = "Acme Corp"
 }
@@ -13,9 +21,22 @@ resource acmeExample "dmarc:index:Domain" {
   domain         = "acme.example"
 }
 
+resource dmarcRecord "dmarc:index:Rfc2136Record" {
+  server    = dnsServer
+  name      = acmeExample.setupRecord.host
+  type      = acmeExample.setupRecord.recordType
+  value     = acmeExample.setupRecord.value
+  keyName   = "dmarc-update"
+  keySecret = dnsKeySecret
+}
+
 resource acmeExampleVerified "dmarc:index:DomainVerification" {
   domainId = acmeExample.id
   timeout  = "10m"
+
+  options {
+    dependsOn = [dmarcRecord]
+  }
 }
 
 output verified {

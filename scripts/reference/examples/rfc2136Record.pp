@@ -1,3 +1,7 @@
+config dnsServer "string" {
+  description = "The zone's primary server, host:port"
+}
+
 config dnsKeySecret "string" {
   description = "The TSIG key's secret, base64"
 }
@@ -18,9 +22,8 @@ resource acmeExample "dmarc:index:Domain" {
 }
 
 resource dmarcRecord "dmarc:index:Rfc2136Record" {
-  server    = "ns1.acme.example"
-  zone      = acmeExample.setupRecord.zone
-  name      = acmeExample.setupRecord.name
+  server    = dnsServer
+  name      = acmeExample.setupRecord.host
   type      = acmeExample.setupRecord.recordType
   value     = acmeExample.setupRecord.value
   keyName   = "dmarc-update"
