@@ -9,7 +9,7 @@ import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { projectRoot } from "./engine.mjs";
 import { exampleSources } from "./reference/examples.mjs";
-import { indexPage, inventoryPage, policyPage, resourcePage } from "./reference/pages.mjs";
+import { functionPage, indexPage, inventoryPage, policyPage, resourcePage } from "./reference/pages.mjs";
 
 /** Where the pages go, from the project root. */
 export const REFERENCE_DIR = "docs/resources";
@@ -32,10 +32,11 @@ function formatted(path, text) {
 export async function referencePages() {
   const examples = await exampleSources();
   const { registeredTypes } = fromProvider("./dist/registry.js");
-  const { typeToken } = fromProvider("./dist/runtime/typeToken.js");
+  const { typeToken, pluginTypeToken } = fromProvider("./dist/runtime/typeToken.js");
   const { InventoryFile } = fromProvider("./dist/inventory/inventory.js");
   const { DomainPolicyArgs } = fromProvider("./dist/tenant/policy.js");
   const { packageSchema } = fromProvider("./dist/plugin/schema.js");
+  const { invokeDefinitions } = fromProvider("./dist/plugin/invokes.js");
   const pluginTokens = Object.keys(packageSchema(fromProvider("./package.json").version).resources);
   const pluginTokenOf = (typeName) => {
     const token = pluginTokens.find((candidate) => candidate.endsWith(`:${typeName}`));
@@ -49,11 +50,20 @@ export async function referencePages() {
     definition: type.definition,
     example: examples[basename(type.providerModule)],
   }));
-  const pageless = Object.keys(examples).filter((name) => !types.some((type) => type.name === name));
-  if (pageless.length > 0) throw new Error(`examples of no resource type's page: ${pageless.join(", ")}`);
+  const functions = Object.entries(invokeDefinitions).map(([name, definition]) => ({
+    name,
+    token: pluginTypeToken(name),
+    definition,
+    example: examples[name],
+  }));
+  const pageless = Object.keys(examples).filter(
+    (name) => !types.some((type) => type.name === name) && !functions.some((fn) => fn.name === name),
+  );
+  if (pageless.length > 0) throw new Error(`examples of no resource type's or function's page: ${pageless.join(", ")}`);
   const pages = [
-    { file: "README.md", text: indexPage(types) },
+    { file: "README.md", text: indexPage(types, functions) },
     ...types.map((type) => ({ file: `${type.name}.md`, text: resourcePage(type) })),
+    ...functions.map((fn) => ({ file: `${fn.name}.md`, text: functionPage(fn) })),
     { file: "inventory.md", text: inventoryPage(InventoryFile) },
     { file: "policy.md", text: policyPage(DomainPolicyArgs) },
   ];

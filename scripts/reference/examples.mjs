@@ -22,6 +22,15 @@ export const EXAMPLE_LANGUAGES = [
   { language: "yaml", heading: "YAML", fence: "yaml" },
 ];
 
+/** The generator's JSON; a failure says what the generator said, which names the example and its line. */
+function generated(generator, args) {
+  try {
+    return execFileSync(generator, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    throw new Error(error.stderr?.trim() || error.message);
+  }
+}
+
 /**
  * Every example in every language: page name → language → source. One run of
  * the generator per language converts all examples.
@@ -36,10 +45,7 @@ export async function exampleSources() {
   for (const { language } of EXAMPLE_LANGUAGES) {
     const generator = await ensureProgramGenerator(language);
     const paths = files.map((file) => join(EXAMPLES_DIR, file));
-    const output = execFileSync(generator, ["-schema", schema, "-language", language, ...paths], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const output = generated(generator, ["-schema", schema, "-language", language, ...paths]);
     for (const [path, source] of Object.entries(JSON.parse(output))) {
       // Markdown keeps no trailing blanks; the generators leave some (C#'s `() => `).
       examples[basename(path, ".pp")][language] = source.replace(/[ \t]+$/gm, "").trimEnd();

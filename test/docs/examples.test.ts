@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { resourceDefinitions } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { invokeDefinitions } from "../../provider/src/plugin/invokes";
 import { type ExampleLanguage, pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
 import { ensurePythonEnvironment } from "../../scripts/python.mjs";
 import { EXAMPLE_LANGUAGES } from "../../scripts/reference/examples.mjs";
@@ -58,8 +59,8 @@ describe("the reference pages' examples", () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  it("are on their pages, under Example usage, in TypeScript, Python, Go, C# and YAML", () => {
-    expect(names.sort()).toEqual(Object.keys(resourceDefinitions).sort());
+  it("are on every resource type's and function's page, under Example usage, in TypeScript, Python, Go, C# and YAML", () => {
+    expect(names.sort()).toEqual([...Object.keys(resourceDefinitions), ...Object.keys(invokeDefinitions)].sort());
     for (const name of names)
       expect(Object.keys(examples[name] ?? {}), name).toEqual(EXAMPLE_LANGUAGES.map(({ language }) => language));
   });
