@@ -17,14 +17,13 @@ import { runTool } from "../support/sdkTools";
 
 // The reference pages' examples, as Pulumi's program generators write them
 // from their PCL (scripts/reference/examples/) and as the pages show them,
-// checked in their languages:
-// the TypeScript ones type-check against the generated Node.js SDK, the
-// Python ones run on Pulumi's mocks on the generated Python SDK, the Go ones
-// build against the Go SDK checked in at sdk/go/dmarc, the YAML ones run
-// against the emulator through the provider plugin, one after the other in
-// one stack. Every example of
-// a language in one build. test/docs/reference.test.ts fails while a page
-// shows another text than its example's now.
+// checked in their languages: the TypeScript ones type-check against the
+// generated Node.js SDK, the Python ones run on Pulumi's mocks on the
+// generated Python SDK, the Go ones build against the Go SDK checked in at
+// sdk/go/dmarc, all of a language in one run; the YAML ones run against one
+// emulator through the provider plugin, one after the other in one stack.
+// test/docs/reference.test.ts fails while a page shows another text than its
+// example makes now.
 
 const TOOL_TIMEOUT = 900_000;
 
