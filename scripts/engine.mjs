@@ -19,7 +19,9 @@
 // PATH is not that one.
 //
 // The SDK generator (scripts/sdk-gen/) is built into the same folder on
-// demand, by ensureSdkGenerator(): only what writes the SDKs needs it.
+// demand, by ensureSdkGenerator(): only what writes the SDKs needs it; the
+// program generator (scripts/program-gen/), which writes the reference pages'
+// examples, likewise by ensureProgramGenerator().
 //
 // Dependency-free on purpose: it runs before `npm ci` has finished on a fresh
 // clone only through scripts/run.mjs, which installs first, but it must never
@@ -48,6 +50,7 @@ export const projectRoot = resolve(fileURLToPath(new URL("..", import.meta.url))
 const engineCache = join(projectRoot, ".engine");
 const languageHostSource = join(projectRoot, "scripts", "language-host");
 const sdkGeneratorSource = join(projectRoot, "scripts", "sdk-gen");
+const programGeneratorSource = join(projectRoot, "scripts", "program-gen");
 const officialLanguageHost = "github.com/pulumi/pulumi/sdk/nodejs/cmd/pulumi-language-nodejs/v3";
 const officialGoLanguageHost = "github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3";
 const officialPythonLanguageHost = "github.com/pulumi/pulumi/sdk/python/cmd/pulumi-language-python/v3";
@@ -63,6 +66,7 @@ const yamlLanguageHost = `${yamlModule}/cmd/pulumi-language-yaml`;
 // gRPC protocol, which both releases share (test/engine/yaml.test.ts runs a
 // YAML program through it).
 const yamlVersion = "1.25.0";
+const yamlPulumiVersion = "3.206.0";
 
 // .NET's code generator left pkg/v3 for pulumi-dotnet's module, which the
 // module proxy does not serve; 3.225.1 is the last pkg/v3 the proxy serves
@@ -431,17 +435,17 @@ async function prepareYamlLanguageHost(_version, work, env) {
   return { record: { source: `${yamlModule} v${yamlVersion}` }, ldflags, target: yamlLanguageHost };
 }
 
-// The generator's two builds share its sources: the default one with the
-// engine's pkg/v3, the .NET one (`-tags dotnet`) with the last pkg/v3 that
-// has .NET's generator.
-function sdkGeneratorPreparer(codegenVersion, flags) {
+// Each generator's two builds share its sources (`folder`): the default one
+// with the engine's pkg/v3, the .NET one (`-tags dotnet`) with the last
+// pkg/v3 that has .NET's generators.
+function codeGeneratorPreparer(folder, codegenVersion, flags, otherModules = []) {
   return async (version, work, env) => {
     const pulumiVersion = codegenVersion ?? version;
-    const modules = [`${engineModule}@v${pulumiVersion}`, `${sdkModule}@v${pulumiVersion}`];
-    await prepareOwnProgram(sdkGeneratorSource, modules, work, env);
+    const modules = [`${engineModule}@v${pulumiVersion}`, `${sdkModule}@v${pulumiVersion}`, ...otherModules];
+    await prepareOwnProgram(folder, modules, work, env);
     const record = {
-      source: `scripts/sdk-gen with pkg/v3 v${pulumiVersion}`,
-      digest: sourceDigest(sdkGeneratorSource),
+      source: `${relative(projectRoot, folder)} with pkg/v3 v${pulumiVersion}`,
+      digest: sourceDigest(folder),
     };
     return { record, ldflags: "-s -w", target: ".", flags };
   };
@@ -571,25 +575,48 @@ const languageHosts = [
   },
 ];
 
-// The SDK generator's two builds, each rebuilt when the sources change, and
-// the .NET one also with dotnetCodegenVersion.
-const sdkGenerators = [
+// A code generator's two builds from `folder`, each rebuilt when the sources
+// change, and the .NET one also with dotnetCodegenVersion.
+function codeGenerators(folder, key, binary, description) {
+  return [
+    {
+      key,
+      binary,
+      description,
+      languages: ["nodejs", "python", "go"],
+      current: ownSourcesUnchanged(folder),
+      prepare: codeGeneratorPreparer(folder, undefined, []),
+    },
+    {
+      key: `${key}Dotnet`,
+      binary: `${binary}-dotnet`,
+      description: `the .NET ${description.replace(/^the /, "")}`,
+      languages: ["dotnet"],
+      current: (entry) => ownSourcesUnchanged(folder)(entry) && entry.source.endsWith(`v${dotnetCodegenVersion}`),
+      prepare: codeGeneratorPreparer(folder, dotnetCodegenVersion, ["-tags", "dotnet"]),
+    },
+  ];
+}
+
+const sdkGenerators = codeGenerators(sdkGeneratorSource, "sdkGenerator", "pulumi-sdk-gen", "the SDK generator");
+// The program generator has a third build, for YAML: Pulumi YAML's generator
+// is built with the Pulumi modules pulumi-yaml requires, as its language host
+// is (with the engine's, or .NET's 3.225.1, it does not compile).
+const programGenerators = [
+  ...codeGenerators(programGeneratorSource, "programGenerator", "pulumi-program-gen", "the program generator"),
   {
-    key: "sdkGenerator",
-    binary: "pulumi-sdk-gen",
-    description: "the SDK generator",
-    languages: ["nodejs", "python", "go"],
-    current: ownSourcesUnchanged(sdkGeneratorSource),
-    prepare: sdkGeneratorPreparer(undefined, []),
-  },
-  {
-    key: "sdkGeneratorDotnet",
-    binary: "pulumi-sdk-gen-dotnet",
-    description: "the .NET SDK generator",
-    languages: ["dotnet"],
+    key: "programGeneratorYaml",
+    binary: "pulumi-program-gen-yaml",
+    description: "the YAML program generator",
+    languages: ["yaml"],
     current: (entry) =>
-      ownSourcesUnchanged(sdkGeneratorSource)(entry) && entry.source.endsWith(`v${dotnetCodegenVersion}`),
-    prepare: sdkGeneratorPreparer(dotnetCodegenVersion, ["-tags", "dotnet"]),
+      ownSourcesUnchanged(programGeneratorSource)(entry) && entry.source.endsWith(`v${yamlPulumiVersion}`),
+    prepare: codeGeneratorPreparer(
+      programGeneratorSource,
+      yamlPulumiVersion,
+      ["-tags", "yaml"],
+      [`${yamlModule}@v${yamlVersion}`],
+    ),
   },
 ];
 
@@ -637,6 +664,15 @@ export async function ensureEngine() {
   return { version, source, env };
 }
 
+function generatorFor(generators, language, what) {
+  const generator = generators.find((candidate) => candidate.languages.includes(language));
+  if (!generator) {
+    const known = generators.flatMap((candidate) => candidate.languages).join(", ");
+    throw new Error(`no ${what} for the language "${language}": the languages are ${known}`);
+  }
+  return ensurePart(pinnedPulumiVersion(), generator);
+}
+
 /**
  * The SDK generator that writes `language`'s SDK (nodejs, python, go or
  * dotnet), built into .engine/v<version>/bin/ when missing or stale; returns
@@ -645,12 +681,17 @@ export async function ensureEngine() {
  * folder. Go is needed even when the CLI is on PATH.
  */
 export async function ensureSdkGenerator(language) {
-  const generator = sdkGenerators.find((candidate) => candidate.languages.includes(language));
-  if (!generator) {
-    const known = sdkGenerators.flatMap((candidate) => candidate.languages).join(", ");
-    throw new Error(`no SDK generator for the language "${language}": the languages are ${known}`);
-  }
-  return ensurePart(pinnedPulumiVersion(), generator);
+  return generatorFor(sdkGenerators, language, "SDK generator");
+}
+
+/**
+ * The program generator that writes programs in `language` (nodejs, python,
+ * go, dotnet or yaml) from PCL, built as the SDK generator is; returns its path. It
+ * takes `-schema <schema.json> -language <language> <program.pp>...` and
+ * prints a JSON object, each program's path → its source.
+ */
+export async function ensureProgramGenerator(language) {
+  return generatorFor(programGenerators, language, "program generator");
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

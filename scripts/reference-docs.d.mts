@@ -1,2 +1,2 @@
 export declare const REFERENCE_DIR: string;
-export declare function referencePages(): { path: string; text: string }[];
+export declare function referencePages(): Promise<{ path: string; text: string }[]>;

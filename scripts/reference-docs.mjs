@@ -8,7 +8,8 @@ import { createRequire } from "node:module";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { projectRoot } from "./engine.mjs";
-import { indexPage, inventoryPage, policyPage, resourcePage } from "./reference/pages.mjs";
+import { exampleSources } from "./reference/examples.mjs";
+import { functionPage, indexPage, inventoryPage, policyPage, resourcePage } from "./reference/pages.mjs";
 
 /** Where the pages go, from the project root. */
 export const REFERENCE_DIR = "docs/resources";
@@ -27,14 +28,16 @@ function formatted(path, text) {
   return result.stdout;
 }
 
-/** Every reference page, by its path from the project root. */
-export function referencePages() {
+/** Every reference page, by its path from the project root; the examples' generators are built first if need be. */
+export async function referencePages() {
+  const examples = await exampleSources();
   const { registeredTypes } = fromProvider("./dist/registry.js");
-  const { typeToken } = fromProvider("./dist/runtime/typeToken.js");
+  const { typeToken, pluginTypeToken } = fromProvider("./dist/runtime/typeToken.js");
   const { outputChanges } = fromProvider("./dist/runtime/lifecycle.js");
   const { InventoryFile } = fromProvider("./dist/inventory/inventory.js");
   const { DomainPolicyArgs } = fromProvider("./dist/tenant/policy.js");
   const { packageSchema } = fromProvider("./dist/plugin/schema.js");
+  const { invokeDefinitions } = fromProvider("./dist/plugin/invokes.js");
   const pluginTokens = Object.keys(packageSchema(fromProvider("./package.json").version).resources);
   const pluginTokenOf = (typeName) => {
     const token = pluginTokens.find((candidate) => candidate.endsWith(`:${typeName}`));
@@ -47,10 +50,22 @@ export function referencePages() {
     pluginToken: pluginTokenOf(type.typeName),
     definition: type.definition,
     outputChanges: outputChanges(type.definition),
+    example: examples[basename(type.providerModule)],
   }));
+  const functions = Object.entries(invokeDefinitions).map(([name, definition]) => ({
+    name,
+    token: pluginTypeToken(name),
+    definition,
+    example: examples[name],
+  }));
+  const pageless = Object.keys(examples).filter(
+    (name) => !types.some((type) => type.name === name) && !functions.some((fn) => fn.name === name),
+  );
+  if (pageless.length > 0) throw new Error(`examples of no resource type's or function's page: ${pageless.join(", ")}`);
   const pages = [
-    { file: "README.md", text: indexPage(types) },
+    { file: "README.md", text: indexPage(types, functions) },
     ...types.map((type) => ({ file: `${type.name}.md`, text: resourcePage(type) })),
+    ...functions.map((fn) => ({ file: `${fn.name}.md`, text: functionPage(fn) })),
     { file: "inventory.md", text: inventoryPage(InventoryFile) },
     { file: "policy.md", text: policyPage(DomainPolicyArgs) },
   ];
@@ -61,8 +76,8 @@ export function referencePages() {
 }
 
 /** Writes every page, and removes the pages of types no longer registered. */
-function writePages() {
-  const pages = referencePages();
+async function writePages() {
+  const pages = await referencePages();
   const folder = join(projectRoot, REFERENCE_DIR);
   mkdirSync(folder, { recursive: true });
   const written = new Set(pages.map((page) => basename(page.path)));
@@ -73,4 +88,4 @@ function writePages() {
   process.stdout.write(`wrote ${pages.length} pages to ${REFERENCE_DIR}/\n`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) writePages();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await writePages();

@@ -1,8 +1,10 @@
 // The reference pages' Markdown: one page per resource type of the registry,
-// one for the tenants inventory, and their index. Every field, type, default
+// one per function of the provider plugin, one for the tenants inventory, and
+// their index. Every field, type, default
 // and description comes from the schemas (see fields.mjs); this module only
 // lays them out.
 
+import { EXAMPLE_LANGUAGES } from "./examples.mjs";
 import { descriptionOf, fieldsOf } from "./fields.mjs";
 
 /** @typedef {import("./fields.mjs").Field} Field */
@@ -47,12 +49,30 @@ const OUTPUT_COLUMNS = {
 };
 
 /**
- * The page of one resource type.
- * @param {{ name: string, typeToken: string, pluginToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition, outputChanges: Record<string, { changedBy: readonly string[], everyUpdate?: true, alsoWhen?: { recorded: string }, previewed?: Function }> }} type
- *   `name` is the provider module's name, which the page and the resource file are named after;
- *   `pluginToken` the type's token in the provider plugin's schema.
+ * A page's "Example usage": the example in each language under its heading
+ * (Markdown has no tabs), or nothing for a page that has no example yet.
+ * @param {string} name the page's name, which its example's file is named after
+ * @param {Record<string, string> | undefined} example the example's source by generator language
  */
-export function resourcePage({ name, typeToken, pluginToken, definition, outputChanges }) {
+function exampleSections(name, example) {
+  if (!example) return [];
+  return [
+    "## Example usage",
+    `Written once in PCL ([${code(`${name}.pp`)}](../../scripts/reference/examples/${name}.pp)) and converted by Pulumi's own program generators, each program uses the provider plugin's SDK of its language ([Every Pulumi language](../guides/languages.md)).`,
+    ...EXAMPLE_LANGUAGES.flatMap(({ language, heading, fence }) => [
+      `### ${heading}`,
+      `\`\`\`${fence}\n${example[language]}\n\`\`\``,
+    ]),
+  ];
+}
+
+/**
+ * The page of one resource type.
+ * @param {{ name: string, typeToken: string, pluginToken: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition, outputChanges: Record<string, { changedBy: readonly string[], everyUpdate?: true, alsoWhen?: { recorded: string }, previewed?: Function }>, example?: Record<string, string> }} type
+ *   `name` is the provider module's name, which the page and the resource file are named after;
+ *   `pluginToken` the type's token in the provider plugin's schema; `example` its example's source by language.
+ */
+export function resourcePage({ name, typeToken, pluginToken, definition, outputChanges, example }) {
   const { typeName, description, idFormat, replaceOn, urnInput, fromSettings = {}, secretOutputs = [] } = definition;
   const secretInputs = definition.secretInputs ?? [];
   const hints = definition.hints ?? [];
@@ -81,6 +101,7 @@ export function resourcePage({ name, typeToken, pluginToken, definition, outputC
       `- Type token: ${code(typeToken)}; in the provider plugin, from any Pulumi language: ${code(pluginToken)}`,
       `- Resource id: ${code(idFormat)}`,
     ].join("\n"),
+    ...exampleSections(name, example),
     "## Inputs",
     table(
       ["Input", "Type", "Required", "On change", "Allowed values", "Description"],
@@ -121,6 +142,41 @@ export function resourcePage({ name, typeToken, pluginToken, definition, outputC
     "## Adopting an existing object",
     `The input ${code("importId")} takes the id of an existing object, ${code(idFormat)}, to take under management instead of creating one. Nothing is changed: the create fails, listing the differences, when the object differs from the declaration. See [Import and drift](../guides/import-and-drift.md).`,
     `With the provider plugin, ${code(`pulumi import ${pluginToken} <name> ${idFormat}`)} reads the object and writes its declaration in the project's language ([Every Pulumi language](../guides/languages.md)).`,
+  ].join("\n\n");
+}
+
+/**
+ * The page of one function of the provider plugin.
+ * @param {{ name: string, token: string, definition: { description: string, inputs: import("zod").ZodType, outputs: import("zod").ZodType, secretOutputs?: readonly string[] }, example?: Record<string, string> }} fn
+ *   `name` the function's name, which the page is named after; `token` its token in the plugin's schema.
+ */
+export function functionPage({ name, token, definition, example }) {
+  const secretOutputs = definition.secretOutputs ?? [];
+  const inputs = fieldsOf(definition.inputs, "input");
+  const outputs = fieldsOf(definition.outputs, "output");
+  return [
+    generatedFrom("provider/src/plugin/invokes.ts"),
+    `# ${name}`,
+    definition.description,
+    `- Function token, in the provider plugin, from any Pulumi language: ${code(token)}`,
+    ...exampleSections(name, example),
+    "## Inputs",
+    inputs.length > 0
+      ? table(
+          ["Input", "Type", "Required", "Allowed values", "Description"],
+          inputs.map((field) => [code(field.name), field.type, requiredOf(field), field.allowed, field.description]),
+        )
+      : "None.",
+    ...nestedSections(inputs, OUTPUT_COLUMNS),
+    "## Outputs",
+    table(
+      OUTPUT_COLUMNS.header,
+      outputs.map((field) => {
+        const [name, type, ...rest] = OUTPUT_COLUMNS.cells(field);
+        return [name, secretOutputs.includes(field.name) ? `${type}, secret` : type, ...rest];
+      }),
+    ),
+    ...nestedSections(outputs, OUTPUT_COLUMNS),
   ].join("\n\n");
 }
 
@@ -176,12 +232,13 @@ function summaryOf(description) {
 /**
  * The index of the reference pages.
  * @param {{ name: string, definition: import("pulumi-dmarc-partner").AnyResourceDefinition }[]} types
+ * @param {{ name: string, definition: { description: string } }[]} functions the provider plugin's
  */
-export function indexPage(types) {
+export function indexPage(types, functions) {
   return [
-    generatedFrom("provider/src/resources/ and provider/src/inventory/"),
+    generatedFrom("provider/src/resources/, provider/src/plugin/invokes.ts and provider/src/inventory/"),
     "# Resource reference",
-    "One page per resource type of `pulumi-dmarc-partner`, and one for the tenants inventory, generated from their schemas: every input and output, its type, default, allowed values and what a change does.",
+    "One page per resource type of `pulumi-dmarc-partner`, one per function of its provider plugin, and one for the tenants inventory, generated from their schemas: every input and output, its type, default, allowed values and what a change does.",
     "Through the provider plugin, `pulumi preview` shows an in-place change as one update of the resource changed, with no call to the service: the update's outputs are the declared inputs, the outputs derived from the resource id, and each other output as recorded unless an input it depends on changed or a refresh found drift the update repairs (then it is not known until `up`; see the column *In an update's preview* of each page). The resources that refer to it by id keep their inputs known and show no change. A dynamic resource's preview knows only its inputs and the outputs derived from its id.",
     table(
       ["Resource", "Resource id", "What it is"],
@@ -190,6 +247,11 @@ export function indexPage(types) {
         code(definition.idFormat),
         summaryOf(definition.description),
       ]),
+    ),
+    "The provider plugin's functions, from any Pulumi language:",
+    table(
+      ["Function", "What it does"],
+      functions.map(({ name, definition }) => [`[${name}](${name}.md)`, summaryOf(definition.description)]),
     ),
     "The tenants inventory: [`tenants.yaml`](inventory.md). A program's policy ramp: [`stagedRecord` and `Tenant` domains' `policy`](policy.md).",
   ].join("\n\n");

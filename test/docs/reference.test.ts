@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { DomainPolicyArgs, resourceDefinitions } from "pulumi-dmarc-partner";
 import { describe, expect, it } from "vitest";
+import { invokeDefinitions } from "../../provider/src/plugin/invokes";
 import { projectRoot } from "../../scripts/engine.mjs";
 import { REFERENCE_DIR, referencePages } from "../../scripts/reference-docs.mjs";
 import { tableAfter } from "./markdown";
@@ -10,7 +11,7 @@ import { tableAfter } from "./markdown";
 // differs from what the generator makes now is stale, and is named here. The
 // pages themselves must say what the definitions say.
 
-const pages = referencePages();
+const pages = await referencePages();
 const pageText = (path: string) => pages.find((page) => page.path === path)?.text ?? "";
 const code = (cell: string | undefined) => /^`([^`]*)`$/.exec(cell ?? "")?.[1];
 
@@ -30,9 +31,14 @@ describe("the reference pages in docs/resources", () => {
     expect([...stale, ...extra]).toEqual([]);
   });
 
-  it("are an index, one page per registered resource type, the inventory's and a program's policy ramp's", () => {
+  it("are an index, one page per registered resource type and per function of the plugin, the inventory's and a program's policy ramp's", () => {
     expect(pages.map((page) => page.path).sort()).toEqual(
-      ["README.md", "inventory.md", "policy.md", ...Object.keys(resourceDefinitions).map((name) => `${name}.md`)]
+      [
+        "README.md",
+        "inventory.md",
+        "policy.md",
+        ...[...Object.keys(resourceDefinitions), ...Object.keys(invokeDefinitions)].map((name) => `${name}.md`),
+      ]
         .map((file) => `${REFERENCE_DIR}/${file}`)
         .sort(),
     );

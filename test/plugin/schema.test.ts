@@ -204,6 +204,21 @@ describe("the plugin's schema against the registry", () => {
     );
   });
 
+  it("renames for C# a property named as its class, which C# refuses (CS0542): a Domain's domain is DomainName", () => {
+    const domain = schema.resources["dmarc:index:Domain"];
+    expect(domain?.inputProperties.domain?.language).toEqual({ csharp: { name: "DomainName" } });
+    expect(domain?.properties.domain?.language).toEqual({ csharp: { name: "DomainName" } });
+    const classes = Object.entries({ ...schema.resources, ...schema.types }).map(([token, spec]) => ({
+      name: token.replace("dmarc:index:", ""),
+      properties:
+        "properties" in spec ? { ...spec.properties, ...("inputProperties" in spec ? spec.inputProperties : {}) } : {},
+    }));
+    for (const { name, properties } of classes)
+      for (const [key, property] of Object.entries(properties))
+        if (key.charAt(0).toUpperCase() + key.slice(1) === name)
+          expect(property.language, `${name}.${key}`).toBeDefined();
+  });
+
   it("names every type it refers to", () => {
     const references = JSON.stringify(schema).match(/#\/types\/[^"]+/g) ?? [];
     expect(references.length).toBeGreaterThan(0);

@@ -38,6 +38,7 @@ export interface PropertySpec {
   description?: string;
   default?: unknown;
   secret?: boolean;
+  language?: { csharp: { name: string } };
 }
 
 interface ObjectSpec {
@@ -174,11 +175,21 @@ function named(types: Record<string, TypeSpec>, typeName: string, type: TypeSpec
   return token;
 }
 
+/**
+ * A property named as its class (a Domain's `domain`) gets another name in
+ * C#, where a member may not be named as the type that encloses it (CS0542):
+ * `DomainName`, as Pulumi's own schemas rename such properties.
+ */
+function withCsharpName(property: PropertySpec, key: string, className: string): PropertySpec {
+  if (pascal(key) !== className) return property;
+  return { ...property, language: { csharp: { name: `${className}Name` } } };
+}
+
 function objectOf(node: JsonNode, typeName: string, scope: TypeScope): ObjectSpec {
   const properties = Object.fromEntries(
     Object.entries(node.properties ?? {}).map(([key, field]) => [
       key,
-      propertyOf(field, `${typeName}${pascal(key)}`, scope),
+      withCsharpName(propertyOf(field, `${typeName}${pascal(key)}`, scope), key, typeName),
     ]),
   );
   return {

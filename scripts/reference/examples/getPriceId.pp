@@ -1,0 +1,7 @@
+business = invoke("dmarc:index:getPriceId", {
+  plan = "Business"
+})
+
+output priceId {
+  value = business.priceId
+}

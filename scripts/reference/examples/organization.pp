@@ -1,0 +1,7 @@
+resource acme "dmarc:index:Organization" {
+  name = "Acme Corp"
+}
+
+output organizationId {
+  value = acme.id
+}

@@ -1,0 +1,31 @@
+config dnsServer "string" {
+  description = "The zone's primary server, host:port"
+}
+
+config dnsKeySecret "string" {
+  description = "The TSIG key's secret, base64"
+}
+
+resource acme "dmarc:index:Organization" {
+  name = "Acme Corp"
+}
+
+resource production "dmarc:index:DomainGroup" {
+  organizationId = acme.organizationId
+  name           = "Production"
+}
+
+resource acmeExample "dmarc:index:Domain" {
+  organizationId = acme.organizationId
+  groupId        = production.groupId
+  domain         = "acme.example"
+}
+
+resource dmarcRecord "dmarc:index:Rfc2136Record" {
+  server    = dnsServer
+  name      = acmeExample.setupRecord.host
+  type      = acmeExample.setupRecord.recordType
+  value     = acmeExample.setupRecord.value
+  keyName   = "dmarc-update"
+  keySecret = dnsKeySecret
+}

@@ -1,0 +1,9 @@
+resource events "dmarc:index:Webhook" {
+  name   = "Acme events"
+  url    = "https://hooks.acme.example/dmarc"
+  events = ["domain.verified", "report.received"]
+}
+
+output webhookSecret {
+  value = events.secret
+}

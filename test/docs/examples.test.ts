@@ -1,0 +1,185 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { resourceDefinitions } from "pulumi-dmarc-partner";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { invokeDefinitions } from "../../provider/src/plugin/invokes";
+import { type ExampleLanguage, pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
+import { ensurePythonEnvironment } from "../../scripts/python.mjs";
+import { EXAMPLE_LANGUAGES } from "../../scripts/reference/examples.mjs";
+import { referencePages } from "../../scripts/reference-docs.mjs";
+import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
+import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
+import { type PluginProject, pluginProject } from "../support/pluginProject";
+import { runTool } from "../support/sdkTools";
+
+// The reference pages' examples, as Pulumi's program generators write them
+// from their PCL (scripts/reference/examples/) and as the pages show them,
+// checked in their languages: the TypeScript ones type-check against the
+// generated Node.js SDK, the Python ones run on Pulumi's mocks on the
+// generated Python SDK, the Go ones build against the Go SDK checked in at
+// sdk/go/dmarc, all of a language in one run; the YAML ones run against one
+// emulator through the provider plugin, one after the other in one stack.
+// test/docs/reference.test.ts fails while a page shows another text than its
+// example makes now.
+
+const TOOL_TIMEOUT = 900_000;
+
+/** The TSIG key the examples publish with: the name they give, the secret their stack's configuration. */
+const zoneKey = { name: "dmarc-update", algorithm: "hmac-sha256" as const, secret: randomBytes(32).toString("base64") };
+
+/** Each page's examples as a reader copies them: the code block under each language's heading, by generator language. */
+const examples: Record<string, Partial<Record<ExampleLanguage, string>>> = Object.fromEntries(
+  (await referencePages())
+    .filter((page) => page.text.includes("\n## Example usage\n"))
+    .map((page) => {
+      const usage = page.text.slice(page.text.indexOf("\n## Example usage\n"));
+      const blocks = EXAMPLE_LANGUAGES.map(({ language, heading, fence }) => {
+        const block = new RegExp(`\n### ${heading}\n\n\`\`\`${fence}\n([^]*?)\n\`\`\`\n`).exec(usage);
+        return [language, block?.[1]];
+      });
+      return [basename(page.path, ".md"), Object.fromEntries(blocks.filter(([, block]) => block !== undefined))];
+    }),
+);
+const names = Object.keys(examples);
+
+describe("the reference pages' examples", () => {
+  let work: string;
+  let sdks: Record<string, string>;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "dmarc-examples-"));
+    sdks = (await generateSdks(join(work, "sdk"), ["nodejs", "python"])) as Record<string, string>;
+  }, TOOL_TIMEOUT);
+
+  afterAll(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("are on every resource type's and function's page, under Example usage, in TypeScript, Python, Go, C# and YAML", () => {
+    expect(names.sort()).toEqual([...Object.keys(resourceDefinitions), ...Object.keys(invokeDefinitions)].sort());
+    for (const name of names)
+      expect(Object.keys(examples[name] ?? {}), name).toEqual(EXAMPLE_LANGUAGES.map(({ language }) => language));
+  });
+
+  it("name each property as its language does: a Domain's domain is DomainName in C#, where a member may not be named as its class", () => {
+    const organization = examples.organization;
+    expect(organization?.nodejs).toMatch(/new dmarc\.Organization\("acme", \{ ?name: "Acme Corp" ?\}\)/);
+    expect(organization?.python).toContain('dmarc.Organization("acme", name="Acme Corp")');
+    expect(organization?.go).toContain('Name: pulumi.String("Acme Corp")');
+    expect(organization?.dotnet).toContain('Name = "Acme Corp"');
+    expect(organization?.yaml).toContain("type: dmarc:Organization");
+    expect(examples.domain?.dotnet).toContain('DomainName = "acme.example"');
+    expect(examples.domain?.python).toContain('domain="acme.example"');
+    expect(examples.domain?.go).toContain('Domain:         pulumi.String("acme.example")');
+  });
+
+  it(
+    "TypeScript: type-check against the SDK generated from the plugin's schema",
+    async () => {
+      const sdk = sdks.nodejs as string;
+      compileNodejsSdk(sdk);
+      const project = join(work, "typescript");
+      mkdirSync(join(project, "node_modules", "@dmarc-partner"), { recursive: true });
+      symlinkSync(sdk, join(project, "node_modules", "@dmarc-partner", "pulumi-dmarc"), "dir");
+      symlinkSync(join(projectRoot, "node_modules", "@pulumi"), join(project, "node_modules", "@pulumi"), "dir");
+      for (const name of names) writeFileSync(join(project, `${name}.ts`), examples[name]?.nodejs ?? "");
+      const compilerOptions = {
+        strict: true,
+        noEmit: true,
+        module: "commonjs",
+        target: "ES2022",
+        skipLibCheck: true,
+        types: [],
+      };
+      writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }));
+      runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", project], project);
+    },
+    TOOL_TIMEOUT,
+  );
+
+  it(
+    "Python: run on Pulumi's mocks, on the SDK generated from the plugin's schema",
+    async () => {
+      const python = await ensurePythonEnvironment();
+      // Installed into a folder of the test's own, not the shared environment: the SDK's version comes from its metadata.
+      const site = join(work, "python-site");
+      const pip = ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "--no-index"];
+      runTool(python, [...pip, "--no-build-isolation", "--no-deps", "--target", site, sdks.python as string], work);
+      const programs = names.map((name) => {
+        const program = join(work, "python", `${name}.py`);
+        mkdirSync(dirname(program), { recursive: true });
+        writeFileSync(program, examples[name]?.python ?? "");
+        return program;
+      });
+      const runner = join(projectRoot, "test", "fixtures", "docs", "examples_on_mocks.py");
+      const output = runTool(python, [runner, ...programs], work, { PYTHONPATH: site, PYTHONDONTWRITEBYTECODE: "1" });
+      expect(output.trim().split("\n")).toEqual(programs.map((program) => `ran ${program}`));
+    },
+    TOOL_TIMEOUT,
+  );
+
+  it(
+    "Go: build against the module checked in at sdk/go/dmarc",
+    () => {
+      const sdkModule = "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc";
+      const project = join(work, "go");
+      for (const name of names) {
+        mkdirSync(join(project, name), { recursive: true });
+        writeFileSync(join(project, name, "main.go"), examples[name]?.go ?? "");
+      }
+      writeFileSync(
+        join(project, "go.mod"),
+        [
+          "module dmarc-examples",
+          "",
+          "go 1.25",
+          "",
+          `require ${sdkModule} v0.0.0`,
+          `require github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
+          `replace ${sdkModule} => ${JSON.stringify(join(projectRoot, "sdk", "go", "dmarc"))}`,
+          "",
+        ].join("\n"),
+      );
+      const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
+      runTool("go", ["mod", "tidy"], project, env);
+      // Into a folder of their own: the programs' folders are named as their binaries would be.
+      runTool("go", ["build", "-o", `${join(work, "go-bin")}/`, "./..."], project, env);
+    },
+    TOOL_TIMEOUT,
+  );
+});
+
+describe("the reference pages' YAML examples", () => {
+  let emulator: EmulatorHandle;
+  let project: PluginProject;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ dns: { port: 0, checkIntervalMs: 250, tsigKey: zoneKey } });
+    project = await pluginProject("dmarc-examples", {
+      ...emulator.stackConfig,
+      "dmarc-examples:dnsServer": { value: emulator.emulator.dnsServer ?? "" },
+      "dmarc-examples:dnsKeySecret": { value: zoneKey.secret, secret: true },
+    });
+  }, TOOL_TIMEOUT);
+
+  afterAll(async () => {
+    await project?.remove();
+    await emulator?.emulator.close();
+  }, TOOL_TIMEOUT);
+
+  it.each(names)(
+    "%s: runs against the emulator through the provider plugin, and is destroyed leaving nothing",
+    async (name) => {
+      project.write(parse(examples[name]?.yaml ?? ""));
+      await project.ok(["up", "--yes", "--skip-preview"]);
+      const outputs = await project.outputs();
+      for (const [output, value] of Object.entries(outputs)) expect(value, output).not.toBe("");
+      await project.ok(["destroy", "--yes", "--skip-preview"]);
+      expect(await partnerClient(emulator).listOrganizations()).toEqual([]);
+    },
+    TOOL_TIMEOUT,
+  );
+});
