@@ -347,18 +347,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     ...tuning,
     log,
     notice: notice ?? writeToStandardError,
-    proxy: proxyOf(url, { httpsProxy, noProxy }),
+    proxy: proxyFor(url, { httpsProxy, noProxy }),
     pacing: pacingOf(valid, url),
   };
-}
-
-/** The proxy for the service's address; an unusable address in a variable fails as the options do. */
-function proxyOf(url: URL, settings: { httpsProxy: string | undefined; noProxy: string | undefined }) {
-  try {
-    return proxyFor(url, settings);
-  } catch (error) {
-    if (error instanceof ProxyAddressError)
-      throw new DmarcConfigError(`The client options cannot be used: ${error.message}`);
-    throw error;
-  }
 }

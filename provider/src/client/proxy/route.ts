@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { isLoopbackHost } from "../../api";
+import { DmarcConfigError } from "../errors";
 import { rememberSecret } from "../redaction";
 
 // Which forward proxy, if any, a request to the service goes through. The
@@ -105,10 +106,8 @@ export function proxyFor(
   return { url, shown: shownProxy(url), chosenBy: chosen.name, bypassedBy: bypass.name };
 }
 
-/** A proxy setting or variable holds something that is not a proxy's address. */
-export class ProxyAddressError extends Error {
-  override readonly name = "ProxyAddressError";
-}
+/** A proxy setting or variable holds something that is not a proxy's address: the client's options cannot be used. */
+export class ProxyAddressError extends DmarcConfigError {}
 
 /**
  * Whether a NO_PROXY list sends `target` direct: `*` sends everything;
