@@ -88,16 +88,16 @@ switch (task) {
     break;
   }
   case "reliability": {
-    // The whole fault, crash and secrets matrix of test/reliability, the plugin program's kills, a fleet behind a
-    // proxy, and the
-    // rate-limited tests at the published minute; `npm test` runs a representative part of the matrix, and those
-    // tests faster.
+    // The whole fault, crash and secrets matrix of test/reliability, the plugin program's kills, a TypeScript
+    // program and a fleet behind a proxy, and the rate-limited tests at the published minute; `npm test` runs a
+    // representative part of the matrix, and those tests faster.
     const env = await prepare({ engine: true });
     say(`running the reliability suite, full matrix, and ${REAL_TIME_TESTS.join(", ")} in real time (vitest)`);
     const files = [
       "test/reliability",
       "test/recovery/pluginKilled.test.ts",
       "test/network/fleet.test.ts",
+      "test/network/typescript.test.ts",
       ...REAL_TIME_TESTS,
     ];
     process.exit(await run(bin("vitest"), ["run", ...files, ...args], { ...env, DMARC_RELIABILITY: "full" }));

@@ -21,7 +21,7 @@ import { runTool } from "../support/sdkTools";
 // generated Node.js SDK, the Python ones run on Pulumi's mocks on the
 // generated Python SDK, the Go ones build against the Go SDK checked in at
 // sdk/go/dmarc, all of a language in one run; the YAML ones run against one
-// emulator through the provider plugin, one after the other in one stack.
+// emulator through the provider plugin, all in one program in one stack.
 // test/docs/reference.test.ts fails while a page shows another text than its
 // example makes now.
 
@@ -145,16 +145,58 @@ describe("the reference pages' examples", () => {
       );
       const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
       runTool("go", ["mod", "tidy"], project, env);
-      // Into a folder of their own: the programs' folders are named as their binaries would be.
-      runTool("go", ["build", "-o", `${join(work, "go-bin")}/`, "./..."], project, env);
+      // Several main packages at once: compiled and checked, not linked, as linking proves nothing more of them.
+      runTool("go", ["build", "./..."], project, env);
     },
     TOOL_TIMEOUT,
   );
 });
 
+/** The sections of a Pulumi YAML program whose keys the program's `${...}` expressions name. */
+const NAMED_SECTIONS = ["configuration", "variables", "resources"] as const;
+
+type YamlProgram = Partial<Record<(typeof NAMED_SECTIONS)[number] | "outputs", Record<string, unknown>>>;
+
+const yamlPrograms: Record<string, YamlProgram> = Object.fromEntries(
+  names.map((name) => [name, parse(examples[name]?.yaml ?? "") as YamlProgram]),
+);
+
+/** The names an example's expressions refer to that the example itself does not declare. */
+function undeclaredNames(program: YamlProgram): string[] {
+  const declared = new Set(NAMED_SECTIONS.flatMap((section) => Object.keys(program[section] ?? {})));
+  const referred = [...JSON.stringify(program).matchAll(/\$\{([A-Za-z][\w-]*)/g)].map(
+    ([, referent]) => referent as string,
+  );
+  return [...new Set(referred)].filter((referent) => !declared.has(referent));
+}
+
+/**
+ * All examples as one program, so the engine runs once for all of them: a
+ * name two examples declare must be declared alike (they tell one story: Acme
+ * Corp, its Production group, acme.example), and each output is kept under
+ * its example's name.
+ */
+function oneProgram(programs: Record<string, YamlProgram>): YamlProgram {
+  const merged = { configuration: {}, variables: {}, resources: {}, outputs: {} } satisfies YamlProgram;
+  for (const [name, program] of Object.entries(programs)) {
+    for (const section of NAMED_SECTIONS) {
+      const into: Record<string, unknown> = merged[section];
+      for (const [key, declaration] of Object.entries(program[section] ?? {})) {
+        if (key in into && JSON.stringify(into[key]) !== JSON.stringify(declaration))
+          throw new Error(`the ${name} example declares ${section}.${key} unlike an example before it`);
+        into[key] = declaration;
+      }
+    }
+    for (const [output, value] of Object.entries(program.outputs ?? {}))
+      (merged.outputs as Record<string, unknown>)[`${name}_${output}`] = value;
+  }
+  return merged;
+}
+
 describe("the reference pages' YAML examples", () => {
   let emulator: EmulatorHandle;
   let project: PluginProject;
+  let outputs: Record<string, unknown>;
 
   beforeAll(async () => {
     emulator = await startTestEmulator({ dns: { port: 0, checkIntervalMs: 250, tsigKey: zoneKey } });
@@ -163,6 +205,9 @@ describe("the reference pages' YAML examples", () => {
       "dmarc-examples:dnsServer": { value: emulator.emulator.dnsServer ?? "" },
       "dmarc-examples:dnsKeySecret": { value: zoneKey.secret, secret: true },
     });
+    project.write(oneProgram(yamlPrograms));
+    await project.ok(["up", "--yes", "--skip-preview"]);
+    outputs = await project.outputs();
   }, TOOL_TIMEOUT);
 
   afterAll(async () => {
@@ -171,12 +216,23 @@ describe("the reference pages' YAML examples", () => {
   }, TOOL_TIMEOUT);
 
   it.each(names)(
-    "%s: runs against the emulator through the provider plugin, and is destroyed leaving nothing",
-    async (name) => {
-      project.write(parse(examples[name]?.yaml ?? ""));
-      await project.ok(["up", "--yes", "--skip-preview"]);
-      const outputs = await project.outputs();
-      for (const [output, value] of Object.entries(outputs)) expect(value, output).not.toBe("");
+    "%s: declares every name it refers to, and runs against the emulator through the provider plugin",
+    (name) => {
+      const program = yamlPrograms[name] ?? {};
+      expect(undeclaredNames(program)).toEqual([]);
+      expect(Object.keys(program.resources ?? {}).length + Object.keys(program.variables ?? {}).length).toBeGreaterThan(
+        0,
+      );
+      for (const output of Object.keys(program.outputs ?? {})) {
+        expect(outputs, `${name}: ${output}`).toHaveProperty(`${name}_${output}`);
+        expect(outputs[`${name}_${output}`], `${name}: ${output}`).not.toBe("");
+      }
+    },
+  );
+
+  it(
+    "are destroyed leaving nothing",
+    async () => {
       await project.ok(["destroy", "--yes", "--skip-preview"]);
       expect(await partnerClient(emulator).listOrganizations()).toEqual([]);
     },
