@@ -14,7 +14,7 @@ import { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "dmarc-partner-emulator";
 import { createWebhookReceiver, isEvent } from "pulumi-dmarc-partner/receiver";
 import { describeInterruption } from "pulumi-dmarc-partner/recovery";
-import { projectRoot } from "./engine.mjs";
+import { projectRoot } from "./project.mjs";
 
 const USAGE = `usage: npm run demo [-- options]
   --destroy              destroy the demo stack (and forget the emulator's saved state)

@@ -5,11 +5,10 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { cruise, format } from "dependency-cruiser";
 import extractDepcruiseOptions from "dependency-cruiser/config-utl/extract-depcruise-options";
 import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
-import { projectRoot } from "./engine.mjs";
+import { isMain, projectRoot } from "./project.mjs";
 
 const CONTRIBUTING = join(projectRoot, "CONTRIBUTING.md");
 const START = "<!-- module graph: npm run graph -->";
@@ -59,7 +58,7 @@ export function contributingGraph() {
   return text.slice(start + START.length, end).trim();
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMain(import.meta.url)) {
   const { violations, graph } = await cruiseProject();
   const text = readFileSync(CONTRIBUTING, "utf8");
   const start = text.indexOf(START);

@@ -7,10 +7,9 @@
 // holds them to.
 
 import { join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
 import ts from "typescript";
-import { projectRoot } from "./engine.mjs";
 import LAYERS from "./layers.cjs";
+import { isMain, projectRoot } from "./project.mjs";
 
 /** Where each command's options start: the function that receives them from the command line, and the parameter. */
 const TRAILS = [
@@ -262,7 +261,7 @@ function wholeOptionsParameters(built, checker) {
   return found;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (isMain(import.meta.url)) {
   const { trails, wholeOutsideEdge } = optionsTrails();
   for (const trail of trails) {
     process.stdout.write(

@@ -4,11 +4,12 @@
 // dependency-free: it installs, builds and provisions the engine first, then
 // does the job. Every step says what it is doing.
 
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ensureEngine, projectRoot } from "./engine.mjs";
-import { ensureNodeLine, otherNodeLines } from "./node-lines.mjs";
+import { runInTerminal } from "./build/process.mjs";
+import { ensureEngine } from "./engine/index.mjs";
+import { projectRoot } from "./project.mjs";
+import { ensureNodeLine, otherNodeLines } from "./toolchains/node-lines.mjs";
 
 const bin = (name) => join(projectRoot, "node_modules", ".bin", name);
 // The tests `npm test` runs against the service's rate limit with time as a parameter, faster than the published
@@ -20,19 +21,7 @@ function say(message) {
   process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
 
-function run(command, args, env = {}) {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: projectRoot, stdio: "inherit", env: { ...process.env, ...env } });
-    const forward = (signal) => child.kill(signal);
-    process.on("SIGINT", forward);
-    process.on("SIGTERM", forward);
-    child.on("close", (code, signal) => {
-      process.off("SIGINT", forward);
-      process.off("SIGTERM", forward);
-      resolve(code ?? (signal ? 1 : 0));
-    });
-  });
-}
+const run = (command, args, env) => runInTerminal(command, args, { cwd: projectRoot, env });
 
 async function must(label, command, args, env) {
   say(label);
@@ -66,7 +55,7 @@ switch (task) {
     const env = await prepare({ engine: true });
     // test/package/node-lines.test.ts runs the engine and package tests again on these.
     for (const line of otherNodeLines())
-      say(`Node.js ${ensureNodeLine(line).version} for the tests on other Node.js lines`);
+      say(`Node.js ${(await ensureNodeLine(line)).version} for the tests on other Node.js lines`);
     await must("lint and format check (biome)", bin("biome"), ["ci", "."]);
     await must("type-checking tests and examples", bin("tsc"), ["-p", "test/tsconfig.json"]);
     mkdirSync(join(projectRoot, ".cache"), { recursive: true });
@@ -122,20 +111,19 @@ switch (task) {
   case "docs": {
     // The reference pages are made from the built provider's schemas.
     await prepare({ engine: false });
-    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "reference-docs.mjs"), ...args]));
+    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "reference", "index.mjs"), ...args]));
     break;
   }
   case "plugin": {
-    // The provider plugin's executable for this machine, archived as Pulumi downloads it (scripts/plugin-archive.mjs).
+    // The provider plugin's executable for this machine, archived as Pulumi downloads it (scripts/plugin/).
     await prepare({ engine: false });
-    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "plugin-archive.mjs"), ...args]));
+    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "plugin", "index.mjs"), ...args]));
     break;
   }
   case "sdk": {
-    // The plugin's schema, its four SDKs and their packages (scripts/sdk.mjs); the generators are built
-    // beside the engine.
+    // The plugin's schema, its four SDKs and their packages (scripts/sdk/), each made once.
     await prepare({ engine: false });
-    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "sdk.mjs"), ...args]));
+    process.exit(await run(process.execPath, [join(projectRoot, "scripts", "sdk", "index.mjs"), ...args]));
     break;
   }
   case "graph": {

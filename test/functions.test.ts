@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../scripts/engine.mjs";
+import { projectRoot } from "../scripts/project.mjs";
 import { typeScriptFiles } from "./support/sources";
 
 // Functions that each do one thing: none in provider/src or emulator/src is

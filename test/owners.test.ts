@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../scripts/engine.mjs";
+import { projectRoot } from "../scripts/project.mjs";
 import { typeScriptFiles } from "./support/sources";
 
 // Things one module of provider/src owns, spelled nowhere else. Who may

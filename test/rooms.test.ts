@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../scripts/engine.mjs";
+import { projectRoot } from "../scripts/project.mjs";
 
 // provider/src as CONTRIBUTING's "Finding your room" describes it: a folder a
 // newcomer can take in at a glance, and the floors that grew past that split

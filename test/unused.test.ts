@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../scripts/engine.mjs";
+import { projectRoot } from "../scripts/project.mjs";
 
 // The repository against knip.jsonc: no export, type, file or dependency that
 // nothing uses, no import of a package its package.json does not list, and no

@@ -461,11 +461,11 @@ async function runBudgetBench({ options, emulator }: Context): Promise<void> {
   process.stdout.write(`\n${markdown}`);
 }
 
-/** The folder of this platform's plugin executable, built (or found built) by scripts/plugin-archive.mjs. */
+/** The folder of this platform's plugin executable, built (or found built) by scripts/plugin/. */
 async function executableFolder(): Promise<string> {
   // scripts/ is ECMAScript modules, run beside the bench as the SDK's generator is.
-  const { buildPlugin } = await import("../../scripts/plugin-archive.mjs");
-  say("plugin bench: building the plugin's executable (scripts/plugin-archive.mjs)");
+  const { buildPlugin } = await import("../../scripts/plugin/index.mjs");
+  say("plugin bench: building the plugin's executable (scripts/plugin/)");
   return dirname((await buildPlugin()).executable);
 }
 

@@ -35,7 +35,7 @@ export const USAGE = `usage: npm run bench [-- options]
                            and an invitation each) declared by one TypeScript program through the dynamic
                            resources, then through the plugin's generated SDK: up, a no-change preview and
                            destroy, CPU by process and per resource, state bytes per resource
-  --plugin-executable      with --plugin: the plugin's executable (scripts/plugin-archive.mjs) serves the SDK's
+  --plugin-executable      with --plugin: the plugin's executable (scripts/plugin/) serves the SDK's
                            side instead of the npm package's launcher, node on dist/plugin/main.js
   --page                   the fleet page (dmarc-fleet report --html) for --tenants (default 1000 here) with
                            --domains each: its size and headless chromium's load-event time

@@ -131,11 +131,12 @@ const dynamicKit: Kit = {
 /** The generated TypeScript SDK, compiled, with the price lookup as the plugin's `getPriceId` invoke. */
 async function sdkKit(hooks: PluginBenchHooks): Promise<Kit> {
   // scripts/ is ECMAScript modules, run beside the bench as test/plugin/sdk.test.ts runs it.
-  const { compileNodejsSdk, generateSdks } = await import("../../scripts/sdk.mjs");
+  const { generateSdks } = await import("../../scripts/sdk/index.mjs");
+  const { compileNodejsSdk } = await import("../../scripts/sdk/packages.mjs");
   const { nodejs: folder } = await generateSdks(join(hooks.outDir, "plugin-sdk"), ["nodejs"]);
   if (!folder) throw new Error("npm run sdk's generator wrote no TypeScript SDK");
   hooks.say(`plugin bench: compiling the TypeScript SDK generated in ${folder}`);
-  const sdk = createRequire(join(folder, "package.json"))(compileNodejsSdk(folder)) as Omit<Kit, "priceId"> & {
+  const sdk = createRequire(join(folder, "package.json"))(await compileNodejsSdk(folder)) as Omit<Kit, "priceId"> & {
     getPriceIdOutput(args: { plan: string }): pulumi.Output<{ priceId: string }>;
   };
   return { ...sdk, priceId: (plan) => sdk.getPriceIdOutput({ plan }).priceId };

@@ -1,4 +1,4 @@
-// The plugin's executable, as scripts/plugin-archive.mjs bundles it: the
+// The plugin's executable, as scripts/plugin/bundle.mjs bundles it: the
 // provider plugin the engine starts, and, as `pulumi-resource-dmarc recover`,
 // dmarc-recover for a YAML, Python or Go user whose machine has the plugin
 // Pulumi downloaded but no Node.js. The engine never passes `recover`: it

@@ -1,17 +1,18 @@
 // The reference pages' examples: each written once, in PCL (Pulumi's
 // intermediate language, what `pulumi convert` goes through), in
 // scripts/reference/examples/<page>.pp, and shown in every language by
-// Pulumi's own program generators (scripts/program-gen/), against the
-// plugin's schema as checked in at sdk/schema.json, so each property is named
-// as its language names it.
+// Pulumi's own program generators (scripts/sdk/program-gen/), against the
+// schema of the build (scripts/sdk/schema.mjs), so each property is named as
+// its language names it.
 
-import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { ensureProgramGenerator, projectRoot } from "../engine.mjs";
+import { runProcess } from "../build/process.mjs";
+import { ensureProgramGenerator } from "../sdk/generators.mjs";
+import { ensureSchema } from "../sdk/schema.mjs";
 
 /** Where the examples' sources are, one per page, named after it. */
-const EXAMPLES_DIR = join(projectRoot, "scripts", "reference", "examples");
+const EXAMPLES_DIR = join(import.meta.dirname, "examples");
 
 /** The languages of an example, in the order a page shows them: the generator's name, the heading, the code fence's. */
 export const EXAMPLE_LANGUAGES = [
@@ -21,15 +22,6 @@ export const EXAMPLE_LANGUAGES = [
   { language: "dotnet", heading: "C#", fence: "csharp" },
   { language: "yaml", heading: "YAML", fence: "yaml" },
 ];
-
-/** The generator's JSON; a failure says what the generator said, which names the example and its line. */
-function generated(generator, args) {
-  try {
-    return execFileSync(generator, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  } catch (error) {
-    throw new Error(error.stderr?.trim() || error.message);
-  }
-}
 
 /**
  * Every example in every language: page name → language → source. One run of
@@ -41,11 +33,14 @@ export async function exampleSources() {
     .sort();
   const examples = Object.fromEntries(files.map((file) => [basename(file, ".pp"), {}]));
   if (files.length === 0) return examples;
-  const schema = join(projectRoot, "sdk", "schema.json");
+  const { file: schema } = await ensureSchema(undefined);
   for (const { language } of EXAMPLE_LANGUAGES) {
     const generator = await ensureProgramGenerator(language);
     const paths = files.map((file) => join(EXAMPLES_DIR, file));
-    const output = generated(generator, ["-schema", schema, "-language", language, ...paths]);
+    // A failure says what the generator said, which names the example and its line.
+    const output = await runProcess(generator, ["-schema", schema, "-language", language, ...paths], {
+      what: `converting the examples to ${language}`,
+    });
     for (const [path, source] of Object.entries(JSON.parse(output))) {
       // Markdown keeps no trailing blanks; the generators leave some (C#'s `() => `).
       examples[basename(path, ".pp")][language] = source.replace(/[ \t]+$/gm, "").trimEnd();

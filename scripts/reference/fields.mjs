@@ -4,7 +4,7 @@
 
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { projectRoot } from "../engine.mjs";
+import { projectRoot } from "../project.mjs";
 
 // The provider's own zod: descriptions live in that copy's registry.
 const { z } = createRequire(join(projectRoot, "provider", "package.json"))("zod");

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { uniqueStackName, useEngine } from "../support/engine";
 import { freePort } from "../support/loopback";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
 import { type CliResult, startCommand } from "../reliability/harness";
 import { dnsServersUnavailable, type RunningDnsServer, startDnsServer, ZONE } from "../support/dnsServers";

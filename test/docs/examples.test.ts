@@ -6,11 +6,13 @@ import { resourceDefinitions } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { invokeDefinitions } from "../../provider/src/plugin/invokes";
-import { type ExampleLanguage, pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
-import { ensurePythonEnvironment } from "../../scripts/python.mjs";
+import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
 import { EXAMPLE_LANGUAGES } from "../../scripts/reference/examples.mjs";
-import { referencePages } from "../../scripts/reference-docs.mjs";
-import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
+import { referencePages } from "../../scripts/reference/index.mjs";
+import type { ExampleLanguage } from "../../scripts/sdk/generators.mjs";
+import { generateSdks } from "../../scripts/sdk/index.mjs";
+import { compileNodejsSdk } from "../../scripts/sdk/packages.mjs";
+import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
 import { runTool } from "../support/sdkTools";
@@ -80,7 +82,7 @@ describe("the reference pages' examples", () => {
     "TypeScript: type-check against the SDK generated from the plugin's schema",
     async () => {
       const sdk = sdks.nodejs as string;
-      compileNodejsSdk(sdk);
+      await compileNodejsSdk(sdk);
       const project = join(work, "typescript");
       mkdirSync(join(project, "node_modules", "@dmarc-partner"), { recursive: true });
       symlinkSync(sdk, join(project, "node_modules", "@dmarc-partner", "pulumi-dmarc"), "dir");

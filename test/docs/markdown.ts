@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 
 // Just enough of Markdown, as GitHub renders it, to check the documentation:
 // where its links point, which anchors its headings make, and its tables.

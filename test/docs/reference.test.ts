@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { DomainPolicyArgs, resourceDefinitions } from "pulumi-dmarc-partner";
 import { describe, expect, it } from "vitest";
 import { invokeDefinitions } from "../../provider/src/plugin/invokes";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { REFERENCE_DIR, referencePages } from "../../scripts/reference-docs.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { REFERENCE_DIR, referencePages } from "../../scripts/reference/index.mjs";
 import { tableAfter } from "./markdown";
 
 // docs/resources/ is generated from the schemas (`npm run docs`): a page that

@@ -2,12 +2,12 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { uniqueStackName, useEngine } from "../support/engine";
 
 // A local program, as `pulumi up` runs it from a folder with a Pulumi.yaml:
 // the engine starts the Node.js language host (the official one, or ours from
-// scripts/language-host/nodejs), which runs index.ts through @pulumi/pulumi's run
+// scripts/engine/language-host/nodejs), which runs index.ts through @pulumi/pulumi's run
 // script and its TypeScript support. Inline programs never reach that host.
 const program = `import * as pulumi from "@pulumi/pulumi";
 

@@ -2,10 +2,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ensureSdkGenerator, projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { ensureSdkGenerator } from "../../scripts/sdk/generators.mjs";
 import { buildGoSdk, compilePythonSdk, readGenerated, runTool } from "../support/sdkTools";
 
-// scripts/sdk-gen, built by scripts/engine.mjs, on a small hand-written
+// scripts/sdk/sdk-gen, built by scripts/sdk/generators.mjs, on a small hand-written
 // schema: one resource with a string input and a secret output, an enum, a
 // function. Each SDK is then checked by its own language's tools where this
 // machine has them: TypeScript against the installed @pulumi/pulumi, Go

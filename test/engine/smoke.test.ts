@@ -2,11 +2,11 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { pulumi as cli, pulumiOk } from "../reliability/harness";
 import { createTestStack, uniqueStackName, useEngine } from "../support/engine";
 
-// The real engine end to end: the CLI built or found by scripts/engine.mjs,
+// The real engine end to end: the CLI built or found by scripts/engine/,
 // the dynamic provider plugin from @pulumi/pulumi, the file backend.
 const greetingProvider: pulumi.dynamic.ResourceProvider = {
   async create(inputs) {
@@ -45,7 +45,7 @@ describe("Pulumi engine", () => {
     }
   }, 240_000);
 
-  // scripts/engine.mjs builds the CLI with zxcvbn's word lists read when a value is first judged, not on start.
+  // scripts/engine/cli.mjs builds the CLI with zxcvbn's word lists read when a value is first judged, not on start.
   it("refuses a plain config value that looks like a secret, and takes one made of dictionary words", async () => {
     const env = await useEngine();
     const folder = join(projectRoot, ".cache", "projects", uniqueStackName("secret-looking"));

@@ -7,7 +7,7 @@ import { storedState, uniqueStackName, useEngine } from "../support/engine";
 
 // A Pulumi YAML program, as `pulumi up` runs it from a folder whose
 // Pulumi.yaml says `runtime: yaml`: the engine starts pulumi-language-yaml,
-// which scripts/engine.mjs builds beside it, and the host evaluates config,
+// which scripts/engine/ builds beside it, and the host evaluates config,
 // builtin functions and outputs itself. No resource but the stack, so no
 // provider plugin.
 const project = `name: engine-yaml

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { startCommand } from "../reliability/harness";
 import { useEngine } from "../support/engine";
 import { fleetProjectFolder, tenant, uniqueFleetName } from "./support";

@@ -7,7 +7,7 @@ import type { FleetPage } from "pulumi-dmarc-partner/fleet";
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { type CliResult, DOMAIN_CREATE_ROUTES, startCommand } from "../reliability/harness";
 import { blockingViolations } from "../support/axe";
 import { chromiumUnavailable, launchBrowser, type OpenedPage, openFile, ROWS_DRAWN } from "../support/browser";

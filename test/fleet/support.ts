@@ -8,7 +8,7 @@ import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import type { FleetOptions, FleetReport, TenantFindings } from "pulumi-dmarc-partner/fleet";
 import { stringify } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import type { EmulatorHandle } from "../support/emulator";
 
 export type Entry = Record<string, unknown>;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseInventory } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { fleetProjectFolder, serviceClient, uniqueFleetName } from "../fleet/support";
 import { type CliResult, startCommand } from "../reliability/harness";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";

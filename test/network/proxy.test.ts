@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ClientOptions, closeClients, createClient, DmarcTransportError } from "../../provider/src/client";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import {
   FORBIDDEN_PORT,
   PROXY_USER,
@@ -174,7 +174,7 @@ describe("from a runner whose only way out is the proxy", () => {
 
 describe("behind a proxy that inspects TLS, re-signing with its own CA", () => {
   let inspecting: { proxyForRunner: string; caFile: string };
-  // The first run after a change of scripts/python-requirements.txt makes the Python environment (minutes).
+  // The first run after a change of scripts/toolchains/python-requirements.txt makes the Python environment (minutes).
   beforeAll(async () => {
     inspecting = await network.startInspectingProxy();
   }, PYTHON_ENVIRONMENT_TIMEOUT);

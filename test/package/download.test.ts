@@ -8,15 +8,11 @@ import type * as pulumi from "@pulumi/pulumi";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
-import {
-  archiveName,
-  type BuiltPlugin,
-  buildPlugin,
-  pluginVersion,
-  writeChecksums,
-} from "../../scripts/plugin-archive.mjs";
-import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
+import { type BuiltPlugin, buildPlugin, writeChecksums } from "../../scripts/plugin/index.mjs";
+import { archiveName } from "../../scripts/plugin/platforms.mjs";
+import { pluginVersion, projectRoot } from "../../scripts/project.mjs";
+import { generateSdks } from "../../scripts/sdk/index.mjs";
+import { compileNodejsSdk } from "../../scripts/sdk/packages.mjs";
 import { pulumi as pulumiCli, pulumiOk } from "../reliability/harness";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
@@ -149,7 +145,9 @@ describe("the plugin, downloaded by Pulumi itself from its release address", () 
       const { nodejs: folder } = await generateSdks(join(work, "sdk"), ["nodejs"]);
       const manifest = JSON.parse(readFileSync(join(folder as string, "package.json"), "utf8"));
       expect(manifest.pulumi).toMatchObject({ resource: true, name: "dmarc", server: RELEASE_ADDRESS });
-      const sdk = createRequire(join(folder as string, "package.json"))(compileNodejsSdk(folder as string)) as Sdk;
+      const sdk = createRequire(join(folder as string, "package.json"))(
+        await compileNodejsSdk(folder as string),
+      ) as Sdk;
       const env = fetchingEnv("typescript home", release, engine.PATH ?? "");
       const requestsBefore = release.requests.length;
       mkdirSync(join(work, "typescript"));

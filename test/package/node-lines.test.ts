@@ -3,15 +3,15 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { ensureNodeLine, otherNodeLines } from "../../scripts/node-lines.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { ensureNodeLine, otherNodeLines } from "../../scripts/toolchains/node-lines.mjs";
 import { useEngine } from "../support/engine";
 
 // The supported Node.js lines other than the one running these tests: the
 // engine smoke test and the packed-package test run again in a vitest of
 // their own under that line's node, first on PATH, so the program, the
 // language host's `node` and the dynamic provider all run on it too. The
-// binaries come from the npm registry (scripts/node-lines.mjs).
+// binaries come from the npm registry (scripts/toolchains/node-lines.mjs).
 
 const files = ["test/engine/smoke.test.ts", "test/package/partner.test.ts"];
 const vitest = join(projectRoot, "node_modules", "vitest", "vitest.mjs");
@@ -45,7 +45,7 @@ function run(
 describe.each(otherNodeLines())("on Node.js %i", (line) => {
   it("passes the engine smoke test and the packed-package test", async () => {
     await useEngine();
-    const { binDir, node, version } = ensureNodeLine(line);
+    const { binDir, node, version } = await ensureNodeLine(line);
     // Vitest's own variables would make the inner run take itself for a worker of this one.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST")));
     env.PATH = [binDir, process.env.PATH].join(delimiter);

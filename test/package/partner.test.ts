@@ -5,7 +5,7 @@ import { join, relative } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { recordedProviders, uniqueStackName, useEngine } from "../support/engine";
 import { installOnce } from "../support/installCache";

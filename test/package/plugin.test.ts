@@ -3,15 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
-import {
-  archiveName,
-  type BuiltPlugin,
-  buildPlugin,
-  bundlePlugin,
-  hostPlatform,
-  pluginVersion,
-} from "../../scripts/plugin-archive.mjs";
+import { bundlePlugin } from "../../scripts/plugin/bundle.mjs";
+import { type BuiltPlugin, buildPlugin } from "../../scripts/plugin/index.mjs";
+import { archiveName, hostPlatform } from "../../scripts/plugin/platforms.mjs";
+import { pluginVersion, projectRoot } from "../../scripts/project.mjs";
+import { ensureSchema } from "../../scripts/sdk/schema.mjs";
 import { pulumiOk } from "../reliability/harness";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
@@ -85,7 +81,7 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
       const mirror = "https://mirror.example/dmarc";
       const folder = join(work, "mirror build");
       mkdirSync(folder);
-      writeFileSync(join(folder, "main.cjs"), await bundlePlugin(mirror));
+      writeFileSync(join(folder, "main.cjs"), await bundlePlugin((await ensureSchema(mirror)).text));
       // The bundle as the executable carries it, run by this machine's node: the address is the build's.
       writeFileSync(
         join(folder, "pulumi-resource-dmarc"),
@@ -104,7 +100,7 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
   );
 
   it("leaves out what only serializing a function needs, saying so if it is ever asked for", async () => {
-    const code = await bundlePlugin();
+    const code = await bundlePlugin((await ensureSchema(undefined)).text);
     // esbuild heads each module it bundles with its path.
     expect(code).toContain("// node_modules/@pulumi/pulumi/typescript-shim.js");
     expect(code).not.toContain("// node_modules/typescript/");

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
+import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
 import { runTool } from "../support/sdkTools";
@@ -11,7 +11,7 @@ import { typeScriptTenantShape } from "../support/typeScriptTenant";
 
 // Go programs on the SDK generated from the plugin's schema, built and run
 // through the engine by its Go language host (this project's own here:
-// scripts/language-host/golang), against the emulator, in one stack: a tenant
+// scripts/engine/language-host/golang), against the emulator, in one stack: a tenant
 // from nothing to a verified domain in one `up`, no change, a rename
 // previewed as one update, a bad input and a broken build refused at
 // preview, destroy; then the Tenant component, leaving the service as the

@@ -6,9 +6,9 @@ import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLUGIN_DOWNLOAD_URL } from "../../provider/src/plugin/schema";
-import { pinnedPulumiVersion, projectRoot } from "../../scripts/engine.mjs";
-import { generateSdks, packageSdks } from "../../scripts/sdk.mjs";
-import { GO_MODULE_FOLDER } from "../../scripts/sdk-packages.mjs";
+import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
+import { generateSdks, packageSdks } from "../../scripts/sdk/index.mjs";
+import { GO_MODULE_FOLDER } from "../../scripts/sdk/packages.mjs";
 import { useEngine } from "../support/engine";
 import { listenOnLoopback } from "../support/loopback";
 import { runTool } from "../support/sdkTools";
@@ -56,14 +56,14 @@ function filesOf(folder: string): Record<string, string> {
 
 describe("the SDK packages a release publishes", () => {
   let work: string;
-  let packages: ReturnType<typeof packageSdks>;
+  let packages: Awaited<ReturnType<typeof packageSdks>>;
   let sdks: Record<string, string>;
   let manifest: { resource: boolean; name: string; version: string; server: string };
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "dmarc-packages-"));
     sdks = await generateSdks(join(work, "sdk"));
-    packages = packageSdks(join(work, "sdk"), sdks, join(work, "go-module"));
+    packages = await packageSdks(join(work, "sdk"), join(work, "go-module"));
     manifest = { resource: true, name: "dmarc", version, server: PLUGIN_DOWNLOAD_URL };
   }, TIMEOUT);
 

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalWorkspace, type ProjectSettings, type Stack } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { generateSdks } from "../../scripts/sdk/index.mjs";
+import { compileNodejsSdk } from "../../scripts/sdk/packages.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
 import { loggedArrivals } from "../support/requestLog";
@@ -32,7 +33,7 @@ describe("a TypeScript program on the generated SDK previews a rename as one upd
     emulator = await startTestEmulator({ requestLogFile: requestLog });
     const { nodejs } = await generateSdks(join(work, "sdk"), ["nodejs"]);
     const folder = nodejs as string;
-    const sdk = createRequire(join(folder, "package.json"))(compileNodejsSdk(folder)) as Sdk;
+    const sdk = createRequire(join(folder, "package.json"))(await compileNodejsSdk(folder)) as Sdk;
     const [priceId] = (await partnerClient(emulator).listPlans()).flatMap((plan) => plan.prices.map(({ id }) => id));
     const program = async () => {
       const org = new sdk.Organization("hooli", { name: organizationName });

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { StateSnapshot } from "dmarc-partner-emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { installPythonPackage, virtualEnvironment } from "../../scripts/python.mjs";
-import { generateSdks } from "../../scripts/sdk.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { generateSdks } from "../../scripts/sdk/index.mjs";
+import { installPythonPackage } from "../../scripts/toolchains/python.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, type PreviewStep, pluginProject } from "../support/pluginProject";
 import { runTool } from "../support/sdkTools";
@@ -48,6 +48,7 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
   let emulator: EmulatorHandle;
   let project: PluginProject;
   let work: string;
+  let interpreter: string;
 
   const client = () => partnerClient(emulator);
   const emulatorState = () => emulator.control<StateSnapshot>("GET", "/state");
@@ -65,7 +66,7 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
     emulator = await startTestEmulator({ dns: { port: 0, checkIntervalMs: 250, tsigKey: zoneKey } });
     work = mkdtempSync(join(tmpdir(), "dmarc-python-"));
     const { python } = await generateSdks(join(work, "sdk"), ["python"]);
-    await installPythonPackage(python as string);
+    interpreter = await installPythonPackage(python as string);
     project = await pluginProject(PROJECT, {
       ...emulator.stackConfig,
       [`${PROJECT}:organizationName`]: { value: " Acme Corp" },
@@ -75,7 +76,8 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
       // Loopback: the emulator delivers the webhook's events there.
       [`${PROJECT}:webhookUrl`]: { value: "http://127.0.0.1:9/acme" },
     });
-    project.write({ runtime: { name: "python", options: { virtualenv: virtualEnvironment } } });
+    // The environment's folder, whose bin/python the interpreter is.
+    project.write({ runtime: { name: "python", options: { virtualenv: dirname(dirname(interpreter)) } } });
     useProgram(tenantProgram);
   }, ENGINE_TIMEOUT);
 
@@ -199,10 +201,14 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
   it(
     "passes its unit tests on Pulumi's mocks, run by pytest",
     () => {
-      const python = join(virtualEnvironment, "bin", "python");
-      const output = runTool(python, ["-m", "pytest", "-p", "no:cacheprovider", "-q", "."], join(fixtures, "python"), {
-        PYTHONDONTWRITEBYTECODE: "1",
-      });
+      const output = runTool(
+        interpreter,
+        ["-m", "pytest", "-p", "no:cacheprovider", "-q", "."],
+        join(fixtures, "python"),
+        {
+          PYTHONDONTWRITEBYTECODE: "1",
+        },
+      );
       expect(output).toMatch(/^4 passed/m);
     },
     ENGINE_TIMEOUT,

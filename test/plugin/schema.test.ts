@@ -7,8 +7,8 @@ import type { EnumValueSpec } from "../../provider/src/plugin/enumValues";
 import { invokeDefinitions } from "../../provider/src/plugin/invokes";
 import { type PackageSchema, type PropertySpec, packageSchema } from "../../provider/src/plugin/schema";
 import { TenantComponentInputs, TenantComponentOutputs } from "../../provider/src/plugin/tenantComponent";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { REGISTRY_SCHEMA } from "../../scripts/sdk.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { REGISTRY_SCHEMA } from "../../scripts/sdk/schema.mjs";
 
 // The plugin's schema is derived from the registry; this holds the two
 // together from the other side: every input and output of every type, read

@@ -6,8 +6,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import { LocalWorkspace, type ProjectSettings } from "@pulumi/pulumi/automation";
 import * as dmarc from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { generateSdks } from "../../scripts/sdk/index.mjs";
+import { compileNodejsSdk } from "../../scripts/sdk/packages.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { createTestStack, uniqueStackName, useEngine } from "../support/engine";
 import { buildGoSdk, compilePythonSdk, readGenerated, type SdkResource } from "../support/sdkTools";
@@ -90,12 +91,12 @@ describe("the SDKs generated from the plugin's schema", () => {
 
   it(
     "TypeScript: compiles against the installed @pulumi/pulumi, every type and function in it",
-    () => {
+    async () => {
       const folder = sdks.nodejs as string;
       expect(read(folder, "organization.ts")).toContain("export class Organization extends pulumi.CustomResource");
       expect(read(folder, "webhook.ts")).toContain('additionalSecretOutputs: ["secret"]');
       expect(read(folder, "getPriceId.ts")).toContain("export function getPriceIdOutput(");
-      const sdk = createRequire(join(folder, "package.json"))(compileNodejsSdk(folder)) as Sdk;
+      const sdk = createRequire(join(folder, "package.json"))(await compileNodejsSdk(folder)) as Sdk;
       expect(Object.keys(sdk)).toEqual(
         expect.arrayContaining(["Organization", "DomainGroup", "Domain", "DomainVerification", "Rfc2136Record"]),
       );

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { compileNodejsSdk, generateSdks } from "../../scripts/sdk.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { generateSdks } from "../../scripts/sdk/index.mjs";
+import { compileNodejsSdk } from "../../scripts/sdk/packages.mjs";
 import { inventory, serviceIds } from "../reliability/fleet";
 import {
   type CliResult,
@@ -233,7 +234,7 @@ describe.skipIf(cases.length === 0)("a killed pulumi up of a program on the prov
     }
     if (cases.some((moment) => moment.program === "sdk")) {
       const { nodejs } = await generateSdks(join(work, "sdk"), ["nodejs"]);
-      const entry = compileNodejsSdk(nodejs as string);
+      const entry = await compileNodejsSdk(nodejs as string);
       const sdk = programFolder(`plugin-killed-sdk-${process.pid}`, sdkProgramSource(entry));
       writeFileSync(join(sdk, "Pulumi.yaml"), stringify({ name: "plugin-killed-sdk", runtime: "nodejs", plugins }));
       folders.sdk = sdk;

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as dmarc from "pulumi-dmarc-partner";
 import { describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 
 // The registry (provider/src/registry.ts) is the one list of resource types:
 // the provider modules, the package's exports and index, and the provider

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { fleetProjectFolder } from "../fleet/support";
 import { uniqueStackName, useEngine } from "../support/engine";
 import { declaredInventory, inventory, tenants } from "./fleet";

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import type { EmulatorPartner, StateSnapshot } from "dmarc-partner-emulator";
 import { closeClients } from "pulumi-dmarc-partner/client";
 import { afterAll, expect } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 
 // What the reliability suite shares: the switch between the representative

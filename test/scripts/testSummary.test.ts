@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 
 // scripts/test-summary.mjs, the line CI reads, fed made-up vitest JSON result
 // files shaped as vitest 4 writes them: a failed test also fails its describe

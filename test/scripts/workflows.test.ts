@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ensureLinters, lintWorkflows } from "../../scripts/actionlint.mjs";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { PLATFORMS } from "../../scripts/plugin-archive.mjs";
-import { GO_MODULE_FOLDER } from "../../scripts/sdk-packages.mjs";
+import { PLATFORMS } from "../../scripts/plugin/platforms.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { GO_MODULE_FOLDER } from "../../scripts/sdk/packages.mjs";
+import { ensureLinters, lintWorkflows } from "../../scripts/toolchains/actionlint.mjs";
 
 // The GitHub Actions workflows, every one checked by actionlint with
-// ShellCheck (installed by scripts/actionlint.mjs) and its actions pinned by
+// ShellCheck (installed by scripts/toolchains/actionlint.mjs) and its actions pinned by
 // commit, and the release's promises: every platform of the plugin on its own
 // runner, the Go module's tag where Go looks for it.
 
@@ -39,8 +39,8 @@ const workflows = workflowFiles.map((file) => parse(readFileSync(file, "utf8")) 
 describe("the GitHub Actions workflows", () => {
   let work: string;
 
-  beforeAll(() => {
-    ensureLinters();
+  beforeAll(async () => {
+    await ensureLinters();
     work = mkdtempSync(join(tmpdir(), "dmarc-workflows-"));
   }, BUILD_TIMEOUT);
 
@@ -48,12 +48,12 @@ describe("the GitHub Actions workflows", () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("lint clean, every one of them", () => {
+  it("lint clean, every one of them", async () => {
     expect(workflowFiles.length).toBeGreaterThan(1);
-    expect(lintWorkflows(workflowFiles)).toEqual({ ok: true, findings: "" });
+    expect(await lintWorkflows(workflowFiles)).toEqual({ ok: true, findings: "" });
   });
 
-  it("a broken copy of the release fails the lint, naming each mistake", () => {
+  it("a broken copy of the release fails the lint, naming each mistake", async () => {
     const broken = releaseText
       .replace("needs: [version, plugin, sdks]", "needs: [version, plugins, sdks]")
       .replace(
@@ -65,7 +65,7 @@ describe("the GitHub Actions workflows", () => {
     const folder = join(work, ".github", "workflows");
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, "release.yml"), broken);
-    const { ok, findings } = lintWorkflows([join(folder, "release.yml")]);
+    const { ok, findings } = await lintWorkflows([join(folder, "release.yml")]);
     expect(ok).toBe(false);
     expect(findings).toContain('job "release" needs job "plugins" which does not exist in this workflow');
     expect(findings).toContain('property "versoin" is not defined');

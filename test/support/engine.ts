@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LocalWorkspace, PulumiCommand, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
-import { ensureEngine, projectRoot } from "../../scripts/engine.mjs";
+import { ensureEngine } from "../../scripts/engine/index.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 
 let engineEnv: Promise<Record<string, string>> | undefined;
 let engineCommand: Promise<PulumiCommand> | undefined;
@@ -15,7 +16,7 @@ let engineCommand: Promise<PulumiCommand> | undefined;
  */
 const TEST_GOGC = "400";
 
-/** The engine environment of scripts/engine.mjs, applied to this process so the Automation API finds the CLI. */
+/** The engine environment of scripts/engine/, applied to this process so the Automation API finds the CLI. */
 export function useEngine(): Promise<Record<string, string>> {
   engineEnv ??= ensureEngine().then(({ env }) => {
     Object.assign(process.env, env, { GOGC: process.env.GOGC ?? TEST_GOGC });

@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { stringify } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { buildPlugin } from "../../scripts/plugin-archive.mjs";
+import { buildPlugin } from "../../scripts/plugin/index.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { type CliResult, pulumi, pulumiOk } from "../reliability/harness";
 import { uniqueStackName, useEngine } from "./engine";
 import { onceARun } from "./onceARun";

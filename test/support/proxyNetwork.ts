@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { installedOrWhyNot } from "../../bench/src/debianPackages";
-import { projectRoot } from "../../scripts/engine.mjs";
-import { ensurePythonEnvironment } from "../../scripts/python.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
+import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
 
 // A pipeline runner whose only way out is a forward proxy, as in a
 // partner's locked-down network: three network namespaces joined by veth

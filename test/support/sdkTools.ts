@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
-import { pinnedPulumiVersion } from "../../scripts/engine.mjs";
+import { pinnedPulumiVersion } from "../../scripts/project.mjs";
 
 // A generated SDK checked by its own language's tools, where this machine
 // has them: the SDK generator's test (a hand-written schema) and the

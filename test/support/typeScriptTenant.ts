@@ -3,7 +3,7 @@ import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import * as dmarc from "pulumi-dmarc-partner";
 import { parse } from "yaml";
-import { projectRoot } from "../../scripts/engine.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import type { EmulatorHandle } from "./emulator";
 import { createTestStack } from "./engine";
 import { onceARun } from "./onceARun";

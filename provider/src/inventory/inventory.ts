@@ -340,7 +340,7 @@ function tombstoneChecks(
 
 /**
  * The inventory file; its descriptions make the inventory's reference page (`npm run docs`).
- * @readFromDist scripts/reference-docs.mjs loads it from dist/inventory/inventory.js
+ * @readFromDist scripts/reference/index.mjs loads it from dist/inventory/inventory.js
  */
 export const InventoryFile = mapping({
   defaults: DefaultsEntry.optional().describe("Values every tenant takes unless it sets its own."),

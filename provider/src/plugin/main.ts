@@ -46,14 +46,13 @@ interface UpdateCall {
 type Handler = (call: never, callback: Callback) => unknown;
 
 /**
- * Where the plugin's archives are published, named by the schema it serves: the executable's build
- * (scripts/plugin-archive.mjs) writes in the address it was built for; the JavaScript launcher's is
- * the schema's default.
+ * The schema the executable serves: its build (scripts/plugin/bundle.mjs) writes in the schema written
+ * once for it, which names where its archives are published; the JavaScript launcher's is made here.
  */
-declare const DMARC_PLUGIN_DOWNLOAD_URL: string | undefined;
-const pluginDownloadURL = typeof DMARC_PLUGIN_DOWNLOAD_URL === "string" ? DMARC_PLUGIN_DOWNLOAD_URL : undefined;
+declare const DMARC_PACKAGE_SCHEMA: string | undefined;
+const builtSchema = typeof DMARC_PACKAGE_SCHEMA === "string" ? DMARC_PACKAGE_SCHEMA : undefined;
 
-const dmarc = dmarcProvider(packageVersion(), pluginDownloadURL);
+const dmarc = dmarcProvider(packageVersion(), builtSchema);
 
 /** `dmarc:baseUrl` for the engine's `dmarc:config:baseUrl`. */
 const settingKey = (key: string) => key.replace(/^([^:]+):config:/, "$1:");

@@ -162,15 +162,18 @@ function resourceCalls(
   };
 }
 
-/** The plugin's provider: every resource type of the registry and the invoke table, over the one host. */
-export function dmarcProvider(version: string, pluginDownloadURL?: string): provider.Provider {
+/**
+ * The plugin's provider: every resource type of the registry and the invoke table, over the one host;
+ * it serves `builtSchema` when its build carries one, else the schema of this version.
+ */
+export function dmarcProvider(version: string, builtSchema?: string): provider.Provider {
   const host = dynamicProviderHost;
   // Made once: the engine and the language hosts ask for it again for each program they load.
   let schema: string | undefined;
   return {
     version,
     getSchema: async () => {
-      schema ??= JSON.stringify(packageSchema(version, pluginDownloadURL));
+      schema ??= builtSchema ?? JSON.stringify(packageSchema(version));
       return schema;
     },
     ...resourceCalls(host),

@@ -75,7 +75,7 @@ export function updateMayChange<I extends ObjectSchema, O extends ObjectSchema>(
 /**
  * The rule of each output an update can change, a bare list of inputs
  * made a rule of its own: what an update's preview shows, and the reference
- * pages' preview column (scripts/reference-docs.mjs).
+ * pages' preview column (scripts/reference/index.mjs).
  */
 export function outputChanges(
   definition: AnyResourceDefinition,

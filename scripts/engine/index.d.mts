@@ -1,0 +1,1 @@
+export declare function ensureEngine(): Promise<{ version: string; source: string; env: Record<string, string> }>;

@@ -1,0 +1,1 @@
+export declare function bundlePlugin(schema: string): Promise<string>;

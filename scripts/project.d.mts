@@ -1,0 +1,11 @@
+export declare const projectRoot: string;
+export declare const artefactRoot: string;
+export declare function pinnedPulumiVersion(): string;
+export declare function pluginVersion(): string;
+export declare const YAML_VERSION: string;
+export declare const YAML_PULUMI_VERSION: string;
+export declare const DOTNET_CODEGEN_VERSION: string;
+export declare const LOCAL_PASSPHRASE: string;
+export declare const FUNCTION_SERIALIZATION_MODULES: string[];
+export declare function standInFor(request: string, carrier: string): string;
+export declare function isMain(url: string): boolean;
