@@ -1,4 +1,4 @@
-// The module rules of provider/src and emulator/src, checked in `npm test`
+// The module rules of provider/src, emulator/src and scripts/, checked in `npm test`
 // (test/dependencies.test.ts) and drawn by `npm run graph` for CONTRIBUTING.
 // The layers are CONTRIBUTING's table, lowest first: a module imports from
 // its own layer and those below it, never from one above.
@@ -15,6 +15,28 @@ const upwardRules = LAYERS.slice(0, -1).map((names, index) => ({
   severity: "error",
   from: { path: layerPath(names) },
   to: { path: layerPath(LAYERS.slice(index + 1).flat()) },
+}));
+
+/**
+ * scripts/ by what it makes, lowest first (CONTRIBUTING's "scripts/, by what it makes"): a room imports
+ * from its own layer and those below it.
+ */
+const SCRIPT_LAYERS = [
+  ["project.mjs"],
+  ["build"],
+  ["toolchains", "engine"],
+  ["sdk"],
+  ["plugin", "reference"],
+  ["run.mjs", "demo.mjs", "dependencies.mjs", "options-trail.mjs", "test-summary.mjs", "layers.cjs"],
+];
+const scriptPath = (names) => `^scripts/(${names.map(escaped).join("|")})(/|$)`;
+
+const scriptRules = SCRIPT_LAYERS.slice(0, -1).map((names, index) => ({
+  name: `scripts-layer-${index + 1}-imports-down`,
+  comment: `scripts/ ${names.join(", ")} may import only from its own layer and those below it (CONTRIBUTING.md)`,
+  severity: "error",
+  from: { path: scriptPath(names) },
+  to: { path: scriptPath(SCRIPT_LAYERS.slice(index + 1).flat()) },
 }));
 
 /** What nothing imports by design: the package's entry points, and the emulator's. */
@@ -55,6 +77,14 @@ module.exports = {
       to: {},
     },
     ...upwardRules,
+    {
+      name: "scripts-layers-known",
+      comment: "every folder or file of scripts/ is in a layer: add a new one to SCRIPT_LAYERS",
+      severity: "error",
+      from: { path: "^scripts/", pathNot: scriptPath(SCRIPT_LAYERS.flat()) },
+      to: {},
+    },
+    ...scriptRules,
     {
       name: "emulator-uses-wire-schemas-only",
       comment:
@@ -102,7 +132,7 @@ module.exports = {
     },
   ],
   options: {
-    includeOnly: "^(provider/src|provider/dist|emulator/src|node_modules)",
+    includeOnly: "^(provider/src|provider/dist|emulator/src|scripts|node_modules)",
     doNotFollow: { path: ["node_modules", "^provider/dist/"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.base.json" },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { contributingGraph, cruiseProject } from "../scripts/dependencies.mjs";
 
-// provider/src and emulator/src against the rules of .dependency-cruiser.cjs:
+// provider/src, emulator/src and scripts/ against the rules of .dependency-cruiser.cjs:
 // CONTRIBUTING's layers, no import circles, no module nothing imports.
 
 describe("the module rules", () => {

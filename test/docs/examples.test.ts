@@ -21,7 +21,7 @@ import { runTool } from "../support/sdkTools";
 // from their PCL (scripts/reference/examples/) and as the pages show them,
 // checked in their languages: the TypeScript ones type-check against the
 // generated Node.js SDK, the Python ones run on Pulumi's mocks on the
-// generated Python SDK, the Go ones build against the Go SDK checked in at
+// generated Python SDK, the Go ones are type-checked by `go vet` against the Go SDK checked in at
 // sdk/go/dmarc, all of a language in one run; the YAML ones run against one
 // emulator through the provider plugin, all in one program in one stack.
 // test/docs/reference.test.ts fails while a page shows another text than its
@@ -124,7 +124,7 @@ describe("the reference pages' examples", () => {
   );
 
   it(
-    "Go: build against the module checked in at sdk/go/dmarc",
+    "Go: type-check (go vet) against the module checked in at sdk/go/dmarc",
     () => {
       const sdkModule = "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc";
       const project = join(work, "go");
@@ -147,8 +147,9 @@ describe("the reference pages' examples", () => {
       );
       const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
       runTool("go", ["mod", "tidy"], project, env);
-      // Several main packages at once: compiled and checked, not linked, as linking proves nothing more of them.
-      runTool("go", ["build", "./..."], project, env);
+      // The compiler's type check, and vet's checks, of every program from Go's cache of the SDK's export data:
+      // building each (compiled and linked again on every run) found nothing more, at 40 s of CPU.
+      runTool("go", ["vet", "./..."], project, env);
     },
     TOOL_TIMEOUT,
   );

@@ -172,12 +172,17 @@ describe("one job per shard, on separate machines sharing a PostgreSQL backend",
       const rerun = await job(["up", "--shard", shards[2] ?? "", "--json", "--unlock-other-hosts"]).done;
       expect(rerun.code, rerun.stderr).toBe(0);
       expect(rerun.stderr).toMatch(/interrupted .*; recovering/);
-      // Converged: every tenant once, none created twice by the recovery.
+      // Converged: every tenant once, none created twice by the recovery. What each run said comes with a
+      // tenant that is not there once, to tell which run lost or doubled it.
       const names = (await serviceClient(emulator).listOrganizations()).map((organization) => organization.name);
+      const runs = { first: results[0], second: results[1], refused, rerun };
+      const said = Object.entries(runs)
+        .map(([run, result]) => `--- ${run}: exit ${result?.code}\n${result?.stdout}\n${result?.stderr}`.slice(-6000))
+        .join("\n");
       for (const key of keys)
         expect(
           names.filter((name) => name === `Tenant ${key}`),
-          key,
+          `${key}; the runs said:\n${said}`,
         ).toHaveLength(1);
 
       const destroyedFrom = Date.now();
