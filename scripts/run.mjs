@@ -78,8 +78,8 @@ switch (task) {
   }
   case "reliability": {
     // The whole fault, crash and secrets matrix of test/reliability, the plugin program's kills, a TypeScript
-    // program and a fleet behind a proxy, ten rounds of imported code, and the rate-limited tests at the
-    // published minute; `npm test` runs a representative part of the matrix, and those tests faster.
+    // program and a fleet behind a proxy, ten rounds of imported code, the engine smoke test on the other
+    // Node.js lines, and the rate-limited tests at the published minute; `npm test` runs a representative part of the matrix, and those tests faster.
     const env = await prepare({ engine: true });
     say(`running the reliability suite, full matrix, and ${REAL_TIME_TESTS.join(", ")} in real time (vitest)`);
     const files = [
@@ -88,6 +88,7 @@ switch (task) {
       "test/network/fleet.test.ts",
       "test/network/typescript.test.ts",
       "test/plugin/import.test.ts",
+      "test/package/node-lines.test.ts",
       ...REAL_TIME_TESTS,
     ];
     process.exit(await run(bin("vitest"), ["run", ...files, ...args], { ...env, DMARC_RELIABILITY: "full" }));

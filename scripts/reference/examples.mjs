@@ -1,7 +1,7 @@
 // The reference pages' examples: each written once, in PCL (Pulumi's
 // intermediate language, what `pulumi convert` goes through), in
 // scripts/reference/examples/<page>.pp, and shown in every language by
-// Pulumi's own program generators (scripts/sdk/program-gen/), against the
+// Pulumi's own program generators (scripts/sdk/codegen/program-gen/), against the
 // schema of the build (scripts/sdk/schema.mjs), so each property is named as
 // its language names it.
 

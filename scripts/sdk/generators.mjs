@@ -1,6 +1,7 @@
-// Pulumi's code generators, built from this room's Go modules: the SDK
-// generator (sdk-gen/) and the program generator (program-gen/), each an
-// artefact per build. A build is the module's sources with a pkg/v3 and
+// Pulumi's code generators, built from this room's Go module codegen/: the
+// SDK generator (sdk-gen/) and the program generator (program-gen/), which
+// share the binding of a schema file (schemafile/), each an artefact per
+// build. A build is the module's sources with a pkg/v3 and
 // build tags: the engine's pkg/v3 for Node.js, Python and Go; .NET's
 // generators are only in DOTNET_CODEGEN_VERSION's (tag dotnet); Pulumi
 // YAML's program generator is built with the modules pulumi-yaml requires
@@ -12,19 +13,19 @@ import { ensureArtefact } from "../build/artefact.mjs";
 import { goBuild, prepareOwnBuild, requireGo, sourceInputs } from "../build/go.mjs";
 import { DOTNET_CODEGEN_VERSION, pinnedPulumiVersion, YAML_PULUMI_VERSION, YAML_VERSION } from "../project.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
+const codegen = join(dirname(fileURLToPath(import.meta.url)), "codegen");
 
-/** A generator's builds: the languages each writes, its pkg/v3 (the engine's when unset), tags, other modules. */
+/** A generator's command folder and builds: the languages each writes, its pkg/v3 (the engine's when unset), tags, other modules. */
 const BUILDS = {
   "pulumi-sdk-gen": {
-    folder: join(here, "sdk-gen"),
+    command: "sdk-gen",
     builds: [
       { languages: ["nodejs", "python", "go"] },
       { languages: ["dotnet"], pulumi: DOTNET_CODEGEN_VERSION, tags: ["dotnet"] },
     ],
   },
   "pulumi-program-gen": {
-    folder: join(here, "program-gen"),
+    command: "program-gen",
     builds: [
       { languages: ["nodejs", "python", "go"] },
       { languages: ["dotnet"], pulumi: DOTNET_CODEGEN_VERSION, tags: ["dotnet"] },
@@ -39,7 +40,7 @@ const BUILDS = {
 };
 
 async function ensureGenerator(binary, language, what) {
-  const { folder, builds } = BUILDS[binary];
+  const { command, builds } = BUILDS[binary];
   const build = builds.find((candidate) => candidate.languages.includes(language));
   if (!build) {
     const known = builds.flatMap((candidate) => candidate.languages).join(", ");
@@ -49,13 +50,14 @@ async function ensureGenerator(binary, language, what) {
   const tags = build.tags ?? [];
   const modules = [`github.com/pulumi/pulumi/pkg/v3@v${pulumi}`, `github.com/pulumi/pulumi/sdk/v3@v${pulumi}`];
   modules.push(...(build.modules ?? []));
-  const inputs = { binary, pulumi, tags, modules, go: requireGo(`the ${what}`), sources: sourceInputs(folder) };
+  const sources = sourceInputs(codegen, ["schemafile", command]);
+  const inputs = { binary, pulumi, tags, modules, go: requireGo(`the ${what}`), sources };
   const kind = [binary, ...tags].join("-");
   const made = await ensureArtefact(kind, inputs, async (work, scratch) => {
-    process.stderr.write(`[engine] building the ${what} for ${build.languages.join(", ")} with pkg/v3 v${pulumi}\n`);
-    await prepareOwnBuild(scratch, folder, modules);
+    process.stderr.write(`[sdk] building the ${what} for ${build.languages.join(", ")} with pkg/v3 v${pulumi}\n`);
+    await prepareOwnBuild(scratch, codegen, modules);
     const flags = tags.length > 0 ? ["-tags", tags.join(",")] : [];
-    await goBuild(scratch, ".", join(work, binary), { flags, what: `compiling ${binary}` });
+    await goBuild(scratch, `./${command}`, join(work, binary), { flags, what: `compiling ${binary}` });
     return { languages: build.languages };
   });
   return join(made.folder, binary);

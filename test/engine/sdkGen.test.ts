@@ -6,7 +6,7 @@ import { projectRoot } from "../../scripts/project.mjs";
 import { ensureSdkGenerator } from "../../scripts/sdk/generators.mjs";
 import { buildGoSdk, compilePythonSdk, readGenerated, runTool } from "../support/sdkTools";
 
-// scripts/sdk/sdk-gen, built by scripts/sdk/generators.mjs, on a small hand-written
+// scripts/sdk/codegen/sdk-gen, built by scripts/sdk/generators.mjs, on a small hand-written
 // schema: one resource with a string input and a secret output, an enum, a
 // function. Each SDK is then checked by its own language's tools where this
 // machine has them: TypeScript against the installed @pulumi/pulumi, Go

@@ -1,4 +1,4 @@
-module dmarc-partner/program-gen
+module dmarc-partner/codegen
 
 go 1.25.8
 

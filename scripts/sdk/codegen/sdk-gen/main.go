@@ -12,16 +12,14 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/hashicorp/hcl/v2"
+	"dmarc-partner/codegen/schemafile"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
 
@@ -37,16 +35,13 @@ var generators = map[string]generator{}
 var logoPath string
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", tool, err)
-		os.Exit(1)
-	}
+	schemafile.Main(tool, run)
 }
 
 func run(args []string) error {
 	flags := flag.NewFlagSet(tool, flag.ContinueOnError)
 	schemaPath := flags.String("schema", "", "the package's schema, a JSON file")
-	language := flags.String("language", "", "the SDK's language, one of: "+strings.Join(languages(), ", "))
+	language := flags.String("language", "", "the SDK's language, one of: "+strings.Join(schemafile.Languages(generators), ", "))
 	out := flags.String("out", "", "the SDK's folder; whatever it held is removed first, as pulumi package gen-sdk does")
 	flags.StringVar(&logoPath, "logo", "",
 		"a PNG file for the .NET SDK's package icon, instead of downloading the schema's logoUrl (other languages ignore it)")
@@ -58,59 +53,17 @@ func run(args []string) error {
 	}
 	generate, ok := generators[*language]
 	if !ok {
-		return fmt.Errorf("-language %q: this build generates %s", *language, strings.Join(languages(), ", "))
+		return fmt.Errorf("-language %q: this build generates %s", *language, strings.Join(schemafile.Languages(generators), ", "))
 	}
-	pkg, err := bind(*schemaPath)
+	pkg, err := schemafile.Bind(*schemaPath, tool)
 	if err != nil {
 		return err
 	}
-	files, err := generate(pkg, ownPackageOnly{})
+	files, err := generate(pkg, schemafile.Loader{Tool: tool, Package: pkg})
 	if err != nil {
 		return fmt.Errorf("generating the %s SDK of %s: %w", *language, pkg.Name, err)
 	}
 	return write(*out, files)
-}
-
-func languages() []string {
-	names := make([]string, 0, len(generators))
-	for name := range generators {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// Binds and validates the schema against Pulumi's metaschema; warnings are
-// printed, errors returned with the schema's file name.
-func bind(path string) (*schema.Package, error) {
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var spec schema.PackageSpec
-	if err := json.Unmarshal(text, &spec); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	pkg, diags, err := schema.BindSpec(spec, ownPackageOnly{}, schema.ValidationOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var problems []string
-	for _, diag := range diags {
-		text := diag.Summary
-		if diag.Detail != "" {
-			text += ": " + diag.Detail
-		}
-		if diag.Severity == hcl.DiagError {
-			problems = append(problems, fmt.Sprintf("%s: %s", path, text))
-		} else {
-			fmt.Fprintf(os.Stderr, "%s: warning: %s\n", path, text)
-		}
-	}
-	if len(problems) > 0 {
-		return nil, errors.New(strings.Join(problems, "\n"))
-	}
-	return pkg, nil
 }
 
 func write(out string, files map[string][]byte) error {

@@ -19,9 +19,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
+	"dmarc-partner/codegen/schemafile"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/pcl"
 )
@@ -34,16 +34,13 @@ type generator func(program *pcl.Program) (map[string][]byte, hcl.Diagnostics, e
 var generators = map[string]generator{}
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", tool, err)
-		os.Exit(1)
-	}
+	schemafile.Main(tool, run)
 }
 
 func run(args []string) error {
 	flags := flag.NewFlagSet(tool, flag.ContinueOnError)
 	schemaPath := flags.String("schema", "", "the package's schema, a JSON file")
-	language := flags.String("language", "", "the programs' language, one of: "+strings.Join(languages(), ", "))
+	language := flags.String("language", "", "the programs' language, one of: "+strings.Join(schemafile.Languages(generators), ", "))
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -52,9 +49,9 @@ func run(args []string) error {
 	}
 	generate, ok := generators[*language]
 	if !ok {
-		return fmt.Errorf("-language %q: this build generates %s", *language, strings.Join(languages(), ", "))
+		return fmt.Errorf("-language %q: this build generates %s", *language, strings.Join(schemafile.Languages(generators), ", "))
 	}
-	pkg, err := bindSchema(*schemaPath)
+	pkg, err := schemafile.Bind(*schemaPath, tool)
 	if err != nil {
 		return err
 	}
@@ -73,15 +70,6 @@ func run(args []string) error {
 	return json.NewEncoder(os.Stdout).Encode(sources)
 }
 
-func languages() []string {
-	names := make([]string, 0, len(generators))
-	for name := range generators {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // The one file a program of a single PCL file becomes; a diagnostic fails it,
 // since a warning is a construct the language's program cannot express.
 func generated(path string, program *pcl.Program, generate generator) (string, error) {
@@ -90,7 +78,7 @@ func generated(path string, program *pcl.Program, generate generator) (string, e
 		return "", err
 	}
 	if len(diags) > 0 {
-		return "", diagnosticsError(path, diags)
+		return "", schemafile.DiagnosticsError(path, diags)
 	}
 	if len(files) != 1 {
 		return "", fmt.Errorf("the generator wrote %d files, not one", len(files))
@@ -99,19 +87,4 @@ func generated(path string, program *pcl.Program, generate generator) (string, e
 		return string(content), nil
 	}
 	return "", nil
-}
-
-func diagnosticsError(path string, diags hcl.Diagnostics) error {
-	problems := make([]string, 0, len(diags))
-	for _, diag := range diags {
-		text := diag.Summary
-		if diag.Detail != "" {
-			text += ": " + diag.Detail
-		}
-		if diag.Subject != nil {
-			text = fmt.Sprintf("%s:%d: %s", path, diag.Subject.Start.Line, text)
-		}
-		problems = append(problems, text)
-	}
-	return errors.New(strings.Join(problems, "\n"))
 }
