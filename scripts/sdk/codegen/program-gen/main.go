@@ -47,11 +47,7 @@ func run(args []string) error {
 	if *schemaPath == "" || flags.NArg() == 0 {
 		return errors.New("usage: pulumi-program-gen -schema <schema.json> -language <language> <program.pp>...")
 	}
-	generate, ok := generators[*language]
-	if !ok {
-		return fmt.Errorf("-language %q: this build generates %s", *language, strings.Join(schemafile.Languages(generators), ", "))
-	}
-	pkg, err := schemafile.Bind(*schemaPath, tool)
+	generate, pkg, err := schemafile.Prepare(tool, generators, *language, *schemaPath)
 	if err != nil {
 		return err
 	}

@@ -106,6 +106,17 @@ func describe(diag *hcl.Diagnostic) string {
 	return diag.Summary + ": " + diag.Detail
 }
 
+// Prepare is a command's start: the generator of language in the build's
+// table, and the package bound from the schema file at schemaPath.
+func Prepare[G any](tool string, generators map[string]G, language string, schemaPath string) (G, *schema.Package, error) {
+	generate, ok := generators[language]
+	if !ok {
+		return generate, nil, fmt.Errorf("-language %q: this build generates %s", language, strings.Join(Languages(generators), ", "))
+	}
+	pkg, err := Bind(schemaPath, tool)
+	return generate, pkg, err
+}
+
 // Languages is the languages of a build's table of generators, sorted.
 func Languages[G any](generators map[string]G) []string {
 	names := make([]string, 0, len(generators))
