@@ -2,7 +2,7 @@ import { assignShards } from "pulumi-dmarc-partner/fleet";
 import { describe, expect, it } from "vitest";
 import { fallbackShare } from "../../provider/src/fleet/budget";
 
-// Where tenants go: placed ones never move, new ones fill the lowest shard with room.
+// Where tenants go: placed ones never move, new ones fill the lowest shard holding tenants with room.
 
 const deployed = (entries: [number, string[]][]) => new Map(entries);
 const layout = (shards: ReturnType<typeof assignShards>) =>
@@ -53,6 +53,29 @@ describe("assignShards", () => {
       1,
     );
     expect(layout(shards)).toEqual(["prod-001: a", "prod-003: c", "prod-004: x", "prod-005: y"]);
+  });
+
+  it("places as if a shard stack holding no tenant were not there, as a runner that has not seen it yet does", () => {
+    // Three runners start together on a new fleet; the one for shard 3 scans once shard 2's runner has made its
+    // stack, before shard 1's has: it places every tenant where the other two do.
+    const seenByThird = assignShards("prod", deployed([[2, []]]), ["a", "b", "c", "d", "e", "f"], 2);
+    const seenByFirst = assignShards("prod", deployed([]), ["a", "b", "c", "d", "e", "f"], 2);
+    expect(layout(seenByThird)).toEqual(["prod-001: a b", "prod-002: c d", "prod-003: e f"]);
+    expect(layout(seenByThird)).toEqual(layout(seenByFirst));
+    expect(seenByThird.map((shard) => shard.exists)).toEqual([false, true, false]);
+    expect(
+      layout(
+        assignShards(
+          "prod",
+          deployed([
+            [1, ["a"]],
+            [3, []],
+          ]),
+          ["a", "x", "y"],
+          1,
+        ),
+      ),
+    ).toEqual(["prod-001: a", "prod-002: x", "prod-003: y"]);
   });
 
   it("keeps a shard all of whose tenants left, to offboard them", () => {

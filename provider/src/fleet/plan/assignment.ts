@@ -4,8 +4,12 @@
  * every runner on that backend sees the same assignment, it cannot disagree
  * with what is deployed, and nothing has to be committed back. Tenants not
  * deployed yet are placed by a rule every runner computes alike from the
- * same backend and inventory: the lowest-numbered shard with room, else a new
- * one. Placing never moves a tenant that is placed already.
+ * same backend and inventory: the lowest-numbered shard holding tenants with
+ * room, else a new one after the highest holding tenants. A shard stack that
+ * holds no tenant counts as not there: runners that start together on a new
+ * fleet each make their own shard's stack first, and one that saw another's
+ * empty stack would otherwise place every tenant one shard off. Placing never
+ * moves a tenant that is placed already.
  */
 
 /** Tenants per shard unless told otherwise; docs/guides/fleets.md says how it was chosen. */
@@ -66,9 +70,11 @@ export function assignShards(
     if (number === undefined) unplaced.push(key);
     else shardOf(number).tenants.push(key);
   }
+  const holdsTenants = (shard: Shard) => shard.tenants.length + shard.leaving.length > 0;
   for (const key of unplaced) {
-    const roomy = [...shards.values()].sort((a, b) => a.number - b.number).find((s) => s.tenants.length < shardSize);
-    const shard = roomy ?? shardOf(Math.max(0, ...shards.keys()) + 1);
+    const holding = [...shards.values()].filter(holdsTenants).sort((a, b) => a.number - b.number);
+    const roomy = holding.find((shard) => shard.tenants.length < shardSize);
+    const shard = roomy ?? shardOf(Math.max(0, ...holding.map((held) => held.number)) + 1);
     shard.tenants.push(key);
   }
   const order = new Map(keys.map((key, index) => [key, index]));
