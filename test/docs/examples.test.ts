@@ -6,7 +6,7 @@ import { resourceDefinitions } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { invokeDefinitions } from "../../provider/src/plugin/invokes";
-import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { EXAMPLE_LANGUAGES } from "../../scripts/reference/examples.mjs";
 import { referencePages } from "../../scripts/reference/index.mjs";
 import type { ExampleLanguage } from "../../scripts/sdk/generators.mjs";
@@ -15,7 +15,7 @@ import { compileNodejsSdk } from "../../scripts/sdk/packages.mjs";
 import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
-import { runTool } from "../support/sdkTools";
+import { runTool, writeGoModuleOnSdk } from "../support/sdkTools";
 
 // The reference pages' examples, as Pulumi's program generators write them
 // from their PCL (scripts/reference/examples/) and as the pages show them,
@@ -126,25 +126,12 @@ describe("the reference pages' examples", () => {
   it(
     "Go: type-check (go vet) against the module checked in at sdk/go/dmarc",
     () => {
-      const sdkModule = "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc";
       const project = join(work, "go");
       for (const name of names) {
         mkdirSync(join(project, name), { recursive: true });
         writeFileSync(join(project, name, "main.go"), examples[name]?.go ?? "");
       }
-      writeFileSync(
-        join(project, "go.mod"),
-        [
-          "module dmarc-examples",
-          "",
-          "go 1.25",
-          "",
-          `require ${sdkModule} v0.0.0`,
-          `require github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
-          `replace ${sdkModule} => ${JSON.stringify(join(projectRoot, "sdk", "go", "dmarc"))}`,
-          "",
-        ].join("\n"),
-      );
+      writeGoModuleOnSdk(project, "dmarc-examples");
       const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
       runTool("go", ["mod", "tidy"], project, env);
       // The compiler's type check, and vet's checks, of every program from Go's cache of the SDK's export data:

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
-import { runTool } from "../support/sdkTools";
+import { runTool, writeGoModuleOnSdk } from "../support/sdkTools";
 import { serviceShape } from "../support/serviceShape";
 import { typeScriptTenantShape } from "../support/typeScriptTenant";
 
@@ -22,9 +22,6 @@ const ENGINE_TIMEOUT = 600_000;
 const FIRST_BUILD_TIMEOUT = 900_000;
 
 const programs = join(projectRoot, "test", "fixtures", "plugin", "go");
-/** The Go SDK as its tag publishes it: the module checked in at sdk/go/dmarc (test/plugin/packages.test.ts holds it current). */
-const sdkModule = "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc";
-const sdkFolder = join(projectRoot, "sdk", "go", "dmarc");
 
 const zoneKey = {
   name: "go-update",
@@ -48,19 +45,7 @@ describe("Go programs through the provider plugin", () => {
     });
     // The programs' module, on the SDK's module as a partner's is on the published one.
     cpSync(programs, project.folder, { recursive: true });
-    writeFileSync(
-      join(project.folder, "go.mod"),
-      [
-        "module dmarc-go-programs",
-        "",
-        "go 1.25",
-        "",
-        `require ${sdkModule} v0.0.0`,
-        `require github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
-        `replace ${sdkModule} => ${JSON.stringify(sdkFolder)}`,
-        "",
-      ].join("\n"),
-    );
+    writeGoModuleOnSdk(project.folder, "dmarc-go-programs");
     runTool("go", ["mod", "tidy"], project.folder, { GOTOOLCHAIN: "local" });
   }, ENGINE_TIMEOUT);
 

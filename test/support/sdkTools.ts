@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
-import { pinnedPulumiVersion } from "../../scripts/project.mjs";
+import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
 
 // A generated SDK checked by its own language's tools, where this machine
 // has them: the SDK generator's test (a hand-written schema) and the
@@ -43,6 +43,30 @@ export function buildGoSdk(folder: string): void {
   const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
   runTool("go", ["get", `github.com/pulumi/pulumi/sdk/v3@v${pinnedPulumiVersion()}`], folder, env);
   runTool("go", ["build", "./..."], folder, env);
+}
+
+/** The Go SDK's module path, as its tag publishes it from sdk/go/dmarc (test/plugin/packages.test.ts holds it current). */
+const GO_SDK_MODULE = "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc";
+
+/**
+ * Writes the go.mod of programs named `module` in `folder`, on the Go SDK checked in at sdk/go/dmarc (as a
+ * partner's programs are on the published module) and the engine's sdk/v3.
+ */
+export function writeGoModuleOnSdk(folder: string, module: string): void {
+  const sdkFolder = join(projectRoot, "sdk", "go", "dmarc");
+  writeFileSync(
+    join(folder, "go.mod"),
+    [
+      `module ${module}`,
+      "",
+      "go 1.25",
+      "",
+      `require ${GO_SDK_MODULE} v0.0.0`,
+      `require github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
+      `replace ${GO_SDK_MODULE} => ${JSON.stringify(sdkFolder)}`,
+      "",
+    ].join("\n"),
+  );
 }
 
 /** Byte-compiles a Python SDK's package; test/plugin/packages.test.ts installs the plugin's wheel, test/plugin/python.test.ts runs programs on it. */
