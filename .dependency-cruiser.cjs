@@ -27,7 +27,7 @@ const SCRIPT_LAYERS = [
   ["toolchains", "engine"],
   ["sdk"],
   ["plugin", "reference"],
-  ["run.mjs", "demo.mjs", "dependencies.mjs", "options-trail.mjs", "test-summary.mjs", "layers.cjs"],
+  ["run.mjs", "demo.mjs", "dependencies.mjs", "options-trail.mjs", "test-summary.mjs", "layers.cjs", "checkout.mjs"],
 ];
 const scriptPath = (names) => `^scripts/(${names.map(escaped).join("|")})(/|$)`;
 

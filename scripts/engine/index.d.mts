@@ -1,1 +1,3 @@
-export declare function ensureEngine(): Promise<{ version: string; source: string; env: Record<string, string> }>;
+export declare function ensureEngine(
+  version?: string,
+): Promise<{ version: string; source: string; env: Record<string, string> }>;
