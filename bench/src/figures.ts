@@ -8,7 +8,8 @@ import type { StateFootprint } from "./state";
 // A run's figures by name, read back from the report it wrote, so that two
 // runs (this checkout and another commit, or this run and the last
 // release's) are compared figure by figure. Every figure is one where less
-// is better: seconds, CPU seconds, requests, bytes and ratios to the raw script.
+// is better: seconds, CPU seconds, peak memory, requests, bytes and ratios to
+// the raw script.
 
 export type Figures = Record<string, number>;
 
@@ -67,6 +68,7 @@ function phaseFigures(label: string, result: PhaseResult, runner: "runner" | "pr
     [`${label} provider CPU s`]: result.processes.provider.cpuSeconds,
     [`${label} ${runner} CPU s`]: result.programCpuSeconds,
     [`${label} CPU s, every process`]: allCpu(result),
+    [`${label} engine peak MiB`]: result.processes.engine.peakMemoryMiB,
     [`${label} requests`]: result.requests,
   };
 }
@@ -168,6 +170,6 @@ export function isWorse(current: number, reference: number): boolean {
 
 /** A figure as the tables show it: seconds and ratios to two places, counts and bytes whole. */
 export function shown(name: string, value: number): string {
-  if (/requests$|bytes per resource$/.test(name)) return Math.round(value).toLocaleString("en-US");
+  if (/requests$|bytes per resource$|MiB$/.test(name)) return Math.round(value).toLocaleString("en-US");
   return value.toFixed(2);
 }
