@@ -1,3 +1,4 @@
+// A sign-in link for an invited admin
 resource acme "dmarc:index:Organization" {
   name = "Acme Corp"
 }

@@ -1,3 +1,4 @@
+// An admin invited to an organisation
 resource acme "dmarc:index:Organization" {
   name = "Acme Corp"
 }
