@@ -13,7 +13,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ensureArtefact, fileDigest } from "../build/artefact.mjs";
-import { runProcess } from "../build/process.mjs";
+import { ask, runProcess } from "../build/process.mjs";
+import { projectRoot } from "../project.mjs";
 import { ensureProgramGenerator } from "./generators.mjs";
 
 /** Where the examples' sources are, one per resource, function or page, named after it. */
@@ -33,6 +34,24 @@ export const EXAMPLE_LANGUAGES = [
 
 const TITLE = /^\/\/ (.+)\n/;
 
+/** The repository's formatter, which lays out the TypeScript in a page's Markdown as it does the code's. */
+const biome = join(projectRoot, "node_modules", ".bin", "biome");
+const biomeVersion = () =>
+  JSON.parse(readFileSync(join(projectRoot, "node_modules", "@biomejs", "biome", "package.json"), "utf8")).version;
+
+/**
+ * The TypeScript as the pages' formatter leaves it (two spaces, not the
+ * generator's four), so that the schema and the pages carry one text.
+ */
+function formattedTypeScript(source) {
+  const result = ask(biome, ["format", "--stdin-file-path=example.ts"], { cwd: projectRoot, input: source });
+  if (!result.ok) throw new Error(`biome could not format a TypeScript example:\n${result.said}`);
+  return result.stdout;
+}
+
+/** What each language's generated source goes through before it is kept. */
+const FINISHING = { nodejs: formattedTypeScript };
+
 /** Each example's source file, by name. */
 function exampleFiles() {
   const files = readdirSync(EXAMPLES_DIR).filter((file) => file.endsWith(".pp"));
@@ -49,7 +68,7 @@ export async function ensureExamples(schemaText) {
   const generators = {};
   for (const { language } of EXAMPLE_LANGUAGES) generators[language] = await ensureProgramGenerator(language);
   const sources = Object.fromEntries(Object.entries(files).map(([name, file]) => [name, fileDigest(file)]));
-  const inputs = { schema: schemaText, generators, sources };
+  const inputs = { schema: schemaText, generators, sources, biome: biomeVersion() };
   const { folder } = await ensureArtefact("examples", inputs, (work, scratch) =>
     convert(files, schemaText, generators, work, scratch),
   );
@@ -75,9 +94,10 @@ async function convert(files, schemaText, generators, work, scratch) {
     const output = await runProcess(generators[language], ["-schema", schema, "-language", language, ...paths], {
       what: `converting the examples to ${language}`,
     });
+    const finish = FINISHING[language] ?? ((source) => source);
     for (const [path, source] of Object.entries(JSON.parse(output))) {
       // Markdown keeps no trailing blanks; the generators leave some (C#'s `() => `).
-      examples[basename(path, ".pp")].sources[language] = source.replace(/[ \t]+$/gm, "").trimEnd();
+      examples[basename(path, ".pp")].sources[language] = finish(source).replace(/[ \t]+$/gm, "").trimEnd();
     }
   }
   writeFileSync(join(work, "examples.json"), `${JSON.stringify(examples, null, 2)}\n`);
