@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { PLUGIN_DOWNLOAD_URL } from "../../provider/src/plugin/schema";
+import { writeVerifyProject } from "../../scripts/plugin/verify-release.mjs";
 import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
 import { generateSdks, packageSdks } from "../../scripts/sdk/index.mjs";
 import { GO_MODULE_FOLDER } from "../../scripts/sdk/packages.mjs";
@@ -167,6 +169,41 @@ describe("the SDK packages a release publishes", () => {
         `github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
       );
       runTool("go", ["build", "./..."], GO_MODULE_FOLDER, env);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "the release's verification projects, here on these packages: TypeScript compiles, Python compiles, Go vets; C# and YAML name the package and the program",
+    () => {
+      const folder = (language: string) => join(work, "verify", language);
+      const nodejs = writeVerifyProject("nodejs", folder("nodejs"), version, packages);
+      const manifest = JSON.parse(nodejs["package.json"] ?? "{}");
+      expect(manifest.dependencies["@dmarc-partner/pulumi-dmarc"]).toBe(`file:${packages.npm}`);
+      // From npm's cache, as the suite's other projects: the pinned @pulumi/pulumi, and the repository's compiler.
+      manifest.dependencies["@pulumi/pulumi"] = pinnedPulumiVersion();
+      delete manifest.devDependencies;
+      writeFileSync(join(folder("nodejs"), "package.json"), JSON.stringify(manifest));
+      runTool("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], folder("nodejs"));
+      runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", ".", "--noEmit"], folder("nodejs"));
+
+      const python = writeVerifyProject("python", folder("python"), version, packages);
+      expect(python["requirements.txt"]).toContain(packages.wheel);
+      runTool("python3", ["-m", "py_compile", "__main__.py"], folder("python"));
+
+      const go = writeVerifyProject("go", folder("go"), version, { goModule: GO_MODULE_FOLDER });
+      expect(go["go.mod"]).toContain(`require github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc v${version}`);
+      const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
+      runTool("go", ["mod", "tidy"], folder("go"), env);
+      runTool("go", ["vet", "."], folder("go"), env);
+
+      const dotnet = writeVerifyProject("dotnet", folder("dotnet"), version);
+      expect(dotnet["verify-release.csproj"]).toContain(
+        `<PackageReference Include="DmarcPartner.Dmarc" Version="${version}" />`,
+      );
+      expect(dotnet["Program.cs"]).toContain("new Dmarc.Domain(");
+      const yaml = parse(writeVerifyProject("yaml", folder("yaml"), version)["Pulumi.yaml"] ?? "");
+      expect(yaml).toMatchObject({ name: "verify-release", runtime: "yaml", outputs: { record: expect.any(String) } });
     },
     TIMEOUT,
   );
