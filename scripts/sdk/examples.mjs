@@ -97,7 +97,9 @@ async function convert(files, schemaText, generators, work, scratch) {
     const finish = FINISHING[language] ?? ((source) => source);
     for (const [path, source] of Object.entries(JSON.parse(output))) {
       // Markdown keeps no trailing blanks; the generators leave some (C#'s `() => `).
-      examples[basename(path, ".pp")].sources[language] = finish(source).replace(/[ \t]+$/gm, "").trimEnd();
+      examples[basename(path, ".pp")].sources[language] = finish(source)
+        .replace(/[ \t]+$/gm, "")
+        .trimEnd();
     }
   }
   writeFileSync(join(work, "examples.json"), `${JSON.stringify(examples, null, 2)}\n`);

@@ -108,7 +108,7 @@ describe("the GitHub Actions workflows", () => {
     expect(job.strategy?.matrix.language).toEqual(["nodejs", "python", "go", "dotnet"]);
     const runs = job.steps.map((step) => step.run ?? "").join("\n");
     // The projects test/plugin/packages.test.ts writes on this machine's packages, here on the registries'.
-    expect(runs).toContain('node scripts/plugin/verify-release.mjs --language "${{ matrix.language }}"');
+    expect(runs).toMatch(/node scripts\/plugin\/verify-release\.mjs --language "\$\{\{ matrix\.language \}\}"/);
     expect(runs).toContain("pulumi install");
     expect(runs).toContain("pulumi up --yes");
   });
