@@ -11,7 +11,7 @@ import { referencePages } from "../../scripts/reference/index.mjs";
 import { EXAMPLE_LANGUAGES, exampleIn, INDEX_EXAMPLE } from "../../scripts/sdk/examples.mjs";
 import type { ExampleLanguage } from "../../scripts/sdk/generators.mjs";
 import { generateSdks } from "../../scripts/sdk/index.mjs";
-import { compileNodejsSdk } from "../../scripts/sdk/packages.mjs";
+import { compileNodejsSdk, GO_MODULE_FOLDER } from "../../scripts/sdk/packages.mjs";
 import { ensureSchema } from "../../scripts/sdk/schema.mjs";
 import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
@@ -60,6 +60,33 @@ const examples: Record<string, Partial<Record<ExampleLanguage, string>>> = Objec
 );
 const names = Object.keys(examples);
 const schemaMembers = { ...schema.resources, ...schema.functions } as Record<string, { description: string }>;
+
+/** The text of every file of `folder` ending in `extension`, together. */
+function sourcesOf(folder: string, extension: string): string {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(extension))
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name), "utf8"))
+    .join("\n");
+}
+
+/** Each table of a page's sections "In each language" and "Names in each language", its rows by its header's names. */
+function languageTables(text: string): Record<string, string>[][] {
+  const sections = text.split(/^#{2,3} /m).filter((section) => /^(Names )?[Ii]n each language\n/.test(section));
+  return sections.flatMap((section) =>
+    section
+      .split(/\n\n/)
+      .filter((block) => block.startsWith("|"))
+      .map((block) => {
+        const [header = [], , ...rows] = block.split("\n").map((line) =>
+          line
+            .replace(/^\||\|$/g, "")
+            .split(/(?<!\\)\|/)
+            .map((cell) => cell.trim()),
+        );
+        return rows.map((row) => Object.fromEntries(header.map((name, column) => [name, row[column] ?? ""])));
+      }),
+  );
+}
 
 describe("the reference pages' examples", () => {
   let work: string;
@@ -173,6 +200,31 @@ describe("the reference pages' examples", () => {
     });
     expect(named.length).toBeGreaterThan(names.length * 2);
     expect(named.filter(({ member }) => !declared.has(member as string))).toEqual([]);
+  });
+
+  it("name every class, function, field and enumeration constant as the SDK of its language declares it", () => {
+    const sdkSources: Record<string, string> = {
+      TypeScript: sourcesOf(sdks.nodejs as string, ".ts"),
+      Python: sourcesOf(sdks.python as string, ".py"),
+      Go: sourcesOf(GO_MODULE_FOLDER, ".go"),
+      "C#": sourcesOf(sdks.dotnet as string, ".cs"),
+    };
+    const named = pages.flatMap((page) =>
+      languageTables(page.text).flatMap((rows) =>
+        rows.flatMap((row) => {
+          // The first table has a row per language; the others a column per language.
+          const cells: [string, string][] = row.Language
+            ? [[row.Language, row.Resource ?? row.Function ?? ""]]
+            : Object.entries(row);
+          return cells
+            .filter(([language]) => language in sdkSources)
+            .map(([language, cell]) => ({ page: page.path, language, name: /`[^`]*?(\w+)`$/.exec(cell)?.[1] ?? cell }));
+        }),
+      ),
+    );
+    expect(named.length).toBeGreaterThan(200);
+    const missing = named.filter(({ language, name }) => !new RegExp(`\\b${name}\\b`).test(sdkSources[language] ?? ""));
+    expect(missing).toEqual([]);
   });
 
   it(
