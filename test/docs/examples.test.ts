@@ -202,6 +202,30 @@ describe("the reference pages' examples", () => {
     expect(named.filter(({ member }) => !declared.has(member as string))).toEqual([]);
   });
 
+  it("are in the doc comments of each SDK generated from the schema, each its own language's", () => {
+    // Comment markers, indentation and XML escapes aside, as each generator lays out a comment.
+    const bare = (text: string) =>
+      text
+        .replaceAll("&gt;", ">")
+        .replaceAll("&lt;", "<")
+        .replaceAll("&quot;", '"')
+        .replaceAll("&amp;", "&")
+        .replace(/[\s*/#]/g, "");
+    const sdkSources: [ExampleLanguage, string][] = [
+      ["nodejs", bare(sourcesOf(sdks.nodejs as string, ".ts"))],
+      ["python", bare(sourcesOf(sdks.python as string, ".py"))],
+      ["go", bare(sourcesOf(GO_MODULE_FOLDER, ".go"))],
+      ["dotnet", bare(sourcesOf(sdks.dotnet as string, ".cs"))],
+    ];
+    const missing = Object.entries(schemaMembers).flatMap(([token, member]) => {
+      const example = exampleIn(member.description);
+      return sdkSources
+        .filter(([language, sources]) => !sources.includes(bare(example?.sources[language] ?? "-")))
+        .map(([language]) => `${token} in ${language}`);
+    });
+    expect(missing).toEqual([]);
+  });
+
   it("name every class, function, field and enumeration constant as the SDK of its language declares it", () => {
     const sdkSources: Record<string, string> = {
       TypeScript: sourcesOf(sdks.nodejs as string, ".ts"),
