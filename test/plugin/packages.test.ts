@@ -97,15 +97,20 @@ describe("the SDK packages a release publishes", () => {
   });
 
   it(
-    "npm: the tarball installs into a fresh project, which compiles against it and loads it",
+    "npm: the tarball installs into a fresh project (the release's verification project), which compiles against it and loads it",
     () => {
       const project = join(work, "npm-project");
-      mkdirSync(project);
-      const dependencies = { "@dmarc-partner/pulumi-dmarc": `file:${packages.npm}`, "@pulumi/pulumi": "3.246.0" };
-      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "partner", private: true, dependencies }));
+      const files = writeVerifyProject("nodejs", project, version, packages);
+      const manifest = JSON.parse(files["package.json"] ?? "{}");
+      expect(manifest.dependencies["@dmarc-partner/pulumi-dmarc"]).toBe(`file:${packages.npm}`);
+      // From npm's cache, as the suite's other projects: the pinned @pulumi/pulumi, and the repository's compiler.
+      manifest.dependencies["@pulumi/pulumi"] = pinnedPulumiVersion();
+      delete manifest.devDependencies;
+      writeFileSync(join(project, "package.json"), JSON.stringify(manifest));
       runTool("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], project);
+      // Beside the verification's program (the index page's example), one that exports what it declares, to load.
       writeFileSync(
-        join(project, "index.ts"),
+        join(project, "declared.ts"),
         [
           'import * as dmarc from "@dmarc-partner/pulumi-dmarc";',
           'const args: dmarc.OrganizationArgs = { name: "Acme Corp" };',
@@ -113,20 +118,15 @@ describe("the SDK packages a release publishes", () => {
           "",
         ].join("\n"),
       );
-      const compilerOptions = {
-        strict: true,
-        module: "nodenext",
-        target: "es2022",
-        skipLibCheck: true,
-        outDir: "out",
-        typeRoots: [join(projectRoot, "node_modules", "@types")],
-        types: ["node"],
-      };
-      writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
+      const tsconfig = JSON.parse(files["tsconfig.json"] ?? "{}");
+      writeFileSync(
+        join(project, "tsconfig.json"),
+        JSON.stringify({ ...tsconfig, files: ["index.ts", "declared.ts"] }),
+      );
       runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "."], project);
       const loaded = runTool(
         process.execPath,
-        ["-e", 'const m = require("./out/index.js"); console.log(m.declared.length, m.declared[1].name)'],
+        ["-e", 'const m = require("./bin/declared.js"); console.log(m.declared.length, m.declared[1].name)'],
         project,
       );
       expect(loaded.trim()).toBe("4 Organization");
@@ -174,19 +174,9 @@ describe("the SDK packages a release publishes", () => {
   );
 
   it(
-    "the release's verification projects, here on these packages: TypeScript compiles, Python compiles, Go vets; C# and YAML name the package and the program",
+    "the release's verification projects in the other languages, here on these packages: Python compiles, Go vets; C# and YAML name the package and the program",
     () => {
       const folder = (language: string) => join(work, "verify", language);
-      const nodejs = writeVerifyProject("nodejs", folder("nodejs"), version, packages);
-      const manifest = JSON.parse(nodejs["package.json"] ?? "{}");
-      expect(manifest.dependencies["@dmarc-partner/pulumi-dmarc"]).toBe(`file:${packages.npm}`);
-      // From npm's cache, as the suite's other projects: the pinned @pulumi/pulumi, and the repository's compiler.
-      manifest.dependencies["@pulumi/pulumi"] = pinnedPulumiVersion();
-      delete manifest.devDependencies;
-      writeFileSync(join(folder("nodejs"), "package.json"), JSON.stringify(manifest));
-      runTool("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], folder("nodejs"));
-      runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", ".", "--noEmit"], folder("nodejs"));
-
       const python = writeVerifyProject("python", folder("python"), version, packages);
       expect(python["requirements.txt"]).toContain(packages.wheel);
       runTool("python3", ["-m", "py_compile", "__main__.py"], folder("python"));
