@@ -10,7 +10,7 @@ import type { BackendRecords, Recorder } from "./backendRecords";
 // found gets one verdict; the create is settled only when exactly one is
 // proven and none is left in doubt.
 
-export type CandidateVerdict =
+type CandidateVerdict =
   /** This stack records it, or this recovery adopted it for an earlier operation. */
   | "recordedHere"
   /** Another stack of the backend records it. */
