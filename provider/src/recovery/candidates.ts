@@ -67,6 +67,14 @@ const RULES: Record<Ownership, (judging: Judging) => CandidateVerdict> = {
   createTakesIt: () => "proven",
 };
 
+/** Why an object the rule proved is the create's, in the report's words. */
+export const PROVEN_BECAUSE: Record<Ownership, string> = {
+  madeDuringRun: "the create was carried out: the object was made during the killed run, and no stack records it",
+  uniqueInOrganization:
+    "the create was carried out: its name is unique in an organisation this stack alone records (or one made during the run), and no stack records it",
+  createTakesIt: "found, and a create of these inputs takes it anyway; no stack records it",
+};
+
 export function judgeCandidates(
   candidates: readonly CreateCandidate[],
   ownership: Ownership,
