@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { installedOrWhyNot } from "../../bench/src/debianPackages";
 import { projectRoot } from "../../scripts/project.mjs";
 import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
+import { makeCertificates } from "./certificates";
 
 // A pipeline runner whose only way out is a forward proxy, as in a
 // partner's locked-down network: three network namespaces joined by veth
@@ -82,56 +83,6 @@ function freeRange(): string {
       return `10.254.${octet}`;
   }
   throw new Error("no free 10.254.x.0/24 range for the test's network");
-}
-
-function makeCertificates(folder: string, serviceAddress: string): string {
-  const at = (name: string) => join(folder, name);
-  const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  sh("openssl", [
-    "req",
-    "-x509",
-    ...key,
-    "-keyout",
-    at("ca.key"),
-    "-out",
-    at("ca.pem"),
-    "-days",
-    "2",
-    "-subj",
-    "/CN=Test Company Root CA",
-  ]);
-  sh("openssl", [
-    "req",
-    ...key,
-    "-keyout",
-    at("service.key"),
-    "-out",
-    at("service.csr"),
-    "-subj",
-    `/CN=${SERVICE_HOST}`,
-  ]);
-  writeFileSync(
-    at("service.ext"),
-    `subjectAltName=DNS:${SERVICE_HOST},IP:${serviceAddress}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
-  );
-  sh("openssl", [
-    "x509",
-    "-req",
-    "-in",
-    at("service.csr"),
-    "-CA",
-    at("ca.pem"),
-    "-CAkey",
-    at("ca.key"),
-    "-CAcreateserial",
-    "-out",
-    at("service.pem"),
-    "-days",
-    "2",
-    "-extfile",
-    at("service.ext"),
-  ]);
-  return at("ca.pem");
 }
 
 async function until<T>(
@@ -236,7 +187,7 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
       cleanups.push(() => rmSync(etc, { recursive: true, force: true }));
     }
 
-    const caFile = makeCertificates(folder, address.serviceApi);
+    const { caFile, certFile, keyFile } = makeCertificates(folder, { dns: [SERVICE_HOST], ip: [address.serviceApi] });
     let banner = "";
     const emulator = spawn(
       "ip",
@@ -251,9 +202,9 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
         "--port",
         String(SERVICE_PORT),
         "--tls-cert",
-        join(folder, "service.pem"),
+        certFile,
         "--tls-key",
-        join(folder, "service.key"),
+        keyFile,
         "--dns-host",
         address.serviceDns,
         "--dns-check-interval",
