@@ -55,10 +55,10 @@ export async function ensureNodeLine(line) {
 
 /**
  * The `node` binary of another platform (`os` and `cpu` in Node's words) at
- * this node's version, from npm's package of it; answers its path.
+ * `version` (this node's unless given), from npm's package of it; answers its path.
  */
-export async function ensureNodeBinary(os, cpu) {
-  const spec = `${binaryPackage(os, cpu)}@${process.versions.node}`;
+export async function ensureNodeBinary(os, cpu, version = process.versions.node) {
+  const spec = `${binaryPackage(os, cpu)}@${version}`;
   const { folder } = await ensureArtefact("node-binary", { spec }, async (work, scratch) => {
     const packed = await runProcess("npm", ["pack", "--json", "--pack-destination", scratch, spec], {
       what: `npm pack ${spec}`,
