@@ -146,6 +146,18 @@ describe("check", () => {
     );
   });
 
+  it("refuses a caFile that holds no certificate at check, naming the key, its variable and the file", async () => {
+    await configure({
+      "dmarc:baseUrl": "https://api.dmarc.example",
+      "dmarc:clientId": handle.partner.clientId,
+      "dmarc:clientSecret": handle.partner.clientSecret,
+      "dmarc:caFile": "/nonexistent/company-ca.pem",
+    });
+    await expect(host.check("Organization", {}, { name: "x" })).rejects.toThrow(
+      /dmarc:caFile \(environment variable DMARC_CA_FILE\) cannot be read \(ENOENT\): it must name a PEM file of one or more certificates; got "\/nonexistent\/company-ca\.pem"\./,
+    );
+  });
+
   it("refuses a proxy that is not an http(s) proxy's address at check, never showing it", async () => {
     await configure({
       "dmarc:baseUrl": "https://api.dmarc.example",
