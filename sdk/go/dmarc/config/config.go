@@ -50,6 +50,19 @@ func GetBudgetStore(ctx *pulumi.Context) string {
 	return value
 }
 
+// A PEM file of one or more certificate authorities to trust besides the operating system's store, Node.js's own list and NODE_EXTRA_CA_CERTS: a company's CA (of the service's address, a TLS-inspecting proxy or an https:// proxy) for this stack or run alone. A relative path is read from the folder the provider runs in. Environment variable: `DMARC_CA_FILE`.
+func GetCaFile(ctx *pulumi.Context) string {
+	v, err := config.Try(ctx, "dmarc:caFile")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_CA_FILE"); d != nil {
+		value = d.(string)
+	}
+	return value
+}
+
 // OAuth 2.0 client id, exchanged with clientSecret at `POST {baseUrl}/auth/token`. Environment variable: `DMARC_CLIENT_ID`.
 func GetClientId(ctx *pulumi.Context) string {
 	v, err := config.Try(ctx, "dmarc:clientId")
@@ -76,7 +89,7 @@ func GetClientSecret(ctx *pulumi.Context) string {
 	return value
 }
 
-// Time allowed to open a connection, in milliseconds. Environment variable: `DMARC_CONNECT_TIMEOUT_MS`.
+// Time allowed to open a connection, in milliseconds; through a proxy, to reach the proxy and again for its answer to CONNECT. Environment variable: `DMARC_CONNECT_TIMEOUT_MS`.
 func GetConnectTimeoutMs(ctx *pulumi.Context) int {
 	v, err := config.TryInt(ctx, "dmarc:connectTimeoutMs")
 	if err == nil {
