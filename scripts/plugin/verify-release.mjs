@@ -43,6 +43,7 @@ const PROJECTS = {
     "package.json": json({
       name: "verify-release",
       private: true,
+      main: "index.ts",
       dependencies: {
         "@dmarc-partner/pulumi-dmarc": packages ? `file:${packages.npm}` : version,
         "@pulumi/pulumi": "^3.139.0",
