@@ -68,7 +68,14 @@ export async function ensureExamples(schemaText) {
   const generators = {};
   for (const { language } of EXAMPLE_LANGUAGES) generators[language] = await ensureProgramGenerator(language);
   const sources = Object.fromEntries(Object.entries(files).map(([name, file]) => [name, fileDigest(file)]));
-  const inputs = { schema: schemaText, generators, sources, biome: biomeVersion() };
+  // This module too: how a source is finished is part of what the artefact holds.
+  const inputs = {
+    schema: schemaText,
+    generators,
+    sources,
+    biome: biomeVersion(),
+    script: fileDigest(import.meta.filename),
+  };
   const { folder } = await ensureArtefact("examples", inputs, (work, scratch) =>
     convert(files, schemaText, generators, work, scratch),
   );
