@@ -4,7 +4,9 @@ import type { Deployment } from "../../checkpoint/deployment";
 import { fileBackendFolder, projectStackNames } from "../../checkpoint/fileBackend";
 import { fileStack } from "../../checkpoint/fileStack";
 import { brokenCheckpoints } from "../../checkpoint/repair";
+import { type BackendDeclarations, backendDeclarations } from "../../recovery/backendRecords";
 import type { StackRecovery } from "../../recovery/shard";
+import { cliListing } from "../../recovery/stack";
 import { runPool } from "../pool";
 import { checkedAtIn, driftFoundIn } from "../shard/driftMark";
 import { type ShardBackend, type ShardState, shardStateOf, workspaceOptions } from "../shard/shard";
@@ -44,7 +46,12 @@ export async function backendFolderOf(
   workspace: LocalWorkspace,
   configured: string | undefined,
 ): Promise<string | undefined> {
-  return fileBackendFolder(configured ?? process.env.PULUMI_BACKEND_URL ?? (await workspace.whoAmI()).url);
+  return fileBackendFolder(await backendUrlOf(workspace, configured));
+}
+
+/** The URL of the backend a workspace's stacks are in: the one configured, the process's, else the one it is logged in to. */
+async function backendUrlOf(workspace: LocalWorkspace, configured: string | undefined): Promise<string | undefined> {
+  return configured ?? process.env.PULUMI_BACKEND_URL ?? (await workspace.whoAmI()).url;
 }
 
 /** Recovers the shards whose checkpoint a killed run cut short: the backend could not load them. */
@@ -165,4 +172,25 @@ export async function fleetHoldings(scan: FleetScan, concurrency: number): Promi
     for (const key of state.tenants) holdings.keys.set(key, state.name);
   }
   return holdings;
+}
+
+/** Whether a stack, as the backend names it (`<project>/<stack>`, `<org>/<project>/<stack>` or `<stack>`), is one of the fleet's shards. */
+function isFleetShard(scan: FleetScan, name: string): boolean {
+  const parts = name.split("/");
+  const project = parts.length > 1 ? parts.at(-2) : scan.backend.projectName;
+  return project === scan.backend.projectName && shardNumber(scan.fleet, parts.at(-1) ?? "") !== undefined;
+}
+
+/**
+ * What every other stack of the fleet's backend declares and records: other
+ * fleets' shards, other projects' stacks, programs' stacks. Read from a file
+ * backend's files or a PostgreSQL backend's rows directly, else through the
+ * CLI; the fleet's own shards are left out, {@link scanFleet} reads them.
+ */
+export async function otherStacks(scan: FleetScan, pulumi: PulumiCommand): Promise<BackendDeclarations> {
+  const { fleet, backend } = scan;
+  const workspace = await LocalWorkspace.create(workspaceOptions(backend, `${fleet}.scan`, pulumi));
+  const backendUrl = await backendUrlOf(workspace, backend.backendUrl ?? backend.env.PULUMI_BACKEND_URL);
+  const listing = cliListing(pulumi.command, workspace.workDir, { ...process.env, ...workspace.envVars });
+  return backendDeclarations(backendUrl, listing, (name) => isFleetShard(scan, name));
 }
