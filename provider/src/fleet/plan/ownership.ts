@@ -31,7 +31,7 @@ export class OwnershipConflict extends Error {
       [
         `refused before any write: ${conflicts.length} tenant(s) declared in two places on this backend, where one stack's recovery could adopt, and its destroy delete, the other's organisation:`,
         ...conflicts.map((conflict) => `  ${conflict}`),
-        'Declare each customer in one place: remove the entry from one inventory (that fleet offboards it; with onDelete: keep it only forgets it), or give two different customers different names. docs/guides/fleets.md, "One customer, one place".',
+        'Declare each customer in one place: remove the entry from one inventory (that fleet offboards it; with onDelete: keep it only forgets it), or give two different customers different names. docs/guides/fleets.md, "A customer in one place".',
       ].join("\n"),
     );
   }
