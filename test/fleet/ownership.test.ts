@@ -12,6 +12,7 @@ import {
 } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { startCommand } from "../reliability/harness";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import {
@@ -181,6 +182,20 @@ describe("one customer in two fleets on one backend", () => {
     expect(destroyed.results[0]?.removed).toBeUndefined();
     expect(destroyed.totals.tenants.refused).toBe(1);
     expect(await client.getOrganization(bravoId)).toBeUndefined();
+    expect((await client.getOrganization(acmeId))?.name).toBe("Acme Corp");
+
+    // The refusal's command forgets the tenant in blue's shard; the next destroy removes the emptied stack.
+    const forget = /: (pulumi state delete .*) \(in \.dmarc-fleet\/work\/[^)]+\)$/.exec(refusal ?? "")?.[1];
+    const blueOptions = options(blue, []);
+    const workDir = join(blueOptions.stateDir, "work", `${blue}-001`);
+    const forgotten = await startCommand("sh", ["-c", `${forget} --yes`], workDir, {
+      ...(await useEngine()),
+      ...backend,
+    }).done;
+    expect(forgotten.code, forgotten.stderr).toBe(0);
+    const emptied = await runFleet("destroy", blueOptions);
+    expect(emptied.results[0]).toMatchObject({ shard: `${blue}-001`, status: "done", removed: true });
+    expect(fleetStackNames(blueOptions, blue)).toEqual([]);
     expect((await client.getOrganization(acmeId))?.name).toBe("Acme Corp");
   }, 300_000);
 });
