@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { type CheckpointFile, readJson, stateOf } from "../checkpoint/checkpointFile";
 import {
   type Deployment,
@@ -30,7 +31,7 @@ export interface Recorder {
 }
 
 /** A create another stack began and never finished: it may have made an object too. */
-export interface PendingElsewhere extends Recorder {
+interface PendingElsewhere extends Recorder {
   resource: StateResource;
 }
 
@@ -80,7 +81,8 @@ function fileStacks(folder: string, skip: Skip): StackRead[] {
       const state = repair?.state ?? stateOf(readJson<CheckpointFile>(file) ?? readJson<CheckpointFile>(`${file}.gz`));
       return { name, state };
     } catch (error) {
-      return { name, unreadable: (error as Error).message };
+      // A stack removed while it was read records nothing any more.
+      return existsSync(file) ? { name, unreadable: (error as Error).message } : { name, state: undefined };
     }
   });
 }

@@ -10,7 +10,7 @@ import type { BackendRecords, Recorder } from "./backendRecords";
 // found gets one verdict; the create is settled only when exactly one is
 // proven and none is left in doubt.
 
-export type CandidateVerdict =
+type CandidateVerdict =
   /** This stack records it, or this recovery adopted it for an earlier operation. */
   | "recordedHere"
   /** Another stack of the backend records it. */
@@ -65,6 +65,14 @@ const RULES: Record<Ownership, (judging: Judging) => CandidateVerdict> = {
   madeDuringRun: byDate,
   uniqueInOrganization: (judging) => (organizationIsOurs(judging) ? "proven" : byDate(judging)),
   createTakesIt: () => "proven",
+};
+
+/** Why an object the rule proved is the create's, in the report's words. */
+export const PROVEN_BECAUSE: Record<Ownership, string> = {
+  madeDuringRun: "the create was carried out: the object was made during the killed run, and no stack records it",
+  uniqueInOrganization:
+    "the create was carried out: its name is unique in an organisation this stack alone records (or one made during the run), and no stack records it",
+  createTakesIt: "found, and a create of these inputs takes it anyway; no stack records it",
 };
 
 export function judgeCandidates(

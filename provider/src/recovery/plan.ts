@@ -16,7 +16,13 @@ import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecyc
 import { PROVIDER_KEY } from "../runtime/providerModule";
 import { dmarcTypeName, pluginTypeName } from "../runtime/typeToken";
 import { containsSecret, plain } from "../runtime/values";
-import { describeJudged, type JudgedCandidate, judgeCandidates, type OwnershipFacts } from "./candidates";
+import {
+  describeJudged,
+  type JudgedCandidate,
+  judgeCandidates,
+  type OwnershipFacts,
+  PROVEN_BECAUSE,
+} from "./candidates";
 
 // What recovery does with each pending operation an interrupted run left in
 // the state. Only a pending create can have made an object the state does not
@@ -318,9 +324,7 @@ async function settleCreate(
     return { ...step, ...outcome, ...(outcome.action === "unsettled" ? { candidates: listed } : {}) };
   }
   here.add(outcome.chosen.id);
-  const why = decision
-    ? "adopted as asked (--adopt)"
-    : "the create was carried out: made during the killed run, recorded by no stack";
+  const why = decision ? "adopted as asked (--adopt)" : PROVEN_BECAUSE[lookable.definition.ownership];
   return taken(step, lookable.definition, outcome.chosen.id, recorded, why);
 }
 

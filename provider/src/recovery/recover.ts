@@ -71,6 +71,8 @@ export interface RecoveryReport {
   /** A checkpoint the backend cannot load, and how it is (or would be) repaired. */
   checkpoint?: Omit<CheckpointRepair, "state">;
   steps: SettlementStep[];
+  /** What pending creates were weighed against: the other stacks read, and when the killed run began. */
+  weighed?: string;
   /** Whether `pulumi refresh` ran (or would run) for pending updates and deletes. */
   refresh: boolean;
   /** The copy of the starting state. */
@@ -227,6 +229,15 @@ async function ownershipFacts({ stack, report }: Recovery): Promise<OwnershipFac
     : { elsewhere };
 }
 
+function weighedAgainst({ elsewhere, runStartedAt, runStartSource }: OwnershipFacts): string {
+  const began =
+    runStartedAt === undefined
+      ? "when the killed run began is unknown (it left no lock)"
+      : `the killed run began at ${new Date(runStartedAt).toISOString()} (${runStartSource})`;
+  const unreadable = elsewhere.unreadable.length > 0 ? `, ${elsewhere.unreadable.length} could not be read` : "";
+  return `pending creates weighed against ${elsewhere.stacksRead} other stack(s) of the backend${unreadable}; ${began}`;
+}
+
 /** With no live run in the way: stops the orphans, plans each pending operation's settlement, and carries it out. */
 async function settle(recovery: Recovery): Promise<RecoveryReport> {
   const { options, report } = recovery;
@@ -240,12 +251,14 @@ async function settle(recovery: Recovery): Promise<RecoveryReport> {
   }
   // The service, and the backend's other stacks, are asked only about pending creates.
   const creates = pendingOperations(state).some((operation) => operation.type === "creating");
+  const facts = creates ? await ownershipFacts(recovery) : { elsewhere: NO_RECORDS };
   const services: PlanInputs = {
     client: creates ? clientFrom(await settings()) : undefined,
     definitionOf,
-    facts: creates ? await ownershipFacts(recovery) : { elsewhere: NO_RECORDS },
+    facts,
     ...(options.decisions ? { decisions: options.decisions } : {}),
   };
+  if (creates) report.weighed = weighedAgainst(facts);
   report.steps = await planSettlement(state, services);
   report.refresh = report.steps.some((step) => step.action === "refresh");
   const changesState = report.deadLocks.length > 0 || broken !== undefined || report.steps.length > 0;

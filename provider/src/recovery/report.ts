@@ -113,6 +113,7 @@ export function formatReport(
     ...report.deadLocks.map(
       (lock) => `${planned ? "would remove" : "removed"} the lock of ${describeLock(lock)}: that run is gone`,
     ),
+    ...(report.weighed ? [report.weighed] : []),
     ...report.steps.flatMap((step) => stepLines(step, planned, again)),
   ];
   if (planned) return [...lines, "Dry run: nothing changed. Run without --dry-run to do this."];

@@ -7,7 +7,7 @@ import { plain } from "./values";
  * How much the service's clock may run behind ours: an object the service
  * stamped up to this long before we sent the create can still be its result.
  */
-export const CLOCK_SKEW_ALLOWANCE_MS = 5_000;
+const CLOCK_SKEW_ALLOWANCE_MS = 5_000;
 
 /**
  * When this process started: the engine starts the provider for each run, so
@@ -27,7 +27,7 @@ export function madeSinceMoment(candidate: CreateCandidate, since: number): bool
 }
 
 /** "org_1 (Acme Corp, created 2026-12-02T01:02:03Z)": a candidate as a person checks it on the service. */
-export function describeCandidate(candidate: CreateCandidate): string {
+function describeCandidate(candidate: CreateCandidate): string {
   const dated = candidate.createdAt ? `, created ${candidate.createdAt}` : "";
   return `${candidate.id} (${candidate.label}${dated})`;
 }
