@@ -15,7 +15,7 @@ import { DEFAULT_AUDIT_LOG_MARGIN_SECONDS } from "./plan/auditedDrift";
 import { checkedCatalogue } from "./plan/catalogue";
 import { type JobChoice, jobsToRun, type PlanInputs, planFleet } from "./plan/fleetPlan";
 import { DEFAULT_MAX_OFFBOARD } from "./plan/offboardingGate";
-import { checkDeclarations, type Ownership } from "./plan/ownership";
+import { checkDeclarations, type Ownership, type OwnershipConflict } from "./plan/ownership";
 import { type FleetScan, otherStacks, pulumiCommand, scanFleet } from "./plan/scan";
 import { runPool } from "./pool";
 import { progressSink } from "./progress";
@@ -120,7 +120,9 @@ async function scanBackend(command: FleetCommand, inventory: Inventory, fleetSca
 /**
  * Runs one command over the fleet: every shard stack of `options.fleet` in
  * the backend, plus the new shards the inventory's new tenants need. Before
- * any shard runs, every offboarding is approved or refused; a refused
+ * any shard runs, a tenant declared in another place on the backend refuses
+ * the run (preview and up, {@link OwnershipConflict}), and every offboarding
+ * is approved or refused; a refused
  * tenant is left out of its shard's run, whose other changes go ahead.
  * Shards run side by side (`concurrency`), take every request's turn from
  * one pacer the runner holds for the run (./pacer.ts), and a
