@@ -8,6 +8,7 @@ import {
   type FleetInvocation,
   OwnershipConflict,
   runFleet,
+  runImport,
   shardRecovery,
 } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -112,6 +113,16 @@ describe("one customer in two fleets on one backend", () => {
       );
     }
     expect(fleetStackNames(options(blue, []), blue)).toEqual([]);
+
+    // Blue's import leaves out the organisation red's shard records: its entry would only be refused.
+    const { inventory: _none, ...blueOptions } = options(blue, []);
+    const inventoryPath = join(blueOptions.stateDir, "imported.yaml");
+    rmSync(inventoryPath, { force: true });
+    const imported = await runImport({ ...blueOptions, inventoryPath });
+    expect(imported.managed).toEqual([
+      { organizationId: acmeId, name: "Acme Corp", by: `stack dmarc-fleet-test/${red}-001 (a shard of fleet ${red})` },
+    ]);
+    expect(imported.written).toEqual([]);
   }, 120_000);
 
   it("refuses a tenant two shards of one fleet hold, naming both, in the per-shard form too", async () => {

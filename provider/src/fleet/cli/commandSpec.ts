@@ -234,7 +234,7 @@ export const FLEET_SPEC: CommandSpec = {
       name: "append",
       type: "boolean",
       description:
-        "add only organisations that neither the inventory nor a shard holds (default: write a new inventory, which must not exist)",
+        "add only organisations that neither the inventory nor a stack of the backend holds (default: write a new inventory, which must not exist)",
       commands: [IMPORT_COMMAND],
     },
     {

@@ -38,7 +38,7 @@ export class OwnershipConflict extends Error {
 }
 
 /** `stack proj/red-001 (a shard of fleet red)`: another stack as the backend names it, with its fleet when it is a shard. */
-function describeStack(name: string): string {
+export function describeStack(name: string): string {
   const short = name.slice(name.lastIndexOf("/") + 1);
   const shard = /^(.+)-\d{3,}$/.exec(short);
   return `stack ${name}${shard ? ` (a shard of fleet ${shard[1]})` : ""}`;

@@ -12,6 +12,7 @@ import { checkedAtIn, driftFoundIn } from "../shard/driftMark";
 import { type ShardBackend, type ShardState, shardStateOf, workspaceOptions } from "../shard/shard";
 import { lastUpIn } from "../shard/upMark";
 import { shardNumber } from "./assignment";
+import { describeStack } from "./ownership";
 
 // What the backend holds of a fleet: each shard stack's state, read from a
 // file backend's files, else with the CLI, and no engine operation. The runner starts from it; the import
@@ -157,16 +158,24 @@ export function organizationIdsOf(state: ShardState): string[] {
   return Object.values(state.holdings).flatMap((holding) => (holding.organizationId ? [holding.organizationId] : []));
 }
 
-/** What the fleet's shards hold: each organisation id and tenant key in their state, with its shard's name. */
+/**
+ * What the backend holds: each organisation id the fleet's shards record,
+ * with its shard's name, and those every other stack records, with that
+ * stack; each tenant key in the fleet's shards, with its shard's name.
+ */
 export interface FleetHoldings {
   organizations: Map<string, string>;
   keys: Map<string, string>;
 }
 
-/** Reads every shard stack of the fleet from the backend, and runs nothing. */
+/** Reads every stack of the backend, the fleet's shards and the others, and runs nothing. */
 export async function fleetHoldings(scan: FleetScan, concurrency: number): Promise<FleetHoldings> {
-  const states = await scanFleet(scan, await pulumiCommand(scan.backend.env), concurrency, false);
+  const pulumi = await pulumiCommand(scan.backend.env);
+  const states = await scanFleet(scan, pulumi, concurrency, false);
   const holdings: FleetHoldings = { organizations: new Map(), keys: new Map() };
+  for (const [, declarations] of (await otherStacks(scan, pulumi)).organizations) {
+    for (const { id, stack } of declarations) if (id) holdings.organizations.set(id, describeStack(stack));
+  }
   for (const state of states.values()) {
     for (const id of organizationIdsOf(state)) holdings.organizations.set(id, state.name);
     for (const key of state.tenants) holdings.keys.set(key, state.name);
