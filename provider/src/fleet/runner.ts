@@ -113,6 +113,12 @@ async function scanBackend(command: FleetCommand, inventory: Inventory, fleetSca
   const states = await scanFleet(fleetScan, pulumi, concurrency, true);
   if (!OWNERSHIP_CHECKED.has(command)) return { pulumi, states };
   const ownership: Ownership = { fleet: fleetScan.fleet, states, elsewhere: await otherStacks(fleetScan, pulumi) };
+  const { unreadable } = ownership.elsewhere;
+  if (unreadable.length > 0) {
+    fleetScan.progress.write(
+      `stacks of the backend could not be read: what they declare is not checked, and no offboarding deletes anything: ${unreadable.join("; ")}\n`,
+    );
+  }
   if (command !== "destroy") checkDeclarations(inventory, ownership);
   return { pulumi, states, ownership };
 }
