@@ -8,6 +8,8 @@ export interface PluginBuildOptions {
   platform?: string;
   node?: string;
   downloadUrl?: string;
+  /** A schema written elsewhere to serve, instead of the build's (ensureSchema). */
+  schemaFile?: string;
 }
 export function buildPlugin(options?: PluginBuildOptions): Promise<BuiltPlugin>;
 export function writeChecksums(folder: string, version?: string): string;

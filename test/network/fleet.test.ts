@@ -4,7 +4,7 @@ import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/project.mjs";
-import { fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
+import { fleetBackendUrl, fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
 import { type CliResult, FULL, startCommand } from "../reliability/harness";
 import { useEngine } from "../support/engine";
 import { PROXY_USER, type ProxyNetwork, SERVICE_HOST, startProxyNetwork } from "../support/proxyNetwork";
@@ -38,11 +38,17 @@ describe.skipIf(!FULL)("a fleet behind the company's proxy", () => {
   beforeAll(async () => {
     network = await startProxyNetwork();
     const engine = await useEngine();
-    const { HTTPS_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS } = network.runnerEnv(engine.PATH ?? "");
-    env = { ...engine, HTTPS_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS, [SECRET_ENV]: network.dnsKey.secret } as Record<
-      string,
-      string
-    >;
+    const { HTTPS_PROXY, NO_PROXY } = network.runnerEnv(engine.PATH ?? "");
+    const NODE_EXTRA_CA_CERTS = network.caFile;
+    const backend = { PULUMI_BACKEND_URL: fleetBackendUrl(fleet) };
+    env = {
+      ...engine,
+      ...backend,
+      HTTPS_PROXY,
+      NO_PROXY,
+      NODE_EXTRA_CA_CERTS,
+      [SECRET_ENV]: network.dnsKey.secret,
+    } as Record<string, string>;
     project = fleetProjectFolder(`dmarc-proxy-fleet-${fleet}`);
     const rfc2136 = { server: network.dnsServer, keyName: network.dnsKey.name, keySecretEnv: SECRET_ENV };
     writeFileSync(
@@ -56,7 +62,7 @@ describe.skipIf(!FULL)("a fleet behind the company's proxy", () => {
     );
     const workspace = await LocalWorkspace.create({
       workDir: project,
-      envVars: engine,
+      envVars: { ...engine, ...backend },
       projectSettings: { name: "dmarc-proxy-fleet", runtime: "nodejs" },
     });
     await workspace.createStack(configStack);

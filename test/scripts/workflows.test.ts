@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { PLATFORMS } from "../../scripts/plugin/platforms.mjs";
+import { PLATFORMS, RELEASE_NODE_LINE } from "../../scripts/plugin/platforms.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { GO_MODULE_FOLDER } from "../../scripts/sdk/packages.mjs";
 import { ensureLinters, lintWorkflows } from "../../scripts/toolchains/actionlint.mjs";
@@ -26,11 +26,15 @@ interface Step {
 }
 interface Job {
   env?: Record<string, string>;
+  needs?: string[];
   steps: Step[];
-  strategy?: { matrix: { include: { platform: string; runner: string }[] } };
+  strategy?: {
+    matrix: { include?: { platform: string; runner: string }[]; runner?: string[]; language?: string[] };
+  };
 }
 interface Workflow {
   on: { push: { tags: string[] } };
+  env?: Record<string, string>;
   jobs: Record<string, Job>;
 }
 const release = parse(releaseText) as Workflow;
@@ -74,8 +78,9 @@ describe("the GitHub Actions workflows", () => {
     );
   });
 
-  it("the release runs on a version tag and builds the plugin for each platform on its own runner", () => {
+  it("the release runs on a version tag and builds the plugin for each platform on its own runner, on the Node.js line every build carries", () => {
     expect(release.on.push.tags).toEqual(["v*"]);
+    expect(release.env?.NODE_VERSION).toBe(String(RELEASE_NODE_LINE));
     const platforms = release.jobs.plugin?.strategy?.matrix.include ?? [];
     expect(Object.fromEntries(platforms.map(({ platform, runner }) => [platform, runner]))).toEqual(
       Object.fromEntries(Object.entries(PLATFORMS).map(([platform, { runner }]) => [platform, runner])),
@@ -89,6 +94,25 @@ describe("the GitHub Actions workflows", () => {
     );
     expect(uses.length).toBeGreaterThan(15);
     expect(uses.filter((action) => !/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/.test(action))).toEqual([]);
+  });
+
+  it("builds the plugin's executables from the tag's schema, which the SDK job checks, so no plugin runner needs Go", () => {
+    const build = release.jobs.plugin?.steps.find((step) => step.run?.includes("scripts/plugin/index.mjs"));
+    expect(build?.run).toContain("--schema sdk/schema.json");
+    const sdks = release.jobs.sdks?.steps.map((step) => step.run ?? "").join("\n");
+    expect(sdks).toContain("git status --porcelain -- sdk");
+  });
+
+  it("verifies every published SDK after publishing, installed from its registry, on Linux, macOS and Windows", () => {
+    const job = release.jobs["verify-packages"] as Job;
+    expect(job.needs).toEqual(["version", "npm", "pypi", "nuget", "go"]);
+    expect(job.strategy?.matrix.runner).toEqual(["ubuntu-24.04", "macos-15", "windows-2025"]);
+    expect(job.strategy?.matrix.language).toEqual(["nodejs", "python", "go", "dotnet"]);
+    const runs = job.steps.map((step) => step.run ?? "").join("\n");
+    // The projects test/plugin/packages.test.ts writes on this machine's packages, here on the registries'.
+    expect(runs).toMatch(/node scripts\/plugin\/verify-release\.mjs --language "\$\{\{ matrix\.language \}\}"/);
+    expect(runs).toContain("pulumi install");
+    expect(runs).toContain("pulumi up --yes");
   });
 
   it("tags the Go module where Go looks for it: its folder in the repository, then its version", () => {
