@@ -87,6 +87,40 @@ interface AgainstResult {
   reference: BaselineEntry;
 }
 
+/** Runs each side's bench `rounds` times, alternating which goes first; answers the order they ran in, with the load. */
+async function runRounds(
+  sides: readonly [Side, Side],
+  rounds: number,
+  run: (side: Side, round: number, what: string) => Promise<Figures>,
+  say: (message: string) => void,
+): Promise<string[]> {
+  const order: string[] = [];
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const side of round % 2 === 1 ? sides : [sides[1], sides[0]]) {
+      const what = `bench on ${side.label}, round ${round} of ${rounds}`;
+      const load = (loadavg()[0] ?? 0).toFixed(1);
+      say(`${what} (load ${load})`);
+      side.runs.push(await run(side, round, what));
+      order.push(`${side.label} (load ${load} → ${(loadavg()[0] ?? 0).toFixed(1)})`);
+    }
+  }
+  return order;
+}
+
+/** Both sides' medians, ranges and ratio per figure, with the last release's figure where given. */
+function comparison(reference: Side, current: Side, baseline: BaselineEntry | undefined): string {
+  const before = summarize(reference.runs);
+  const after = summarize(current.runs);
+  const rows = Object.keys(after).flatMap((name) => {
+    const then = before[name];
+    const now = after[name];
+    return then && now ? [row(name, then, now, baseline?.figures[name])] : [];
+  });
+  const release = `last release${baseline ? ` (${baseline.commit.slice(0, 7)})` : ""}`;
+  const header = ["figure", reference.label, current.label, `this ÷ ${reference.label}`, "", release];
+  return table(header, rows);
+}
+
 /**
  * Builds `options.against`, runs the bench `args` describe on it and on this
  * checkout `options.rounds` times each, alternating, and answers both sides'
@@ -105,7 +139,7 @@ export async function against(
   hooks.say(`--against ${options.against}: building it in a worktree of its own (once per commit)`);
   const built = await builtCheckout(options.against);
   const short = built.commit.slice(0, 7);
-  const { outDir } = options;
+  const { outDir, rounds } = options;
   const reference: Side = {
     label: short,
     main: benchMain(outDir, built.commit.slice(0, 12), built.tree, hooks.projectRoot),
@@ -118,56 +152,38 @@ export async function against(
     env: {},
     runs: [],
   };
-  const order: string[] = [];
-  for (let round = 1; round <= options.rounds; round += 1) {
-    for (const side of round % 2 === 1 ? [reference, current] : [current, reference]) {
+  const order = await runRounds(
+    [reference, current],
+    rounds,
+    async (side, round, what) => {
       const out = join(outDir, "against", `${side === reference ? short : "checkout"}-${round}`);
-      const what = `bench on ${side.label}, round ${round} of ${options.rounds}`;
-      const load = (loadavg()[0] ?? 0).toFixed(1);
-      hooks.say(`${what} (load ${load})`);
       await runProcess(process.execPath, [side.main, ...args, "--out", out], {
         env: side.env,
         what,
         tag: "bench",
         timeoutMs: RUN_TIMEOUT_MS,
       });
-      side.runs.push(figuresOf(kind, out));
-      order.push(`${side.label} (load ${load} → ${(loadavg()[0] ?? 0).toFixed(1)})`);
-    }
-  }
-  const before = summarize(reference.runs);
-  const after = summarize(current.runs);
-  const rows = Object.keys(after).flatMap((name) => {
-    const then = before[name];
-    const now = after[name];
-    return then && now ? [row(name, then, now, baseline?.figures[name])] : [];
-  });
+      return figuresOf(kind, out);
+    },
+    hooks.say,
+  );
   const markdown = [
     `### This checkout against ${short} (${options.against}, package ${built.packageVersion})`,
     "",
-    `${workload}. The same bench (this checkout's) on each, ${options.rounds} round(s), alternating: ${order.join(", ")}. Medians, the range in brackets; ratios of the medians.`,
+    `${workload}. The same bench (this checkout's) on each, ${rounds} round(s), alternating: ${order.join(", ")}. Medians, the range in brackets; ratios of the medians.`,
     "",
-    table(
-      [
-        "figure",
-        short,
-        "this checkout",
-        `this ÷ ${short}`,
-        "",
-        `last release${baseline ? ` (${baseline.commit.slice(0, 7)})` : ""}`,
-      ],
-      rows,
-    ),
+    comparison(reference, current, baseline),
     "",
   ].join("\n");
+  const medians = Object.entries(summarize(reference.runs)).map(([name, summary]) => [name, summary.median]);
   const entry: BaselineEntry = {
     workload,
     release: built.packageVersion,
     commit: built.commit,
     measuredAt: new Date().toISOString(),
     machine: machineDescription(built.pulumiVersion),
-    rounds: options.rounds,
-    figures: Object.fromEntries(Object.entries(before).map(([name, summary]) => [name, summary.median])),
+    rounds,
+    figures: Object.fromEntries(medians),
   };
   return { markdown, reference: entry };
 }

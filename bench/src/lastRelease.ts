@@ -61,7 +61,12 @@ export function readBaselines(path: string): BaselineEntry[] {
 
 /** Adds `entry` to the file, in place of the entry of the same workload. */
 export function saveBaseline(path: string, entry: BaselineEntry): void {
-  const entries = [...readBaselines(path).filter((known) => known.workload !== entry.workload), entry];
+  // Thousandths: more digits would be float noise in a file people read.
+  const figures = Object.fromEntries(
+    Object.entries(entry.figures).map(([name, value]) => [name, Math.round(value * 1000) / 1000]),
+  );
+  const kept = readBaselines(path).filter((known) => known.workload !== entry.workload);
+  const entries = [...kept, { ...entry, figures }];
   entries.sort((a, b) => a.workload.localeCompare(b.workload));
   writeFileSync(path, `${JSON.stringify({ about: ABOUT, entries } satisfies BaselineFile, null, 2)}\n`);
 }
