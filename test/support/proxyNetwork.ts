@@ -1,4 +1,3 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
@@ -6,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { installedOrWhyNot } from "../../bench/src/debianPackages";
+import { ask, type StartedProcess, startProcess } from "../../scripts/build/process.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
 
@@ -70,8 +70,11 @@ export interface ProxyNetwork {
   close(): Promise<void>;
 }
 
-function sh(command: string, args: string[]): string {
-  return execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+/** A quick command's output; it fails saying what the command said. */
+function sh(command: string, args: string[], env: Record<string, string> = {}): string {
+  const answer = ask(command, args, { env });
+  if (!answer.ok) throw new Error(`${[command, ...args].join(" ")} failed: ${answer.said}`);
+  return answer.stdout;
 }
 
 /** A /24 of 10.254.0.0/16 no route of this machine uses yet. */
@@ -164,7 +167,7 @@ function reachable(host: string, port: number): Promise<true | undefined> {
 /** A folder whose `pulumi` is the one on `path`, run in the namespace `ns` (the CLI starts its plugins there too). */
 function runnerCommands(folder: string, ns: string, path: string): string {
   const bin = join(folder, "runner-bin");
-  const pulumi = execFileSync("sh", ["-c", "command -v pulumi"], { encoding: "utf8", env: { PATH: path } }).trim();
+  const pulumi = sh("sh", ["-c", "command -v pulumi"], { PATH: path }).trim();
   mkdirSync(bin, { recursive: true });
   writeFileSync(join(bin, "pulumi"), `#!/bin/sh\nexec ip netns exec '${ns}' '${pulumi}' "$@"\n`, { mode: 0o755 });
   return bin;
@@ -186,10 +189,10 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
     runnerDns: `${net}.13`,
     serviceDns: `${net}.14`,
   };
-  const children: ChildProcess[] = [];
+  const children: StartedProcess[] = [];
   const cleanups: Array<() => void> = [];
   const close = async () => {
-    for (const child of children) child.kill("SIGKILL");
+    for (const { child } of children) child.kill("SIGKILL");
     for (const cleanup of cleanups.reverse()) {
       try {
         cleanup();
@@ -237,46 +240,36 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
     }
 
     const caFile = makeCertificates(folder, address.serviceApi);
-    let banner = "";
-    const emulator = spawn(
-      "ip",
-      [
-        "netns",
-        "exec",
-        names.service,
-        process.execPath,
-        join(projectRoot, "emulator", "bin", "dmarc-emulator.js"),
-        "--host",
-        address.serviceApi,
-        "--port",
-        String(SERVICE_PORT),
-        "--tls-cert",
-        join(folder, "service.pem"),
-        "--tls-key",
-        join(folder, "service.key"),
-        "--dns-host",
-        address.serviceDns,
-        "--dns-check-interval",
-        "250",
-        "--retry-scale",
-        "0.001",
-        "--log-level",
-        "warn",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const emulator = startProcess("ip", [
+      "netns",
+      "exec",
+      names.service,
+      process.execPath,
+      join(projectRoot, "emulator", "bin", "dmarc-emulator.js"),
+      "--host",
+      address.serviceApi,
+      "--port",
+      String(SERVICE_PORT),
+      "--tls-cert",
+      join(folder, "service.pem"),
+      "--tls-key",
+      join(folder, "service.key"),
+      "--dns-host",
+      address.serviceDns,
+      "--dns-check-interval",
+      "250",
+      "--retry-scale",
+      "0.001",
+      "--log-level",
+      "warn",
+    ]);
     children.push(emulator);
-    emulator.stdout?.on("data", (chunk) => {
-      banner += chunk;
-    });
-    emulator.stderr?.on("data", (chunk) => {
-      banner += chunk;
-    });
     await until(
       "the emulator did not start",
-      () => (banner.includes("Press Ctrl+C") ? true : undefined),
-      () => banner,
+      () => (emulator.said().includes("Press Ctrl+C") ? true : undefined),
+      () => emulator.said(),
     );
+    const banner = emulator.said();
     const field = (label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1] ?? "";
     const dnsServer = /Simulated DNS zone on (\S+)/.exec(banner)?.[1] ?? "";
     const partnerId = /Partners:\n\s+(\S+)/.exec(banner)?.[1] ?? "";
@@ -297,10 +290,9 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
       ].join("\n"),
     );
     writeFileSync(log, "");
-    const proxy = spawn("ip", ["netns", "exec", names.proxy, "tinyproxy", "-d", "-c", join(folder, "tinyproxy.conf")], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    children.push(proxy);
+    children.push(
+      startProcess("ip", ["netns", "exec", names.proxy, "tinyproxy", "-d", "-c", join(folder, "tinyproxy.conf")]),
+    );
     const proxyLog = () => readFileSync(log, "utf8");
     await until("the proxy did not listen", () => reachable(address.proxyToHost, PROXY_PORT), proxyLog);
 
@@ -308,40 +300,33 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
       // Through the environment's interpreter: the venv's own scripts name the folder it was made in.
       const python = await ensurePythonEnvironment();
       const confdir = join(folder, "mitmproxy");
-      let output = "";
-      const inspecting = spawn(
-        "ip",
-        [
-          "netns",
-          "exec",
-          names.proxy,
-          python,
-          "-c",
-          "import sys; from mitmproxy.tools.main import mitmdump; sys.exit(mitmdump())",
-          "--listen-port",
-          String(INSPECTING_PORT),
-          "--set",
-          `confdir=${confdir}`,
-          "--set",
-          `ssl_verify_upstream_trusted_ca=${caFile}`,
-          "--set",
-          "termlog_verbosity=warn",
-        ],
-        { stdio: ["ignore", "pipe", "pipe"] },
-      );
+      const inspecting = startProcess("ip", [
+        "netns",
+        "exec",
+        names.proxy,
+        python,
+        "-c",
+        "import sys; from mitmproxy.tools.main import mitmdump; sys.exit(mitmdump())",
+        "--listen-port",
+        String(INSPECTING_PORT),
+        "--set",
+        `confdir=${confdir}`,
+        "--set",
+        `ssl_verify_upstream_trusted_ca=${caFile}`,
+        "--set",
+        "termlog_verbosity=warn",
+      ]);
       children.push(inspecting);
-      for (const stream of [inspecting.stdout, inspecting.stderr])
-        stream?.on("data", (chunk) => {
-          output += chunk;
-        });
+      const output = () => inspecting.said();
       const inspectingCa = join(confdir, "mitmproxy-ca-cert.pem");
       await until(
         "mitmproxy did not listen",
         async () => {
-          if (inspecting.exitCode !== null) throw new Error(`mitmproxy exited (${inspecting.exitCode}):\n${output}`);
+          const { exitCode } = inspecting.child;
+          if (exitCode !== null) throw new Error(`mitmproxy exited (${exitCode}):\n${output()}`);
           return existsSync(inspectingCa) ? reachable(address.proxyToHost, INSPECTING_PORT) : undefined;
         },
-        () => output,
+        output,
       );
       return { proxyForRunner: `http://${address.proxyToRunner}:${INSPECTING_PORT}`, caFile: inspectingCa };
     };
