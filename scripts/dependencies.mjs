@@ -37,6 +37,8 @@ export async function cruiseProject() {
     const picture = await format(output, {
       outputType: "mermaid",
       includeOnly: "^provider/src",
+      // The layers' table beside the modules is the rule's, not a module of the package.
+      exclude: "^provider/src/layers\\.cjs$",
       collapse: "^provider/src/[^/]+",
     });
     const violations = output.summary.violations.map(

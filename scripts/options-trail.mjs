@@ -8,7 +8,7 @@
 
 import { join, relative } from "node:path";
 import ts from "typescript";
-import LAYERS from "./layers.cjs";
+import LAYERS from "../provider/src/layers.cjs";
 import { isMain, projectRoot } from "./project.mjs";
 
 /** Where each command's options start: the function that receives them from the command line, and the parameter. */
