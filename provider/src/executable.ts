@@ -9,7 +9,7 @@ const [subcommand, ...rest] = process.argv.slice(2);
 // Required, not imported: only the one asked for may load, since the plugin's module serves the engine on loading.
 if (subcommand === "recover") {
   const { main } = require("./recovery/cli") as typeof import("./recovery/cli");
-  void main(rest).then((code) => {
+  void main(rest, "pulumi-resource-dmarc recover").then((code) => {
     process.exitCode = code;
   });
 } else {

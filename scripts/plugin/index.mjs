@@ -7,11 +7,13 @@
 // format, so `sha256sum --check --ignore-missing` verifies a download.
 //
 // The executable is a Node.js single executable application (sea.mjs) of
-// the bundle (bundle.mjs). The `node` it carries is the one running this
-// script (or --node <path>, of the same platform) when the target is this
-// machine's platform; for another platform, npm's package of Node's binary
-// at this `node`'s version (the blob is made by this `node`, and belongs to
-// its version; scripts/toolchains/node-lines.mjs).
+// the bundle (bundle.mjs). The `node` it carries is of the release's line
+// (RELEASE_NODE_LINE, release.yml's NODE_VERSION), whatever node runs this
+// script: for this machine's platform the running one when it is of that
+// line (or --node <path>, of the same platform and line), else npm's package
+// of that line; for another platform, npm's package of Node's binary at the
+// same version (its blob is made by this machine's node of that version,
+// and belongs to its version; scripts/toolchains/node-lines.mjs).
 //
 //   npm run plugin [-- <folder>]                      this machine's platform into .cache/plugin/ (or <folder>)
 //   node scripts/plugin/index.mjs --platform darwin-arm64 [--node <path>] [--out <folder>]
@@ -32,9 +34,16 @@ import { ensureArtefact, fileDigest } from "../build/artefact.mjs";
 import { runProcess } from "../build/process.mjs";
 import { isMain, pluginVersion, projectRoot } from "../project.mjs";
 import { downloadUrlFromEnvironment, ensureSchema } from "../sdk/schema.mjs";
-import { ensureNodeBinary } from "../toolchains/node-lines.mjs";
+import { ensureNodeBinary, ensureNodeLine } from "../toolchains/node-lines.mjs";
 import { bundlePlugin } from "./bundle.mjs";
-import { archiveName, checksumsName, executableName, hostPlatform, PLATFORMS } from "./platforms.mjs";
+import {
+  archiveName,
+  checksumsName,
+  executableName,
+  hostPlatform,
+  PLATFORMS,
+  RELEASE_NODE_LINE,
+} from "./platforms.mjs";
 import { makeExecutable } from "./sea.mjs";
 import { tarGz } from "./tar.mjs";
 
@@ -43,20 +52,33 @@ const EXTRAS = { "README.md": join(projectRoot, "README.md"), LICENSE: join(proj
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
-/** The `node` binary to carry, of `platform`: this one or --node for this platform, else from npm. */
-async function nodeBinary(platform, node) {
-  const spec = PLATFORMS[platform];
-  if (platform === hostPlatform()) {
-    const binary = node ?? process.execPath;
-    const version = (await runProcess(binary, ["--version"])).trim();
-    if (version !== process.version) {
-      throw new Error(`--node ${binary} is Node.js ${version}; run this script with that node, or leave --node out`);
+const lineOf = (version) => Number(version.replace(/^v/, "").split(".")[0]);
+
+/** This machine's node of the release's line: --node, the running one when it is of that line, else npm's. */
+async function releaseNode(node) {
+  if (node) {
+    const version = (await runProcess(node, ["--version"])).trim();
+    if (lineOf(version) !== RELEASE_NODE_LINE) {
+      throw new Error(`--node ${node} is Node.js ${version}; the release carries Node.js ${RELEASE_NODE_LINE}`);
     }
-    return binary;
+    return { node, version: version.replace(/^v/, "") };
   }
-  if (node) throw new Error(`--node is for this machine's platform (${hostPlatform()}); ${platform}'s comes from npm`);
-  if (spec.os === "darwin") throw new Error(`${platform} is built on macOS, where codesign re-signs it`);
-  return ensureNodeBinary(spec.os, spec.cpu);
+  if (lineOf(process.versions.node) === RELEASE_NODE_LINE)
+    return { node: process.execPath, version: process.versions.node };
+  const installed = await ensureNodeLine(RELEASE_NODE_LINE);
+  return { node: installed.node, version: installed.version };
+}
+
+/** The `node` binary to carry, of `platform`, and the node of this machine that makes its blob (of its version). */
+async function nodeBinaries(platform, node) {
+  const spec = PLATFORMS[platform];
+  const native = platform === hostPlatform();
+  if (node && !native)
+    throw new Error(`--node is for this machine's platform (${hostPlatform()}); ${platform}'s comes from npm`);
+  if (!native && spec.os === "darwin") throw new Error(`${platform} is built on macOS, where codesign re-signs it`);
+  const maker = await releaseNode(node);
+  const carried = native ? maker.node : await ensureNodeBinary(spec.os, spec.cpu, maker.version);
+  return { carried, maker: maker.node };
 }
 
 /** This room's scripts, as inputs of the executable they make. */
@@ -76,13 +98,13 @@ export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl
     throw new Error(`no plugin executable for "${platform}": the platforms are ${Object.keys(PLATFORMS).join(", ")}`);
   }
   const version = pluginVersion();
-  const binary = await nodeBinary(platform, node);
+  const nodes = await nodeBinaries(platform, node);
   const schema = await ensureSchema(downloadUrl ?? downloadUrlFromEnvironment());
   const code = await bundlePlugin(schema.text);
   const inputs = {
     platform,
     code: sha256(code),
-    node: fileDigest(binary),
+    node: fileDigest(nodes.carried),
     scripts: scriptInputs(),
     extras: Object.fromEntries(Object.entries(EXTRAS).map(([name, file]) => [name, fileDigest(file)])),
   };
@@ -90,7 +112,7 @@ export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl
     const bundleFile = join(scratch, "main.cjs");
     writeFileSync(bundleFile, code);
     const executable = join(work, executableName(platform));
-    await makeExecutable(platform, binary, bundleFile, scratch, executable);
+    await makeExecutable(platform, nodes, bundleFile, scratch, executable);
     const entries = [
       { name: executableName(platform), content: readFileSync(executable), mode: 0o755 },
       ...Object.entries(EXTRAS).map(([name, file]) => ({ name, content: readFileSync(file), mode: 0o644 })),

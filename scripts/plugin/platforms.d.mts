@@ -4,6 +4,7 @@ export interface PluginPlatform {
   nodePackage: string;
   runner: string;
 }
+export const RELEASE_NODE_LINE: number;
 export const PLATFORMS: Record<string, PluginPlatform>;
 export function executableName(platform: string): string;
 export function hostPlatform(): string | undefined;

@@ -6,6 +6,15 @@
 import { pluginVersion } from "../project.mjs";
 
 /**
+ * The Node.js line every platform's executable carries: release.yml's
+ * NODE_VERSION (test/scripts/workflows.test.ts holds the two equal). Every
+ * build carries it, the tests' too, whatever node runs the build, so the
+ * executable tested is the one released: its TLS and reading of the
+ * system's certificate store, its start-up.
+ */
+export const RELEASE_NODE_LINE = 24;
+
+/**
  * The platforms Pulumi downloads plugins for (its `<os>-<arch>`), with Node's
  * names for them, the npm package of Node's binary, and the GitHub runner
  * the release builds it on: one of its own platform, so the

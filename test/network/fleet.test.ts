@@ -38,7 +38,8 @@ describe.skipIf(!FULL)("a fleet behind the company's proxy", () => {
   beforeAll(async () => {
     network = await startProxyNetwork();
     const engine = await useEngine();
-    const { HTTPS_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS } = network.runnerEnv(engine.PATH ?? "");
+    const { HTTPS_PROXY, NO_PROXY } = network.runnerEnv(engine.PATH ?? "");
+    const NODE_EXTRA_CA_CERTS = network.caFile;
     env = { ...engine, HTTPS_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS, [SECRET_ENV]: network.dnsKey.secret } as Record<
       string,
       string

@@ -5,6 +5,7 @@ import { type ClientOptions, closeClients, createClient, DmarcTransportError } f
 import { projectRoot } from "../../scripts/project.mjs";
 import {
   FORBIDDEN_PORT,
+  INSPECTING_USERS,
   PROXY_USER,
   type ProxyNetwork,
   SERVICE_HOST,
@@ -14,7 +15,9 @@ import {
 // The client behind a forward proxy (test/support/proxyNetwork.ts): through
 // it from a runner with no other way out, and each way it can fail, named
 // with the proxy and the setting that chose it, retried only where that can
-// help, and never showing the proxy's password.
+// help, and never showing the proxy's password; credentials written as curl
+// takes them. (The failures no real proxy here gives, a silent proxy and the
+// schemes mixed up, are test/client/proxyChoice.test.ts's.)
 
 const NETWORK_TIMEOUT = 120_000;
 const PYTHON_ENVIRONMENT_TIMEOUT = 900_000;
@@ -86,14 +89,17 @@ describe("a proxy that refuses", () => {
     expect(error.attempts).toBe(3);
   });
 
-  it("with a certificate this process does not trust: says so, and how to trust the company's CA", async () => {
+  it("with a certificate this process does not trust: says so, what it trusted, and the three ways to trust the company's CA", async () => {
     const before = network.connects().length;
     const error = await failureOf({ httpsProxy: network.proxyForHost });
     expect(network.connects().length).toBe(before + 1);
     expect(error.message).toMatch(
       /TLS certificate not trusted \(through the proxy http:\/\/\*\*\*@10\.254\.\d+\.10:3128/,
     );
-    expect(error.message).toMatch(/NODE_EXTRA_CA_CERTS=\/path\/to\/company-ca\.pem/);
+    expect(error.message).toMatch(/this process trusted Node\.js's own list \(\d+ certificates\)/);
+    expect(error.message).toMatch(
+      /trust that CA one of three ways: install it in the operating system's store.*; or name its PEM file in caFile \(dmarc:caFile, DMARC_CA_FILE\).*; or in NODE_EXTRA_CA_CERTS/,
+    );
     expect(error.attempts).toBe(1);
   });
 });
@@ -102,7 +108,7 @@ describe("a proxy that refuses", () => {
 function listFromRunner(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const script = `
     const { createClient } = require(${JSON.stringify(join(projectRoot, "provider", "dist", "client"))});
-    createClient({ baseUrl: process.env.BASE_URL, clientId: process.env.CLIENT_ID, clientSecret: process.env.CLIENT_SECRET, maxAttempts: 2, retryBaseDelayMs: 1 })
+    createClient({ baseUrl: process.env.BASE_URL, clientId: process.env.CLIENT_ID, clientSecret: process.env.CLIENT_SECRET, caFile: process.env.CA_FILE || undefined, maxAttempts: 2, retryBaseDelayMs: 1 })
       .listOrganizations()
       .then((list) => { console.log("organizations:", list.length); process.exit(0); },
             (error) => { console.log(error.message); process.exit(1); });`;
@@ -172,36 +178,65 @@ describe("from a runner whose only way out is the proxy", () => {
   );
 });
 
-describe("behind a proxy that inspects TLS, re-signing with its own CA", () => {
+describe("behind a proxy that inspects TLS, re-signing with its own CA, and asks for credentials", () => {
   let inspecting: { proxyForRunner: string; caFile: string };
   // The first run after a change of scripts/toolchains/python-requirements.txt makes the Python environment (minutes).
   beforeAll(async () => {
     inspecting = await network.startInspectingProxy();
   }, PYTHON_ENVIRONMENT_TIMEOUT);
 
+  /** The inspecting proxy's address with `credentials` as a partner writes them. */
+  const inspectingAs = (credentials: string) => inspecting.proxyForRunner.replace("http://", `http://${credentials}@`);
+  const { percent, userOnly } = INSPECTING_USERS;
+
   it(
-    "fails at once while its CA is not trusted, naming the proxy and NODE_EXTRA_CA_CERTS",
+    "fails at once while its CA is not trusted, naming the proxy, what was trusted, and never the password",
     async () => {
+      // Written as it is, not percent-encoded: curl takes a lone % as itself.
       const result = await listFromRunner({
         BASE_URL: network.serviceUrlByName,
-        HTTPS_PROXY: inspecting.proxyForRunner,
+        HTTPS_PROXY: inspectingAs(`${percent.name}:${percent.password}`),
       });
       expect(result.code).toBe(1);
+      // Past the proxy's credentials: its certificate is what fails.
       expect(result.output).toMatch(
-        /TLS certificate not trusted \(through the proxy http:\/\/10\.254\.\d+\.5:8080, chosen by HTTPS_PROXY\)/,
+        /TLS certificate not trusted \(through the proxy http:\/\/\*\*\*@10\.254\.\d+\.5:8080, chosen by HTTPS_PROXY\)/,
       );
       expect(result.output).toMatch(/not retried/);
-      expect(result.output).toMatch(/NODE_EXTRA_CA_CERTS=\/path\/to\/company-ca\.pem/);
+      expect(result.output).toMatch(
+        /NODE_EXTRA_CA_CERTS \(\/\S+: \d+ certificates?\), caFile \(dmarc:caFile, DMARC_CA_FILE\) \(unset\)/,
+      );
+      expect(result.output).not.toContain(percent.password);
     },
     NETWORK_TIMEOUT,
   );
 
   it(
-    "reaches the service once NODE_EXTRA_CA_CERTS names the proxy's CA",
+    "reaches the service with a literal % in the password once caFile names the proxy's CA",
     async () => {
       const result = await listFromRunner({
         BASE_URL: network.serviceUrlByName,
-        HTTPS_PROXY: inspecting.proxyForRunner,
+        HTTPS_PROXY: inspectingAs(`${percent.name}:${percent.password}`),
+        CA_FILE: inspecting.caFile,
+      });
+      expect(result.output).toMatch(/^organizations: \d+/);
+      expect(result.code).toBe(0);
+    },
+    NETWORK_TIMEOUT,
+  );
+
+  it(
+    "reaches the service as a user with no password once NODE_EXTRA_CA_CERTS names the proxy's CA",
+    async () => {
+      const refused = await listFromRunner({
+        BASE_URL: network.serviceUrlByName,
+        HTTPS_PROXY: inspectingAs(`${userOnly.name}:not-empty`),
+        NODE_EXTRA_CA_CERTS: inspecting.caFile,
+      });
+      expect(refused.output).toMatch(/asks for credentials \(407 Proxy Authentication Required\)/);
+      const result = await listFromRunner({
+        BASE_URL: network.serviceUrlByName,
+        HTTPS_PROXY: inspectingAs(userOnly.name),
         NODE_EXTRA_CA_CERTS: inspecting.caFile,
       });
       expect(result.output).toMatch(/^organizations: \d+/);

@@ -10,13 +10,23 @@ import { PROXY_USER, type ProxyNetwork, SERVICE_HOST, startProxyNetwork } from "
 // A Pulumi YAML program on the plugin's executable, run by a pipeline whose
 // only way out is the company's proxy (test/support/proxyNetwork.ts): the
 // same tenant as test/plugin/yaml.test.ts, from nothing to a verified
-// domain, every call to the service through the proxy's tunnel, the
-// service's certificate signed by the company's CA (NODE_EXTRA_CA_CERTS),
-// the record published straight to the DNS server.
+// domain, every call to the service through the proxy's tunnel, the record
+// published straight to the DNS server. The proxy is the stack's secret
+// dmarc:httpsProxy, and the service's certificate is signed by the
+// company's CA, which only the runner's system store holds: the executable
+// (Node.js of the release's line) trusts it with no variable set, as the
+// Pulumi CLI does. Then the proxy's password is rotated.
 
 const ENGINE_TIMEOUT = 300_000;
+const ROTATED_PASSWORD = "R0tated-pass-2468";
 
 const tenantProgram = parse(readFileSync(join(projectRoot, "test", "fixtures", "plugin", "tenant.yaml"), "utf8"));
+
+/** The default provider's inputs in an exported state. */
+function providerInputs(exported: string): Record<string, unknown> | undefined {
+  const resources = (JSON.parse(exported).deployment.resources ?? []) as Array<{ type: string; inputs?: object }>;
+  return resources.find((resource) => resource.type === "pulumi:providers:dmarc")?.inputs as Record<string, unknown>;
+}
 
 describe("a YAML program behind the company's proxy", () => {
   let network: ProxyNetwork;
@@ -33,12 +43,14 @@ describe("a YAML program behind the company's proxy", () => {
         "dmarc:clientId": { value: network.partner.clientId },
         "dmarc:clientSecret": { value: network.partner.clientSecret, secret: true },
         "dmarc:partnerId": { value: network.partner.id },
+        "dmarc:httpsProxy": { value: network.proxyForRunner, secret: true },
         "dmarc-proxy-yaml:organizationName": { value: "Proxied Corp" },
         "dmarc-proxy-yaml:dnsServer": { value: network.dnsServer },
         "dmarc-proxy-yaml:dnsKeyName": { value: network.dnsKey.name },
         "dmarc-proxy-yaml:dnsKeySecret": { value: network.dnsKey.secret, secret: true },
       },
-      network.runnerEnv(engine.PATH ?? process.env.PATH ?? ""),
+      // The stack's setting alone names the proxy.
+      { ...network.runnerEnv(engine.PATH ?? process.env.PATH ?? ""), HTTPS_PROXY: "" },
     );
   }, ENGINE_TIMEOUT);
 
@@ -48,7 +60,7 @@ describe("a YAML program behind the company's proxy", () => {
   }, ENGINE_TIMEOUT);
 
   it(
-    "reaches a verified domain in one up, every call through the proxy",
+    "reaches a verified domain in one up, every call through the proxy, the company's CA trusted from the system store",
     async () => {
       project.write(tenantProgram);
       const before = network.connects().length;
@@ -63,10 +75,11 @@ describe("a YAML program behind the company's proxy", () => {
   );
 
   it(
-    "keeps the proxy's password out of the state and the output",
+    "keeps dmarc:httpsProxy a secret: the password in no state, output or error",
     async () => {
       const { stdout } = await project.ok(["stack", "export"]);
       expect(stdout).not.toContain(PROXY_USER.password);
+      expect(providerInputs(stdout)?.httpsProxy).toMatchObject({ ciphertext: expect.any(String) });
       expect(upOutput).not.toContain(PROXY_USER.password);
       expect(upOutput).not.toBe("");
     },
@@ -74,11 +87,25 @@ describe("a YAML program behind the company's proxy", () => {
   );
 
   it(
-    "destroys through the proxy too, leaving nothing behind",
+    "after the proxy's password is rotated, refreshes and destroys with --run-program, the last up's password refused and named",
     async () => {
-      await project.ok(["destroy", "--yes", "--skip-preview"]);
+      const rotated = await network.rotateProxyPassword(ROTATED_PASSWORD);
+      await project.ok(["config", "set", "--secret", "dmarc:httpsProxy", rotated]);
+      // Without the program, refresh configures the provider with the last up's settings: the old password.
+      const stale = await project.run(["refresh", "--yes", "--skip-preview"]);
+      const staleOutput = stale.stdout + stale.stderr;
+      expect(stale.code).not.toBe(0);
+      expect(staleOutput).toMatch(/the proxy http:\/\/\*\*\*@10\.254\.\d+\.5:3128 \(chosen by httpsProxy/);
+      expect(staleOutput).toMatch(/asks for credentials \(40[17] /);
+      expect(staleOutput).toMatch(/--run-program/);
+      const refreshed = await project.ok(["refresh", "--yes", "--skip-preview", "--run-program"]);
+      await project.ok(["destroy", "--yes", "--skip-preview", "--run-program"]);
       const { stdout } = await project.ok(["stack", "export"]);
       expect(JSON.parse(stdout).deployment.resources ?? []).toEqual([]);
+      for (const text of [staleOutput, refreshed.stdout, refreshed.stderr, stdout]) {
+        expect(text).not.toContain(PROXY_USER.password);
+        expect(text).not.toContain(ROTATED_PASSWORD);
+      }
     },
     ENGINE_TIMEOUT,
   );

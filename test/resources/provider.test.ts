@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { dynamicProviderHost as host } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -142,6 +143,18 @@ describe("check", () => {
     });
     await expect(host.check("Organization", {}, { name: "x" })).rejects.toThrow(
       /dmarc:maxAttempts \(environment variable DMARC_MAX_ATTEMPTS\) must be a whole number; got "1.5"/,
+    );
+  });
+
+  it("refuses a caFile that holds no certificate at check, naming the key, its variable and the file", async () => {
+    await configure({
+      "dmarc:baseUrl": "https://api.dmarc.example",
+      "dmarc:clientId": handle.partner.clientId,
+      "dmarc:clientSecret": handle.partner.clientSecret,
+      "dmarc:caFile": "/nonexistent/company-ca.pem",
+    });
+    await expect(host.check("Organization", {}, { name: "x" })).rejects.toThrow(
+      /dmarc:caFile \(environment variable DMARC_CA_FILE\) cannot be read \(ENOENT\): it must name a PEM file of one or more certificates; got "\/nonexistent\/company-ca\.pem"\./,
     );
   });
 
@@ -674,5 +687,36 @@ describe("lifecycle against the emulator", () => {
     await host.delete("Invitation", invite.id, invite.outs);
     expect(await host.read("Invitation", invite.id, invite.outs)).toEqual({});
     await host.delete("Invitation", invite.id, invite.outs);
+  });
+});
+
+describe("a create whose answer was lost", () => {
+  const organizationCreates = async () =>
+    (await handle.control<{ byRoute: Record<string, number> }>("GET", "/stats")).byRoute["POST /v1/organizations"] ?? 0;
+  const named = async (name: string) =>
+    (await client.listOrganizations()).filter((org) => org.name === name).map((org) => org.id);
+
+  it("takes none when two organisations of the name were made meanwhile, naming both", async () => {
+    const before = await organizationCreates();
+    await handle.control("POST", "/faults", {
+      route: "POST /v1/organizations",
+      processingMs: 1_000,
+      dropAfterProcessing: true,
+      times: 1,
+    });
+    const create = created("Organization", { name: "Twin Ltd" }).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    // A second stack, or a person, makes one of the same name while the first create is being carried out.
+    for (let waited = 0; (await organizationCreates()) === before && waited < 300; waited++) await sleep(50);
+    const byHand = await client.createOrganization({ name: "Twin Ltd" });
+    const error = await create;
+    const made = await named("Twin Ltd");
+    expect(made).toHaveLength(2);
+    expect(error?.message).toContain("the answer to its create was lost");
+    expect(error?.message).toContain("None was taken");
+    for (const id of made) expect(error?.message).toContain(id);
+    expect(made).toContain(byHand.id);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { PLATFORMS } from "../../scripts/plugin/platforms.mjs";
+import { PLATFORMS, RELEASE_NODE_LINE } from "../../scripts/plugin/platforms.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { GO_MODULE_FOLDER } from "../../scripts/sdk/packages.mjs";
 import { ensureLinters, lintWorkflows } from "../../scripts/toolchains/actionlint.mjs";
@@ -31,6 +31,7 @@ interface Job {
 }
 interface Workflow {
   on: { push: { tags: string[] } };
+  env?: Record<string, string>;
   jobs: Record<string, Job>;
 }
 const release = parse(releaseText) as Workflow;
@@ -74,8 +75,9 @@ describe("the GitHub Actions workflows", () => {
     );
   });
 
-  it("the release runs on a version tag and builds the plugin for each platform on its own runner", () => {
+  it("the release runs on a version tag and builds the plugin for each platform on its own runner, on the Node.js line every build carries", () => {
     expect(release.on.push.tags).toEqual(["v*"]);
+    expect(release.env?.NODE_VERSION).toBe(String(RELEASE_NODE_LINE));
     const platforms = release.jobs.plugin?.strategy?.matrix.include ?? [];
     expect(Object.fromEntries(platforms.map(({ platform, runner }) => [platform, runner]))).toEqual(
       Object.fromEntries(Object.entries(PLATFORMS).map(([platform, { runner }]) => [platform, runner])),

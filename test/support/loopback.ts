@@ -1,5 +1,4 @@
-import type { Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo, Server, Socket } from "node:net";
 
 /**
  * Listens on a random loopback port and tracks open sockets, so `close`

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,6 +8,7 @@ import { installedOrWhyNot } from "../../bench/src/debianPackages";
 import { ask, type StartedProcess, startProcess } from "../../scripts/build/process.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
+import { makeCertificates } from "./certificates";
 
 // A pipeline runner whose only way out is a forward proxy, as in a
 // partner's locked-down network: three network namespaces joined by veth
@@ -19,7 +20,11 @@ import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
 // The runner has no route to the service's API address: a request that
 // skips the proxy fails at once (ENETUNREACH). This machine's own namespace
 // reaches the proxy only, and holds an unreachable route for the rest of
-// the test's range, so nothing here ever leaves the machine.
+// the test's range, so nothing here ever leaves the machine. The runner's
+// /etc/ssl is a store of the test's own, holding the company's CA as
+// update-ca-certificates leaves it: its programs trust the service the way
+// a runner image that already trusts the company's CA does, with no
+// variable set and the machine's own store untouched.
 
 const SERVICE_PORT = 8443;
 const PROXY_PORT = 3128;
@@ -28,6 +33,16 @@ const INSPECTING_PORT = 8080;
 export const FORBIDDEN_PORT = 9443;
 export const SERVICE_HOST = "api.dmarc.test";
 export const PROXY_USER = { name: "pipeline", password: "Pr0xy-pass-7731" };
+/**
+ * The TLS-inspecting proxy's users: a password holding a literal `%`, and a
+ * user with no password (curl and Go send `token:`), which tinyproxy's
+ * BasicAuth cannot hold (letters, digits and `-._` only, never empty) and
+ * squid refuses by design ("Users MUST have a password").
+ */
+export const INSPECTING_USERS = {
+  percent: { name: "inspector", password: "100%-sure" },
+  userOnly: { name: "token", password: "" },
+} as const;
 const READY_WITHIN_MS = 60_000;
 
 interface Partner {
@@ -41,7 +56,9 @@ export interface ProxyNetwork {
   inRunner(command: string, args: string[]): [string, string[]];
   /**
    * The environment of a pipeline on the runner: `pulumi` (found on `path`)
-   * runs in the runner's namespace, with the proxy's variables and the CA.
+   * runs in the runner's namespace, with the proxy's variables; the CA is
+   * in the runner's system store only (this machine's NODE_EXTRA_CA_CERTS,
+   * SSL_CERT_FILE and SSL_CERT_DIR left out).
    */
   runnerEnv(path: string): Record<string, string>;
   /** The proxy as the runner reaches it, with its credentials. */
@@ -51,7 +68,7 @@ export interface ProxyNetwork {
   /** The service by address, and by the name the runner's hosts file gives it. */
   serviceUrl: string;
   serviceUrlByName: string;
-  /** The test's CA, which signed the service's certificate: for NODE_EXTRA_CA_CERTS. */
+  /** The test's CA, which signed the service's certificate: for NODE_EXTRA_CA_CERTS or caFile. */
   caFile: string;
   /** Where the runner sends RFC 2136 updates: the emulator's zone, reached directly. */
   dnsServer: string;
@@ -60,9 +77,16 @@ export interface ProxyNetwork {
   /**
    * Starts a TLS-inspecting proxy beside the first, as some companies run:
    * mitmproxy (from PyPI, in the project's Python environment), which
-   * re-signs every certificate with a CA of its own, `caFile`.
+   * re-signs every certificate with a CA of its own, `caFile`, and asks
+   * for the credentials of {@link INSPECTING_USERS}.
    */
   startInspectingProxy(): Promise<{ proxyForRunner: string; caFile: string }>;
+  /**
+   * Restarts the proxy with its user's password changed to `password`, the
+   * old one refused from then on; answers the proxy's address for the
+   * runner with the new credentials.
+   */
+  rotateProxyPassword(password: string): Promise<string>;
   /** The `host:port` of each CONNECT the proxy received, in order. */
   connects(): string[];
   /** The proxy's whole log, to show when a case fails. */
@@ -85,56 +109,6 @@ function freeRange(): string {
       return `10.254.${octet}`;
   }
   throw new Error("no free 10.254.x.0/24 range for the test's network");
-}
-
-function makeCertificates(folder: string, serviceAddress: string): string {
-  const at = (name: string) => join(folder, name);
-  const key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  sh("openssl", [
-    "req",
-    "-x509",
-    ...key,
-    "-keyout",
-    at("ca.key"),
-    "-out",
-    at("ca.pem"),
-    "-days",
-    "2",
-    "-subj",
-    "/CN=Test Company Root CA",
-  ]);
-  sh("openssl", [
-    "req",
-    ...key,
-    "-keyout",
-    at("service.key"),
-    "-out",
-    at("service.csr"),
-    "-subj",
-    `/CN=${SERVICE_HOST}`,
-  ]);
-  writeFileSync(
-    at("service.ext"),
-    `subjectAltName=DNS:${SERVICE_HOST},IP:${serviceAddress}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
-  );
-  sh("openssl", [
-    "x509",
-    "-req",
-    "-in",
-    at("service.csr"),
-    "-CA",
-    at("ca.pem"),
-    "-CAkey",
-    at("ca.key"),
-    "-CAcreateserial",
-    "-out",
-    at("service.pem"),
-    "-days",
-    "2",
-    "-extfile",
-    at("service.ext"),
-  ]);
-  return at("ca.pem");
 }
 
 async function until<T>(
@@ -164,13 +138,33 @@ function reachable(host: string, port: number): Promise<true | undefined> {
   });
 }
 
-/** A folder whose `pulumi` is the one on `path`, run in the namespace `ns` (the CLI starts its plugins there too). */
+/**
+ * A folder whose `pulumi` is the one on `path`, run in the namespace `ns` (the CLI starts its plugins there too),
+ * without this machine's OpenSSL store variables: the runner's programs read its own store where OpenSSL looks.
+ */
 function runnerCommands(folder: string, ns: string, path: string): string {
   const bin = join(folder, "runner-bin");
   const pulumi = sh("sh", ["-c", "command -v pulumi"], { PATH: path }).trim();
   mkdirSync(bin, { recursive: true });
-  writeFileSync(join(bin, "pulumi"), `#!/bin/sh\nexec ip netns exec '${ns}' '${pulumi}' "$@"\n`, { mode: 0o755 });
+  const run = `exec ip netns exec '${ns}' env -u SSL_CERT_FILE -u SSL_CERT_DIR '${pulumi}' "$@"`;
+  writeFileSync(join(bin, "pulumi"), `#!/bin/sh\n${run}\n`, { mode: 0o755 });
   return bin;
+}
+
+/** The runner's /etc/ssl (laid over the machine's by `ip netns exec`): the company's CA as update-ca-certificates installs it. */
+function installSystemStore(etc: string, caFile: string): void {
+  const certs = join(etc, "ssl", "certs");
+  mkdirSync(certs, { recursive: true });
+  const pem = readFileSync(caFile, "utf8");
+  writeFileSync(join(certs, "test-company-root-ca.pem"), pem);
+  writeFileSync(join(certs, "ca-certificates.crt"), pem);
+}
+
+/** An htpasswd file of `users` in the {SHA} form (base64 of SHA-1), which mitmproxy's proxyauth reads. */
+function htpasswd(file: string, users: ReadonlyArray<{ name: string; password: string }>): string {
+  const sha = (password: string) => createHash("sha1").update(password).digest("base64");
+  writeFileSync(file, users.map(({ name, password }) => `${name}:{SHA}${sha(password)}\n`).join(""));
+  return file;
 }
 
 export async function startProxyNetwork(): Promise<ProxyNetwork> {
@@ -239,7 +233,8 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
       cleanups.push(() => rmSync(etc, { recursive: true, force: true }));
     }
 
-    const caFile = makeCertificates(folder, address.serviceApi);
+    const { caFile, certFile, keyFile } = makeCertificates(folder, { dns: [SERVICE_HOST], ip: [address.serviceApi] });
+    installSystemStore(join("/etc/netns", names.runner), caFile);
     const emulator = startProcess("ip", [
       "netns",
       "exec",
@@ -251,9 +246,9 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
       "--port",
       String(SERVICE_PORT),
       "--tls-cert",
-      join(folder, "service.pem"),
+      certFile,
       "--tls-key",
-      join(folder, "service.key"),
+      keyFile,
       "--dns-host",
       address.serviceDns,
       "--dns-check-interval",
@@ -275,26 +270,37 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
     const partnerId = /Partners:\n\s+(\S+)/.exec(banner)?.[1] ?? "";
 
     const log = join(folder, "tinyproxy.log");
-    writeFileSync(
-      join(folder, "tinyproxy.conf"),
-      [
-        `Port ${PROXY_PORT}`,
-        "Timeout 60",
-        `LogFile "${log}"`,
-        "LogLevel Info",
-        "MaxClients 64",
-        `Allow ${net}.0/24`,
-        `BasicAuth ${PROXY_USER.name} ${PROXY_USER.password}`,
-        `ConnectPort ${SERVICE_PORT}`,
-        `PidFile "${join(folder, "tinyproxy.pid")}"`,
-      ].join("\n"),
-    );
-    writeFileSync(log, "");
-    children.push(
-      startProcess("ip", ["netns", "exec", names.proxy, "tinyproxy", "-d", "-c", join(folder, "tinyproxy.conf")]),
-    );
     const proxyLog = () => readFileSync(log, "utf8");
-    await until("the proxy did not listen", () => reachable(address.proxyToHost, PROXY_PORT), proxyLog);
+    writeFileSync(log, "");
+    // Its log is appended to across a restart, so connects() counts every CONNECT.
+    const startTinyproxy = async (password: string): Promise<StartedProcess> => {
+      const conf = join(folder, "tinyproxy.conf");
+      writeFileSync(
+        conf,
+        [
+          `Port ${PROXY_PORT}`,
+          "Timeout 60",
+          `LogFile "${log}"`,
+          "LogLevel Info",
+          "MaxClients 64",
+          `Allow ${net}.0/24`,
+          `BasicAuth ${PROXY_USER.name} ${password}`,
+          `ConnectPort ${SERVICE_PORT}`,
+          `PidFile "${join(folder, "tinyproxy.pid")}"`,
+        ].join("\n"),
+      );
+      const started = startProcess("ip", ["netns", "exec", names.proxy, "tinyproxy", "-d", "-c", conf]);
+      children.push(started);
+      await until("the proxy did not listen", () => reachable(address.proxyToHost, PROXY_PORT), proxyLog);
+      return started;
+    };
+    let tinyproxy = await startTinyproxy(PROXY_USER.password);
+    const rotateProxyPassword = async (password: string) => {
+      tinyproxy.child.kill("SIGKILL");
+      await tinyproxy.ended;
+      tinyproxy = await startTinyproxy(password);
+      return `http://${PROXY_USER.name}:${password}@${address.proxyToRunner}:${PROXY_PORT}`;
+    };
 
     const startInspectingProxy = async () => {
       // Through the environment's interpreter: the venv's own scripts name the folder it was made in.
@@ -315,6 +321,8 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
         `ssl_verify_upstream_trusted_ca=${caFile}`,
         "--set",
         "termlog_verbosity=warn",
+        "--set",
+        `proxyauth=@${htpasswd(join(folder, "mitmproxy.htpasswd"), Object.values(INSPECTING_USERS))}`,
       ]);
       children.push(inspecting);
       const output = () => inspecting.said();
@@ -338,8 +346,10 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
         PATH: `${runnerCommands(folder, names.runner, path)}:${path}`,
         HTTPS_PROXY: proxyForRunner,
         NO_PROXY: "localhost,127.0.0.1",
-        NODE_EXTRA_CA_CERTS: caFile,
+        // Empty is unset to Node.js: this machine's own value stays out of the runner.
+        NODE_EXTRA_CA_CERTS: "",
       }),
+      rotateProxyPassword,
       proxyForRunner,
       startInspectingProxy,
       proxyForHost: `http://${credentials}${address.proxyToHost}:${PROXY_PORT}`,

@@ -56,3 +56,24 @@ export function projectStackNames(folder: string, projectName: string): string[]
   if (existsSync(project)) return stackNamesIn(project);
   return existsSync(stacks) && stackNamesIn(stacks).length > 0 ? undefined : [];
 }
+
+/** A stack's checkpoint file in a file backend folder, named as the CLI names the stack. */
+export interface StackCheckpointFile {
+  /** `<project>/<stack>`, or the stack alone in the older layout without projects. */
+  name: string;
+  /** The checkpoint file, without a `.gz` the backend may have added. */
+  file: string;
+}
+
+/** Every stack's checkpoint file in a file backend folder, of every project, without reading any of them. */
+export function everyStackFile(folder: string): StackCheckpointFile[] {
+  const stacks = join(folder, ".pulumi", "stacks");
+  if (!existsSync(stacks)) return [];
+  const inFolder = (sub: string, prefix: string) =>
+    stackNamesIn(sub).map((stack) => ({ name: `${prefix}${stack}`, file: join(sub, `${stack}.json`) }));
+  const projects = readdirSync(stacks, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  return [
+    ...inFolder(stacks, ""),
+    ...projects.flatMap((project) => inFolder(join(stacks, project.name), `${project.name}/`)),
+  ];
+}

@@ -88,8 +88,8 @@ export function createClient(options: ClientOptions): DmarcClient {
   const key = JSON.stringify([address, identity, tuning, logId(log), logId(notice)]);
   let client = clients.get(key);
   if (client === undefined) {
-    // The token call goes the client's way: through its proxy, or direct.
-    const route = resolved.proxy?.url.href ?? "direct";
+    // The token call goes the client's way: through its proxy (with its credentials), or direct, trusting the same.
+    const route = JSON.stringify([resolved.proxy?.url.href, resolved.proxy?.authorization, resolved.caFile]);
     const requester = new Requester(resolved, sharedPacer, tokenSourceFor(`${address} ${identity} ${route}`, resolved));
     client = new DmarcClient(requester, resolved.domainBatchWindowMs);
     clients.set(key, client);

@@ -5,6 +5,7 @@ import { writeToStandardError } from "./notice";
 import type { BudgetChoice } from "./pace/budgetChoice";
 import { budgetStoreProblem, partnerKeyOf } from "./pace/budgetStore";
 import { ProxyAddressError, type ProxyRoute, proxyAddressProblem, proxyFor } from "./proxy/route";
+import { caFileProblem } from "./tls/trust";
 
 /** The service's published rate limit: 60 requests a minute per customer (with daily limits besides). */
 export const PUBLISHED_REQUESTS_PER_MINUTE = 60;
@@ -100,7 +101,9 @@ export const ClientOptionsSchema = z
       .describe("OAuth 2.0 client secret, exchanged with clientId at `POST {baseUrl}/auth/token`."),
     connectTimeoutMs: wholeNumber(1)
       .default(CLIENT_DEFAULTS.connectTimeoutMs)
-      .describe("Time allowed to open a connection, in milliseconds."),
+      .describe(
+        "Time allowed to open a connection, in milliseconds; through a proxy, to reach the proxy and again for its answer to CONNECT.",
+      ),
     requestTimeoutMs: wholeNumber(1)
       .default(CLIENT_DEFAULTS.requestTimeoutMs)
       .describe("Time allowed for one attempt, from sending to the last byte of the answer, in milliseconds."),
@@ -159,6 +162,13 @@ export const ClientOptionsSchema = z
       .optional()
       .describe(
         "Hosts reached without the proxy, comma-separated as NO_PROXY is: `*`, host names (`example.com` and its subdomains; `.example.com` its subdomains only), IP addresses, CIDR ranges (`10.0.0.0/8`), each optionally with `:port`. Unset: the NO_PROXY (or no_proxy) environment variable.",
+      ),
+    caFile: z
+      .string()
+      .superRefine(reportProblem(caFileProblem))
+      .optional()
+      .describe(
+        "A PEM file of one or more certificate authorities to trust besides the operating system's store, Node.js's own list and NODE_EXTRA_CA_CERTS: a company's CA (of the service's address, a TLS-inspecting proxy or an https:// proxy) for this stack or run alone. A relative path is read from the folder the provider runs in.",
       ),
     log: lineSink
       .optional()
@@ -254,6 +264,8 @@ export interface ResolvedOptions {
   notice: (line: string) => void;
   /** The forward proxy requests go through, from the settings or the environment; undefined: direct. */
   proxy: ProxyRoute | undefined;
+  /** The PEM file of certificate authorities trusted besides the others (caFile); undefined: none. */
+  caFile: string | undefined;
   /** The process-wide pacing this client asks for. */
   pacing: Pacing;
 }
@@ -334,7 +346,7 @@ export function proxyProblemFor(options: ClientOptions): string | undefined {
 
 export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const valid = validateOptions(options);
-  const { baseUrl, accessToken, clientId, clientSecret, log, notice, httpsProxy, noProxy, ...rest } = valid;
+  const { baseUrl, accessToken, clientId, clientSecret, log, notice, httpsProxy, noProxy, caFile, ...rest } = valid;
   const { requestsPerMinute, requestsPerSecond, maxConcurrency, budgetStore, rateLimitWindowSeconds, ...tuning } = rest;
   const url = new URL(baseUrl);
   const credentials: Credentials = accessToken
@@ -348,6 +360,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     log,
     notice: notice ?? writeToStandardError,
     proxy: proxyFor(url, { httpsProxy, noProxy }),
+    caFile,
     pacing: pacingOf(valid, url),
   };
 }

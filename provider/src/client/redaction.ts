@@ -5,31 +5,40 @@
 
 export const REDACTED = "[REDACTED]";
 
-/** Shorter values are too likely to occur in ordinary text to be replaced blindly. */
+/**
+ * Shorter values are too likely to occur in ordinary text to be replaced
+ * blindly: those remembered all the same (a proxy's password, of any
+ * length) are replaced where they stand alone, not inside a longer word.
+ */
 const MIN_SECRET_LENGTH = 8;
 
 /** Oldest entries are forgotten first; tokens are renewed every few minutes in a long run. */
 const MAX_REMEMBERED_SECRETS = 4096;
 
 const remembered = new Set<string>();
+const rememberedShort = new Set<string>();
 
-export function rememberSecret(value: string | undefined): void {
-  if (value === undefined || value.length < MIN_SECRET_LENGTH || remembered.has(value)) return;
-  remembered.add(value);
-  rememberEncodedForms(value);
-  while (remembered.size > MAX_REMEMBERED_SECRETS) {
-    const oldest = remembered.values().next().value;
+/** Remembers a secret for {@link redact}; one shorter than 8 characters only when `anyLength` says so. */
+export function rememberSecret(value: string | undefined, { anyLength = false } = {}): void {
+  if (value === undefined || value === "") return;
+  // A secret also travels percent-encoded (form bodies, query strings, JSON-escaped links).
+  for (const form of new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])) {
+    if (form.length >= MIN_SECRET_LENGTH) remember(remembered, form);
+    else if (anyLength) remember(rememberedShort, form);
+  }
+}
+
+function remember(set: Set<string>, value: string): void {
+  if (set.has(value)) return;
+  set.add(value);
+  while (set.size > MAX_REMEMBERED_SECRETS) {
+    const oldest = set.values().next().value;
     if (oldest === undefined) break;
-    remembered.delete(oldest);
+    set.delete(oldest);
   }
 }
 
-// A secret also travels percent-encoded (form bodies, query strings, JSON-escaped links).
-function rememberEncodedForms(value: string): void {
-  for (const form of [encodeURIComponent(value), JSON.stringify(value).slice(1, -1)]) {
-    if (form !== value) remembered.add(form);
-  }
-}
+const escapedForRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const PATTERNS: ReadonlyArray<[RegExp, string]> = [
   // A credential has a digit or punctuation, which keeps prose such as "bearer credentials" readable.
@@ -46,6 +55,11 @@ export function redact(text: string): string {
   // Longest first, so a secret that contains another is removed whole.
   for (const secret of [...remembered].sort((a, b) => b.length - a.length)) {
     if (result.includes(secret)) result = result.split(secret).join(REDACTED);
+  }
+  for (const secret of rememberedShort) {
+    if (result.includes(secret)) {
+      result = result.replace(new RegExp(`(?<![A-Za-z0-9])${escapedForRegExp(secret)}(?![A-Za-z0-9])`, "g"), REDACTED);
+    }
   }
   for (const [pattern, replacement] of PATTERNS) result = result.replace(pattern, replacement);
   return result;

@@ -1,8 +1,12 @@
 import type { IncomingHttpHeaders } from "node:http";
+import type { SecureContext } from "node:tls";
 import { type Dispatcher, Pool, ProxyAgent } from "undici";
 import { isLoopbackHost } from "../api";
-import { directFailureAdvice, proxyFailureOf } from "./proxy/failures";
+import { beyondProxyFailure, directFailureAdvice, proxyFailureOf } from "./proxy/failures";
 import type { ProxyRoute } from "./proxy/route";
+import { ProxyLegFault, ProxyTunnels } from "./proxy/tunnel";
+import { certificateFailure } from "./tls/failures";
+import { trustFor } from "./tls/trust";
 
 // One attempt on the wire. It knows whether the request was handed to a
 // socket, because that decides whether a failed state-changing call may be
@@ -31,6 +35,8 @@ export interface AttemptLimits {
   requestTimeoutMs: number;
   /** The forward proxy requests go through; undefined: straight to the origin. */
   proxy?: ProxyRoute | undefined;
+  /** A PEM file of certificate authorities trusted besides the others (tls/trust.ts); undefined: none. */
+  caFile?: string | undefined;
 }
 
 /** The attempt produced no complete answer. */
@@ -69,11 +75,18 @@ const pools = new Map<string, Dispatcher>();
 // its calls is still in flight (recovery/orphans.ts).
 const IDLE_CONNECTION_MS = 5_000;
 
-// One keep-alive pool per address and proxy. The connect timeout is a
+/** The TLS settings of a connection that adds to Node.js's trust, or none where it adds nothing. */
+function tlsSettings(caFile: string | undefined): { secureContext?: SecureContext } {
+  const { context } = trustFor(caFile);
+  return context === undefined ? {} : { secureContext: context };
+}
+
+// One keep-alive pool per address, proxy and trust. The connect timeout is a
 // property of the pool, so it is part of the key; in practice every client
 // of an address uses one.
-function poolFor(origin: string, connectTimeoutMs: number, proxy: ProxyRoute | undefined): Dispatcher {
-  const key = `${origin} ${connectTimeoutMs} ${proxy?.url.href ?? "direct"}`;
+function poolFor(origin: string, limits: AttemptLimits): Dispatcher {
+  const { connectTimeoutMs, proxy, caFile } = limits;
+  const key = JSON.stringify([origin, connectTimeoutMs, proxy?.url.href, proxy?.authorization, caFile]);
   let pool = pools.get(key);
   if (pool === undefined) {
     // The per-attempt timer in `send` bounds the whole exchange; undici's own
@@ -84,12 +97,20 @@ function poolFor(origin: string, connectTimeoutMs: number, proxy: ProxyRoute | u
       bodyTimeout: 0,
       keepAliveMaxTimeout: IDLE_CONNECTION_MS,
     };
-    // undici's agent opens the tunnel (CONNECT, with the address's credentials as Basic
-    // Proxy-Authorization); the connect timeout bounds reaching the proxy too.
+    // Trust is read only for a connection that speaks TLS: reading the system's store takes a moment.
+    const tls = (scheme: string) => (scheme === "https:" ? tlsSettings(caFile) : {});
     pool =
       proxy === undefined
-        ? new Pool(origin, options)
-        : new ProxyAgent({ ...options, uri: proxy.url.href, proxyTls: { timeout: connectTimeoutMs } });
+        ? new Pool(origin, { ...options, connect: tls(new URL(origin).protocol) })
+        : new ProxyAgent({
+            ...options,
+            uri: proxy.url.href,
+            ...(proxy.authorization ? { token: proxy.authorization } : {}),
+            // The tunnel's own bound: the connect timeout bounds reaching the proxy, and then its answer to CONNECT.
+            clientFactory: (url, factoryOptions) => new ProxyTunnels(url, factoryOptions, connectTimeoutMs),
+            proxyTls: { timeout: connectTimeoutMs, ...tls(proxy.url.protocol) },
+            requestTls: tls(new URL(origin).protocol),
+          });
     pools.set(key, pool);
   }
   return pool;
@@ -101,45 +122,41 @@ export async function closePools(): Promise<void> {
   await Promise.all(open.map((pool) => pool.close()));
 }
 
-const TLS_CODES = new Set([
-  "CERT_HAS_EXPIRED",
-  "CERT_NOT_YET_VALID",
-  "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN",
-  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
-  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
-  "ERR_TLS_CERT_ALTNAME_INVALID",
-]);
-
 function describe(error: unknown): { code: string; message: string } {
   const code = typeof (error as { code?: unknown })?.code === "string" ? (error as { code: string }).code : "";
   const message = error instanceof Error ? error.message : String(error);
   return { code, message };
 }
 
-// Where the certificate chain is not trusted, the fix is the same whatever the chain's signer.
-const TRUST_ADVICE =
-  "if the service's certificate (or a TLS-inspecting proxy's) is signed by your company's CA, give that CA to the process that runs pulumi or dmarc-fleet as NODE_EXTRA_CA_CERTS=/path/to/company-ca.pem; never turn verification off.";
-
-/** How an attempt reaches its origin: through a proxy, or direct (and whether that is this machine). */
+/** How an attempt reaches its origin: through a proxy, or direct (and whether that is this machine), and what it trusts. */
 interface Route {
   proxy: ProxyRoute | undefined;
   loopback: boolean;
+  caFile: string | undefined;
 }
 
-function classify(error: unknown, sent: boolean, { proxy, loopback }: Route): TransportFault {
+const SERVICE = { name: "the service", addressedBy: "baseUrl" };
+
+function classify(error: unknown, sent: boolean, route: Route): TransportFault {
+  const { proxy, loopback, caFile } = route;
+  const trust = () => trustFor(caFile);
+  if (error instanceof ProxyLegFault && proxy) {
+    const { message, permanent, advice } = proxyFailureOf(proxy, error.leg, error.message, trust);
+    return new TransportFault(false, message, { cause: error, permanent, advice });
+  }
   const { code, message } = describe(error);
   const detail = code ? `${message} (${code})` : message;
-  if (TLS_CODES.has(code)) {
+  const certificate = certificateFailure(code, SERVICE, trust);
+  if (certificate) {
     const through = proxy ? ` (through the proxy ${proxy.shown}, chosen by ${proxy.chosenBy})` : "";
-    return new TransportFault(sent, `TLS certificate not trusted${through}: ${detail}`, {
+    return new TransportFault(sent, `${certificate.says}${through}: ${detail}`, {
       cause: error,
       permanent: true,
-      advice: TRUST_ADVICE,
+      advice: certificate.advice,
     });
   }
   if (proxy && !sent) {
-    const failure = proxyFailureOf(proxy, code, message);
+    const failure = beyondProxyFailure(proxy, detail);
     return new TransportFault(false, failure.message, {
       cause: error,
       permanent: failure.permanent,
@@ -248,9 +265,10 @@ class Attempt implements Dispatcher.DispatchHandler {
 
 /** Sends one request and collects the whole answer, or fails with a {@link TransportFault}. */
 export function send(request: WireRequest, limits: AttemptLimits): Promise<WireResponse> {
-  const pool = poolFor(request.origin, limits.connectTimeoutMs, limits.proxy);
+  const pool = poolFor(request.origin, limits);
   return new Promise<WireResponse>((resolve, reject) => {
-    const route = { proxy: limits.proxy, loopback: isLoopbackHost(new URL(request.origin).hostname) };
+    const loopback = isLoopbackHost(new URL(request.origin).hostname);
+    const route = { proxy: limits.proxy, loopback, caFile: limits.caFile };
     const attempt = new Attempt(limits.requestTimeoutMs, route, { resolve, reject });
     try {
       pool.dispatch(

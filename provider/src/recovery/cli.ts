@@ -36,6 +36,21 @@ export const RECOVER_SPEC: CommandSpec = {
       description:
         "only report the processes a killed run left behind, and refuse (default: let them finish their calls, then stop them)",
     },
+    {
+      name: "adopt",
+      type: "string",
+      value: "<urn>=<id>",
+      multiple: true,
+      description:
+        "for a pending create left unsettled: record the object with this id as what it made (one of the candidates listed; never one another stack records)",
+    },
+    {
+      name: "drop",
+      type: "string",
+      value: "<urn>",
+      multiple: true,
+      description: "for a pending create left unsettled: forget it; the next pulumi up creates the object anew",
+    },
     { name: "help", type: "boolean", short: "h", description: "print this text" },
   ],
   exitCodes: [
@@ -46,12 +61,22 @@ export const RECOVER_SPEC: CommandSpec = {
       code: EXIT_CODES.refused,
       meaning: "refused: a run of the stack is still alive, or --keep-orphans found processes of a killed run",
     },
-    { code: EXIT_CODES.unsettled, meaning: "operations left that need a person (listed)" },
+    {
+      code: EXIT_CODES.unsettled,
+      meaning:
+        "operations left that need a person: listed, each unsettled create with the objects found and the --adopt or --drop that settles it",
+    },
   ],
 };
 
-/** Runs the command with `argv` (without node and the script); answers the exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
+const listOption = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
+
+/**
+ * Runs the command with `argv` (without node and the script); answers the
+ * exit code. `command` is how the person runs it, for the commands the report
+ * suggests: the plugin's executable runs it as `pulumi-resource-dmarc recover`.
+ */
+export async function main(argv: readonly string[], command = "npx dmarc-recover"): Promise<number> {
   let values: ReturnType<typeof parseOptions>["values"];
   try {
     values = parseOptions(RECOVER_SPEC, argv).values;
@@ -73,9 +98,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       backupDir: stringOption(values, "backup-dir"),
       unlockOtherHosts: values["unlock-other-hosts"] === true,
       keepOrphans: values["keep-orphans"] === true,
+      decisions: { adopt: listOption(values.adopt), drop: listOption(values.drop) },
     });
     const out = report.exitCode === EXIT_CODES.ok ? process.stdout : process.stderr;
-    out.write(`${formatReport(report).join("\n")}\n`);
+    out.write(`${formatReport(report, { command, stackName }).join("\n")}\n`);
     return report.exitCode;
   } catch (error) {
     if (error instanceof PulumiCommandFailed && signLine(error.output, "updateInProgress")) {

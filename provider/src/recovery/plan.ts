@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import {
   type Deployment,
   isProviderType,
@@ -15,11 +16,24 @@ import { type AnyResourceDefinition, lifecycleContext } from "../runtime/lifecyc
 import { PROVIDER_KEY } from "../runtime/providerModule";
 import { dmarcTypeName, pluginTypeName } from "../runtime/typeToken";
 import { containsSecret, plain } from "../runtime/values";
+import {
+  describeJudged,
+  type JudgedCandidate,
+  judgeCandidates,
+  type OwnershipFacts,
+  PROVEN_BECAUSE,
+} from "./candidates";
 
 // What recovery does with each pending operation an interrupted run left in
 // the state. Only a pending create can have made an object the state does not
-// know; it is looked up by the natural key its resource type declares
-// (`lookUp`), never by a second copy of that knowledge here.
+// know. Its type's natural-key lookup (`lookUp`) lists every object the create
+// could have made, and candidates.ts weighs each by evidence, never by its
+// name: the object is adopted only when exactly one is proven the create's
+// (no stack of the backend records it, and the service made it after the
+// killed run began, or the type's key leaves no other choice) and none is
+// left in doubt. Anything else is dropped (nothing found could be its) or
+// left unsettled with the candidates listed, for a person's `--adopt` or
+// `--drop`, as Pulumi leaves a pending create to `--import-pending-creates`.
 //
 // Both ways of running the package's resources leave the same pending
 // creates: the dynamic resources of a TypeScript program, and the provider
@@ -27,11 +41,8 @@ import { containsSecret, plain } from "../runtime/values";
 // generated SDK. Only the type token and what a completed create records
 // differ, so each is settled the same way. The plugin itself cannot settle
 // them on a plain rerun (`pulumi cancel`, then `up`): its create is not told
-// that a twin was interrupted, and the service has no idempotency key, so a
-// create that took any object of the same natural key could take one the
-// partner made by hand (a second "Production" group, an organisation of the
-// same name) and a later destroy would delete it. Here the state itself says
-// that a create of exactly these inputs was under way.
+// that a twin was interrupted, and the service has no idempotency key. Here
+// the state itself says that a create of exactly these inputs was under way.
 
 type Props = Record<string, unknown>;
 
@@ -76,7 +87,7 @@ export type SettlementAction =
   | "drop"
   /** A pending update, delete, read or import: `pulumi refresh` reads the object back. */
   | "refresh"
-  /** Left as it is: recovery cannot tell what happened (the reason says why). */
+  /** Left as it is: recovery cannot tell what happened (the reason says why, the candidates what it found). */
   | "unsettled"
   /**
    * A later run recorded the resource already (a plain `up` after the kill):
@@ -94,6 +105,40 @@ export interface SettlementStep {
   /** The service's id of the object found. */
   id?: string;
   reason: string;
+  /** For an unsettled create: every object found that it may have made, each with what is known of it. */
+  candidates?: JudgedCandidate[];
+}
+
+/** What a person decided for a pending create: adopt the object with this id (`--adopt`), or drop it (`--drop`). */
+type PersonsDecision = { adopt: string } | "drop";
+
+/**
+ * What a person decided for pending creates, as typed: `--adopt <urn>=<id>`
+ * and `--drop <urn>`. A URN and an id may each hold `=`: the URN is the
+ * pending create's whose URN and `=` begin the argument.
+ */
+export interface PersonsDecisions {
+  adopt?: readonly string[];
+  drop?: readonly string[];
+}
+
+/** The decisions by URN, each matched to a pending create of the state; one that matches none is refused. */
+function decisionsByUrn(state: Deployment, given: PersonsDecisions | undefined): Map<string, PersonsDecision> {
+  const creates = pendingOperations(state)
+    .filter((operation) => operation.type === "creating")
+    .map((operation) => operation.resource.urn);
+  const decisions = new Map<string, PersonsDecision>();
+  for (const argument of given?.adopt ?? []) {
+    const urn = creates.find((candidate) => argument.startsWith(`${candidate}=`));
+    if (!urn)
+      throw new Error(`--adopt ${argument}: no pending create of this stack has that URN (it takes <urn>=<id>)`);
+    decisions.set(urn, { adopt: argument.slice(urn.length + 1) });
+  }
+  for (const urn of given?.drop ?? []) {
+    if (!creates.includes(urn)) throw new Error(`--drop ${urn}: no pending create of this stack has that URN`);
+    decisions.set(urn, "drop");
+  }
+  return decisions;
 }
 
 export interface LookupServices {
@@ -101,6 +146,12 @@ export interface LookupServices {
   client: DmarcClient | undefined;
   /** The package's definition of a resource type, or undefined for a type it does not have. */
   definitionOf(typeName: string): AnyResourceDefinition | undefined;
+}
+
+/** Everything a plan weighs besides the state: the service, the backend's other stacks, and what a person decided. */
+export interface PlanInputs extends LookupServices {
+  facts: OwnershipFacts;
+  decisions?: PersonsDecisions;
 }
 
 function declaredInputs(resource: StateResource): { declared: Props; importId: unknown } {
@@ -130,7 +181,7 @@ function clientOf(services: LookupServices): DmarcClient {
 function lookableInputs(
   resource: StateResource,
   definition: AnyResourceDefinition | undefined,
-): { definition: AnyResourceDefinition; inputs: unknown } | Pick<SettlementStep, "action" | "reason"> {
+): { definition: AnyResourceDefinition; inputs: Props } | Pick<SettlementStep, "action" | "reason"> {
   if (!definition) {
     return { action: "unsettled", reason: "not a resource of this package: check it with its own provider" };
   }
@@ -145,34 +196,61 @@ function lookableInputs(
   if (!parsed.success) {
     return { action: "unsettled", reason: `its recorded inputs do not parse: ${parsed.error.issues[0]?.message}` };
   }
-  return { definition, inputs: parsed.data };
+  return { definition, inputs: parsed.data as Props };
 }
 
-async function settleCreate(
-  operation: PendingOperation,
-  services: LookupServices,
-  known: Set<string>,
-  recorded: string | undefined,
-): Promise<SettlementStep> {
-  const { resource } = operation;
+/** Another stack's pending create of the same type and inputs: it may have made the object as well as this one. */
+function twinElsewhere(resource: StateResource, inputs: Props, plan: PlanInputs): string | undefined {
   const typeName = typeNameOf(resource.type);
-  const step = { urn: resource.urn, typeName: typeName ?? resource.type, operation: operation.type };
-  // A killed run may leave the engine's provider instance being created.
-  if (isProviderType(resource.type)) {
-    return {
-      ...step,
-      action: "drop",
-      reason: "a provider instance makes nothing outside the state; the next pulumi up makes it",
-    };
+  const definition = typeName === undefined ? undefined : plan.definitionOf(typeName);
+  const same = plan.facts.elsewhere.pendingCreates.find((pending) => {
+    const parsed = definition?.inputs.safeParse(declaredInputs(pending.resource).declared);
+    return typeNameOf(pending.resource.type) === typeName && parsed?.success && isDeepStrictEqual(parsed.data, inputs);
+  });
+  return same && `${same.urn} of stack ${same.stack}`;
+}
+
+/** What the objects found leave to do, when no person decided: one proven and none in doubt is adopted. */
+function verdictOf(
+  judged: readonly JudgedCandidate[],
+  twin: string | undefined,
+  facts: OwnershipFacts,
+): { chosen: JudgedCandidate } | Pick<SettlementStep, "action" | "reason"> {
+  const proven = judged.filter((candidate) => candidate.verdict === "proven");
+  const open = judged.filter((candidate) => candidate.verdict === "unproven");
+  if (proven.length === 0 && open.length === 0) {
+    const reason =
+      judged.length === 0
+        ? "the create never reached the service; the next pulumi up makes it"
+        : `none of the ${judged.length} object(s) of its key found is its: each is recorded by a stack or older than the run; the next pulumi up makes it`;
+    return { action: "drop", reason };
   }
-  const definition = typeName === undefined ? undefined : services.definitionOf(typeName);
-  const lookable = lookableInputs(resource, definition);
-  if ("action" in lookable) return { ...step, ...lookable };
-  const id = await lookable.definition.lookUp({ ...lifecycleContext(clientOf(services)), known }, lookable.inputs);
-  if (id === undefined)
-    return { ...step, action: "drop", reason: "the create never reached the service; the next pulumi up makes it" };
-  if (known.has(id)) return { ...step, action: "drop", id, reason: "the state records this object already" };
-  known.add(id);
+  const doubt =
+    facts.elsewhere.unreadable.length > 0
+      ? `stacks of the backend could not be read, so what they record cannot be ruled out: ${facts.elsewhere.unreadable.join("; ")}`
+      : twin
+        ? `${twin} is a create of the same inputs left pending too, so either may have made it`
+        : proven.length + open.length > 1
+          ? `${proven.length + open.length} objects found could each be what the create made`
+          : open.length > 0
+            ? facts.runStartedAt === undefined
+              ? "when the killed run began is not known (no lock of it was left), so nothing shows that it made the object found"
+              : "nothing shows that the killed run made the object found (the service does not date it)"
+            : undefined;
+  if (doubt !== undefined || proven.length !== 1) {
+    return { action: "unsettled", reason: doubt ?? "no single object is proven the create's" };
+  }
+  return { chosen: proven[0] as JudgedCandidate };
+}
+
+/** What becomes of the object taken for the create: adopted, recreated for a secret, or left as a later run's duplicate. */
+function taken(
+  step: Omit<SettlementStep, "action" | "reason">,
+  definition: AnyResourceDefinition,
+  id: string,
+  recorded: string | undefined,
+  why: string,
+): SettlementStep {
   if (recorded !== undefined) {
     return {
       ...step,
@@ -181,22 +259,85 @@ async function settleCreate(
       reason: `a later run recorded ${recorded} for it; ${id} is probably a duplicate the interrupted run made: check it and delete it`,
     };
   }
-  const secretOutputs = lookable.definition.secretOutputs ?? [];
+  const secretOutputs = definition.secretOutputs ?? [];
   if (secretOutputs.length > 0) {
     const secrets = secretOutputs.join(", ");
-    return { ...step, action: "recreate", id, reason: `its ${secrets} came only with the lost answer` };
+    return { ...step, action: "recreate", id, reason: `${why}; its ${secrets} came only with the lost answer` };
   }
-  return { ...step, action: "adopt", id, reason: "the create was carried out" };
+  return { ...step, action: "adopt", id, reason: why };
+}
+
+/** A person's `--adopt`: the id must be one the create could have made, and no stack's. */
+function decided(
+  step: Omit<SettlementStep, "action" | "reason">,
+  decision: { adopt: string },
+  judged: readonly JudgedCandidate[],
+): { chosen: JudgedCandidate } {
+  const chosen = judged.find((candidate) => candidate.id === decision.adopt);
+  const name = resourceName(step.urn);
+  if (!chosen) {
+    const found = judged.length > 0 ? judged.map(describeJudged).join("; ") : "none";
+    throw new Error(
+      `--adopt ${step.urn}=${decision.adopt}: ${decision.adopt} is not an object the create of ${name} could have made; found: ${found}`,
+    );
+  }
+  if (chosen.verdict === "recordedElsewhere" || chosen.verdict === "recordedHere") {
+    throw new Error(
+      `--adopt ${step.urn}=${decision.adopt}: refused, ${describeJudged(chosen)}; two records of one object would let either stack's destroy delete it`,
+    );
+  }
+  return { chosen };
+}
+
+async function settleCreate(
+  operation: PendingOperation,
+  plan: PlanInputs,
+  here: Set<string>,
+  recorded: string | undefined,
+  decision: PersonsDecision | undefined,
+): Promise<SettlementStep> {
+  const { resource } = operation;
+  const typeName = typeNameOf(resource.type);
+  const step = { urn: resource.urn, typeName: typeName ?? resource.type, operation: operation.type };
+  if (decision === "drop")
+    return { ...step, action: "drop", reason: "dropped as asked (--drop); the next pulumi up makes it" };
+  // A killed run may leave the engine's provider instance being created.
+  if (isProviderType(resource.type)) {
+    return {
+      ...step,
+      action: "drop",
+      reason: "a provider instance makes nothing outside the state; the next pulumi up makes it",
+    };
+  }
+  const definition = typeName === undefined ? undefined : plan.definitionOf(typeName);
+  const lookable = lookableInputs(resource, definition);
+  if ("action" in lookable) return { ...step, ...lookable };
+  const found = await lookable.definition.lookUp(lifecycleContext(clientOf(plan)), lookable.inputs);
+  const organizationId =
+    typeof lookable.inputs.organizationId === "string" ? lookable.inputs.organizationId : undefined;
+  const judged = judgeCandidates(found, lookable.definition.ownership, { facts: plan.facts, organizationId, here });
+  const outcome = decision
+    ? decided(step, decision, judged)
+    : verdictOf(judged, twinElsewhere(resource, lookable.inputs, plan), plan.facts);
+  if (!("chosen" in outcome)) {
+    const listed = judged.filter((candidate) => candidate.verdict !== "recordedHere");
+    return { ...step, ...outcome, ...(outcome.action === "unsettled" ? { candidates: listed } : {}) };
+  }
+  here.add(outcome.chosen.id);
+  const why = decision ? "adopted as asked (--adopt)" : PROVEN_BECAUSE[lookable.definition.ownership];
+  return taken(step, lookable.definition, outcome.chosen.id, recorded, why);
 }
 
 /** Decides, without changing anything, what becomes of each pending operation. Lookups only read. */
-export async function planSettlement(state: Deployment, services: LookupServices): Promise<SettlementStep[]> {
-  const known = idsInState(state);
+export async function planSettlement(state: Deployment, plan: PlanInputs): Promise<SettlementStep[]> {
+  const here = idsInState(state);
   const steps: SettlementStep[] = [];
+  const decisions = decisionsByUrn(state, plan.decisions);
   // In the order they began: an object a later create depends on is settled first.
   for (const operation of pendingOperations(state)) {
     if (operation.type === "creating") {
-      steps.push(await settleCreate(operation, services, known, recordedId(state, operation.resource.urn)));
+      const { urn } = operation.resource;
+      steps.push(await settleCreate(operation, plan, here, recordedId(state, urn), decisions.get(urn)));
     } else {
       const { resource } = operation;
       steps.push({

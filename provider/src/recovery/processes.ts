@@ -177,6 +177,20 @@ export function hasOpenConnections(pid: number): boolean {
   return false;
 }
 
+/**
+ * This process and its ancestors: never a run's. A pipeline runs recovery
+ * under wrappers (`timeout 600 pulumi-resource-dmarc recover ...`) whose
+ * command lines name the plugin's executable as a run's provider's do.
+ */
+function ownLine(byPid: ReadonlyMap<number, ProcessEntry>): Set<number> {
+  const line = new Set([process.pid]);
+  for (let current = byPid.get(process.pid); current && current.parent > 1 && !line.has(current.parent); ) {
+    line.add(current.parent);
+    current = byPid.get(current.parent);
+  }
+  return line;
+}
+
 /** The processes of Pulumi runs (providers, language hosts, programs) working in `workDir`, live or not. */
 export function runProcessesIn(workDir: string): RunProcess[] {
   const folder = resolve(workDir);
@@ -189,10 +203,11 @@ export function runProcessesIn(workDir: string): RunProcess[] {
     }
     return false;
   };
+  const ours = ownLine(byPid);
   const found: RunProcess[] = [];
   for (const entry of table) {
     const role = ROLES.find(({ pattern }) => pattern.test(entry.command))?.role;
-    if (!role || entry.zombie || entry.pid === process.pid || cwdOf(entry.pid) !== folder) continue;
+    if (!role || entry.zombie || ours.has(entry.pid) || cwdOf(entry.pid) !== folder) continue;
     found.push({
       pid: entry.pid,
       command: shortened(entry.command, 120),

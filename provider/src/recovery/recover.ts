@@ -6,10 +6,12 @@ import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from ".
 import { isPostgresUrl } from "../client";
 import { definitionOf } from "../registry";
 import { clientFrom, type ProviderSettings, settingsFrom } from "../runtime/config";
-import { readLocks, removeLock, type StackLock } from "./locks";
+import { backendRecords } from "./backendRecords";
+import type { OwnershipFacts } from "./candidates";
+import { describeLock, readLocks, removeLock, type StackLock } from "./locks";
 import { findRunProcesses, inFlightBoundMs, type StoppedOrphan, settleOrphans } from "./orphans";
-import { applySettlement, type LookupServices, planSettlement, type SettlementStep } from "./plan";
-import { readPostgresLocks, removePostgresLocks } from "./postgresLocks";
+import { applySettlement, type PersonsDecisions, type PlanInputs, planSettlement, type SettlementStep } from "./plan";
+import { readPostgresLocks, removePostgresLocks } from "./postgresState";
 import type { RunProcess } from "./processes";
 import { openStack, type StackAccess } from "./stack";
 
@@ -38,6 +40,13 @@ export interface RecoverOptions {
   keepOrphans?: boolean;
   /** Extra environment for the `pulumi` CLI and the provider settings (DMARC_*). */
   env?: Record<string, string>;
+  /**
+   * What a person decided for pending creates recovery left unsettled, by
+   * URN: adopt the object with this id (`--adopt <urn>=<id>`), or drop the
+   * operation (`--drop <urn>`), as Pulumi's `--import-pending-creates` and
+   * `--clear-pending-creates` do.
+   */
+  decisions?: PersonsDecisions;
 }
 
 /** 0 done or nothing to do; 3 refused, a run is alive (or --keep-orphans found a killed one's processes); 4 some operations are left for a person; 1 failure; 2 bad usage. */
@@ -62,6 +71,8 @@ export interface RecoveryReport {
   /** A checkpoint the backend cannot load, and how it is (or would be) repaired. */
   checkpoint?: Omit<CheckpointRepair, "state">;
   steps: SettlementStep[];
+  /** What pending creates were weighed against: the other stacks read, and when the killed run began. */
+  weighed?: string;
   /** Whether `pulumi refresh` ran (or would run) for pending updates and deletes. */
   refresh: boolean;
   /** The copy of the starting state. */
@@ -182,7 +193,7 @@ async function startingPoint(recovery: Recovery) {
 }
 
 /** Removes the dead runs' locks, imports the settled state, refreshes what needs it, and says what is left. */
-async function carryOut(recovery: Recovery, state: Deployment, services: LookupServices): Promise<RecoveryReport> {
+async function carryOut(recovery: Recovery, state: Deployment, services: PlanInputs): Promise<RecoveryReport> {
   const { report, stack } = recovery;
   await removeLocks(stack, recovery.files, report.deadLocks);
   if (report.steps.some((step) => step.action !== "refresh" && step.action !== "unsettled")) {
@@ -200,6 +211,33 @@ async function carryOut(recovery: Recovery, state: Deployment, services: LookupS
     : { ...report, outcome: "recovered" };
 }
 
+const NO_RECORDS = { recordedBy: new Map(), pendingCreates: [], unreadable: [], stacksRead: 0 };
+
+/**
+ * When the killed run began, from the locks dead runs left (the earliest: a
+ * lower bound whichever run it was), and what every other stack of the
+ * backend records.
+ */
+async function ownershipFacts({ stack, report }: Recovery): Promise<OwnershipFacts> {
+  const elsewhere = await backendRecords(stack.backendUrl, stack, stack);
+  const started = report.deadLocks
+    .map((lock) => ({ lock, at: Date.parse(lock.timestamp) }))
+    .filter(({ at }) => !Number.isNaN(at))
+    .sort((a, b) => a.at - b.at)[0];
+  return started
+    ? { elsewhere, runStartedAt: started.at, runStartSource: `the lock of ${describeLock(started.lock)}` }
+    : { elsewhere };
+}
+
+function weighedAgainst({ elsewhere, runStartedAt, runStartSource }: OwnershipFacts): string {
+  const began =
+    runStartedAt === undefined
+      ? "when the killed run began is unknown (it left no lock)"
+      : `the killed run began at ${new Date(runStartedAt).toISOString()} (${runStartSource})`;
+  const unreadable = elsewhere.unreadable.length > 0 ? `, ${elsewhere.unreadable.length} could not be read` : "";
+  return `pending creates weighed against ${elsewhere.stacksRead} other stack(s) of the backend${unreadable}; ${began}`;
+}
+
 /** With no live run in the way: stops the orphans, plans each pending operation's settlement, and carries it out. */
 async function settle(recovery: Recovery): Promise<RecoveryReport> {
   const { options, report } = recovery;
@@ -211,9 +249,16 @@ async function settle(recovery: Recovery): Promise<RecoveryReport> {
     // Before the service is read: an orphan may still be finishing a create. A dead engine cannot change the state.
     if (!options.dryRun) report.orphans = await settleOrphans(report.orphans, { boundMs: report.orphanBoundMs });
   }
-  // The service is asked only about pending creates.
-  const needsService = pendingOperations(state).some((operation) => operation.type === "creating");
-  const services: LookupServices = { client: needsService ? clientFrom(await settings()) : undefined, definitionOf };
+  // The service, and the backend's other stacks, are asked only about pending creates.
+  const creates = pendingOperations(state).some((operation) => operation.type === "creating");
+  const facts = creates ? await ownershipFacts(recovery) : { elsewhere: NO_RECORDS };
+  const services: PlanInputs = {
+    client: creates ? clientFrom(await settings()) : undefined,
+    definitionOf,
+    facts,
+    ...(options.decisions ? { decisions: options.decisions } : {}),
+  };
+  if (creates) report.weighed = weighedAgainst(facts);
   report.steps = await planSettlement(state, services);
   report.refresh = report.steps.some((step) => step.action === "refresh");
   const changesState = report.deadLocks.length > 0 || broken !== undefined || report.steps.length > 0;

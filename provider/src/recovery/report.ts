@@ -1,5 +1,6 @@
 import { resourceName } from "../checkpoint/deployment";
-import { shownPath } from "../cli/shown";
+import { shellWord, shownPath } from "../cli/shown";
+import { describeJudged } from "./candidates";
 import { describeLock } from "./locks";
 import type { StoppedBy, StoppedOrphan } from "./orphans";
 import type { SettlementStep } from "./plan";
@@ -9,10 +10,36 @@ import { SETTLEMENT_WORDS } from "./settlementWords";
 
 // The command's output: one line per thing settled, then what to run next.
 
-function stepLine(step: SettlementStep, planned: boolean): string {
+/** How the person running recovery runs it again: `npx dmarc-recover --stack dev`, or the executable's `recover`. */
+export interface RecoverInvocation {
+  command: string;
+  stackName: string;
+}
+
+/** The candidates an unsettled create found, and the two commands that settle it. */
+function settleByHand(step: SettlementStep, again: RecoverInvocation): string[] {
+  if (!step.candidates) return [];
+  const rerun = `${again.command} --stack ${shellWord(again.stackName)}`;
+  const adoptable = step.candidates.filter(
+    (candidate) => candidate.verdict === "proven" || candidate.verdict === "unproven",
+  );
+  return [
+    ...step.candidates.map((candidate) => `${" ".repeat(15)}found ${describeJudged(candidate)}`),
+    ...adoptable.map(
+      (candidate) =>
+        `${" ".repeat(15)}to adopt ${candidate.id}: ${rerun} --adopt ${shellWord(`${step.urn}=${candidate.id}`)}`,
+    ),
+    `${" ".repeat(15)}to drop it (the next pulumi up makes a new one): ${rerun} --drop ${shellWord(step.urn)}`,
+  ];
+}
+
+function stepLines(step: SettlementStep, planned: boolean, again: RecoverInvocation): string[] {
   const verb = SETTLEMENT_WORDS[step.action];
   const what = `${resourceName(step.urn)} (${step.typeName}${step.id ? ` ${step.id}` : ""})`;
-  return `${(planned ? verb.planned : verb.done).padEnd(14)} ${what}: ${step.reason}${verb.after ? `; ${verb.after}` : ""}`;
+  return [
+    `${(planned ? verb.planned : verb.done).padEnd(14)} ${what}: ${step.reason}${verb.after ? `; ${verb.after}` : ""}`,
+    ...settleByHand(step, again),
+  ];
 }
 
 function checkpointLine(repair: NonNullable<RecoveryReport["checkpoint"]>, planned: boolean): string {
@@ -43,7 +70,10 @@ function orphanLine(orphan: RunProcess | StoppedOrphan, boundMs: number): string
   return `${"stopped".padEnd(14)} ${what}: waited ${seconds(orphan.waitedMs)} for its calls, then ${STOPPED_BY[orphan.stoppedBy]}`;
 }
 
-export function formatReport(report: RecoveryReport): string[] {
+export function formatReport(
+  report: RecoveryReport,
+  again: RecoverInvocation = { command: "npx dmarc-recover", stackName: report.stackName },
+): string[] {
   const stack = `stack ${report.stackName}`;
   if (report.outcome === "refused") {
     return [
@@ -76,7 +106,8 @@ export function formatReport(report: RecoveryReport): string[] {
     ...report.deadLocks.map(
       (lock) => `${planned ? "would remove" : "removed"} the lock of ${describeLock(lock)}: that run is gone`,
     ),
-    ...report.steps.map((step) => stepLine(step, planned)),
+    ...(report.weighed ? [report.weighed] : []),
+    ...report.steps.flatMap((step) => stepLines(step, planned, again)),
   ];
   if (planned) return [...lines, "Dry run: nothing changed. Run without --dry-run to do this."];
   return [

@@ -25,6 +25,10 @@ export interface StackAccess {
   /** The backend URL `pulumi whoami` reports, e.g. `file:///srv/state`. */
   backendUrl: string | undefined;
   exportState(): Promise<Deployment>;
+  /** Every stack of the backend, of every project, as `pulumi stack ls --all` names them. */
+  listAllStacks(): Promise<string[]>;
+  /** Another stack's state, by the name {@link listAllStacks} gave it. */
+  exportOther(name: string): Promise<Deployment>;
   importState(state: Deployment): Promise<void>;
   refresh(): Promise<void>;
   /** The stack's config, secrets decrypted with the stack's secrets provider. */
@@ -71,6 +75,14 @@ export async function openStack(options: StackAccessOptions): Promise<StackAcces
     projectName: project.name,
     backendUrl: whoami.url ?? env.PULUMI_BACKEND_URL,
     exportState: async () => parseDeployment(await pulumi("stack", "export")),
+    async listAllStacks() {
+      const listed = JSON.parse(await run(command, ["stack", "ls", "--all", "--json"], workDir, env)) as {
+        name: string;
+      }[];
+      return listed.map((entry) => entry.name);
+    },
+    exportOther: async (name) =>
+      parseDeployment(await run(command, ["stack", "export", "--stack", name], workDir, env)),
     async importState(state) {
       const folder = mkdtempSync(join(tmpdir(), "dmarc-recover-"));
       const file = join(folder, "state.json");

@@ -160,8 +160,11 @@ export const domain = defineResource({
   checked: ({ client }, inputs, creates) => client.domainDeclared(inputs.organizationId, inputs.domain, creates),
 
   // A domain name is unique within its organisation: the name is the natural key.
+  ownership: "uniqueInOrganization",
   lookUp: async ({ client }, inputs) =>
-    (await client.getDomain(inputs.organizationId, inputs.domain)) && joinId(inputs.organizationId, inputs.domain),
+    (await client.getDomain(inputs.organizationId, inputs.domain))
+      ? [{ id: joinId(inputs.organizationId, inputs.domain), label: inputs.domain }]
+      : [],
 
   async create({ client }, inputs) {
     const created = await settleCall(

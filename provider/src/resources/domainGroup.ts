@@ -1,22 +1,30 @@
 import { z } from "zod";
-import { DomainGroupName, type DomainGroup as DomainGroupRecord } from "../api";
+import { DomainGroupName } from "../api";
 import type { DmarcClient } from "../client";
 import { joinId, splitId } from "../runtime/ids";
-import { defineResource, updateMayChange } from "../runtime/lifecycle";
+import { type CreateCandidate, defineResource, updateMayChange } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { deleteWhenFreed, settleCall } from "../runtime/settle";
+import { AmbiguousCreateError, deleteWhenFreed, madeSince, PROCESS_STARTED_AT, settleCall } from "../runtime/settle";
 import { displayName, OrganizationId } from "./fields";
 
 const groupIdOf = (id: string) => splitId(id, "DomainGroup", "groupId").child;
 
-async function findGroup(
+/**
+ * Every group of the organisation with this name: names are not unique, and
+ * the service dates a group only by its organisation.
+ */
+async function groupsNamed(
   client: DmarcClient,
   inputs: { organizationId: string; name: string },
-  known: ReadonlySet<string>,
-): Promise<DomainGroupRecord | undefined> {
-  return (await client.listDomainGroups(inputs.organizationId)).find(
-    (group) => group.name === inputs.name && !known.has(joinId(inputs.organizationId, group.id)),
-  );
+): Promise<CreateCandidate[]> {
+  const named = (await client.listDomainGroups(inputs.organizationId)).filter((group) => group.name === inputs.name);
+  if (named.length === 0) return [];
+  const organizationCreatedAt = (await client.readOrganization(inputs.organizationId))?.createdAt;
+  return named.map((group) => ({
+    id: joinId(inputs.organizationId, group.id),
+    label: `${group.name} in ${inputs.organizationId}`,
+    ...(organizationCreatedAt ? { organizationCreatedAt } : {}),
+  }));
 }
 
 /** Renaming is all an update sends, and the service answers it with the group's domains as they are now. */
@@ -39,16 +47,21 @@ export const domainGroup = defineResource({
   updatedBy: { domains: renames },
   replaceOn: ["organizationId"],
 
-  async lookUp({ client, known }, inputs) {
-    const found = await findGroup(client, inputs, known);
-    return found && joinId(inputs.organizationId, found.id);
-  },
+  ownership: "madeDuringRun",
+  lookUp: ({ client }, inputs) => groupsNamed(client, inputs),
 
   async create({ client }, inputs) {
+    // Only an organisation made during this run dates the groups in it: one made earlier may hold a person's group of this name.
     const created = await settleCall(
       client,
       () => client.createDomainGroup(inputs),
-      () => findGroup(client, inputs, new Set()),
+      async () => {
+        const what = `DomainGroup "${inputs.name}" of ${inputs.organizationId}`;
+        const named = await groupsNamed(client, inputs);
+        const made = madeSince(named, PROCESS_STARTED_AT, what);
+        if (!made && named.length > 0) throw new AmbiguousCreateError(what, named);
+        return made && client.readDomainGroup(inputs.organizationId, splitId(made.id, "DomainGroup", "groupId").child);
+      },
     );
     return {
       id: joinId(inputs.organizationId, created.id),

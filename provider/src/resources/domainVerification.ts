@@ -334,7 +334,8 @@ export const domainVerification = defineResource({
   replaceOn: ["domainId", "organizationId", "domain"],
 
   // Nothing is created on the service: there is nothing a lost answer could have made.
-  lookUp: async () => undefined,
+  ownership: "createTakesIt",
+  lookUp: async () => [],
 
   async create({ client, settings, log }, inputs) {
     const { organizationId, domain } = target(inputs);

@@ -70,9 +70,12 @@ export const invitation = defineResource({
   updatedBy: { userId: readsBack, emailVerified: readsBack },
   replaceOn: ["organizationId", "email", "role"],
 
-  // A person is a member of an organisation once: the e-mail address is the natural key.
+  // A person is a member of an organisation once, and inviting a member again keeps them: the e-mail address is the natural key.
+  ownership: "createTakesIt",
   lookUp: async ({ client }, inputs) =>
-    (await findUser(client, inputs.organizationId, inputs.email)) && joinId(inputs.organizationId, inputs.email),
+    (await findUser(client, inputs.organizationId, inputs.email))
+      ? [{ id: joinId(inputs.organizationId, inputs.email), label: inputs.email }]
+      : [],
 
   async create({ client }, inputs) {
     await settleAction(

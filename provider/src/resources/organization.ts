@@ -1,30 +1,17 @@
 import { z } from "zod";
-import { OrganizationName, type Organization as OrganizationRecord } from "../api";
+import { OrganizationName } from "../api";
 import type { DmarcClient } from "../client";
-import { defineResource } from "../runtime/lifecycle";
+import { type CreateCandidate, defineResource } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { CLOCK_SKEW_ALLOWANCE_MS, settleCall } from "../runtime/settle";
+import { madeSince, settleCall } from "../runtime/settle";
 import { displayName } from "./fields";
 import { cancelActiveSubscriptions } from "./subscription";
 
-/**
- * The organisation a create with this name made: the newest of that name not
- * recorded yet. Names are not unique, so only one created after `notBefore`
- * counts when that moment is known.
- */
-async function findOrganization(
-  client: DmarcClient,
-  name: string,
-  known: ReadonlySet<string>,
-  notBefore: number | undefined,
-): Promise<OrganizationRecord | undefined> {
-  const candidates = (await client.listOrganizations()).filter(
-    (org) =>
-      org.name === name &&
-      !known.has(org.id) &&
-      (notBefore === undefined || Date.parse(org.createdAt) >= notBefore - CLOCK_SKEW_ALLOWANCE_MS),
-  );
-  return candidates.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))[0];
+/** Every organisation of the partner with this name: names are not unique. */
+async function organizationsNamed(client: DmarcClient, name: string): Promise<CreateCandidate[]> {
+  return (await client.listOrganizations())
+    .filter((org) => org.name === name)
+    .map((org) => ({ id: org.id, label: org.name, createdAt: org.createdAt }));
 }
 
 export const organization = defineResource({
@@ -50,15 +37,22 @@ export const organization = defineResource({
   updatedBy: { createdAt: [] },
   replaceOn: [],
 
-  lookUp: async ({ client, known, notBefore }, inputs) =>
-    (await findOrganization(client, inputs.name, known, notBefore))?.id,
+  ownership: "madeDuringRun",
+  lookUp: ({ client }, inputs) => organizationsNamed(client, inputs.name),
 
   async create({ client }, inputs) {
     const startedAt = Date.now();
     const created = await settleCall(
       client,
       () => client.createOrganization({ name: inputs.name }),
-      () => findOrganization(client, inputs.name, new Set(), startedAt),
+      async () => {
+        const made = madeSince(
+          await organizationsNamed(client, inputs.name),
+          startedAt,
+          `Organization "${inputs.name}"`,
+        );
+        return made && client.readOrganization(made.id);
+      },
     );
     return { id: created.id, outs: { ...inputs, name: created.name, createdAt: created.createdAt } };
   },

@@ -210,10 +210,12 @@ export const rfc2136Record = defineResource({
   updatedBy: { zoneName: moves },
   replaceOn: ["name"],
 
+  // The create replaces what stands at the name: the record served there is the create's either way.
+  ownership: "createTakesIt",
   async lookUp(_ctx, inputs) {
-    return naming(inputs.name, async () => {
-      return (await isServed(inputs, await zoneFor(inputs))) ? inputs.name : undefined;
-    });
+    return naming(inputs.name, async () =>
+      (await isServed(inputs, await zoneFor(inputs))) ? [{ id: inputs.name, label: inputs.name }] : [],
+    );
   },
 
   async create(_ctx, inputs) {

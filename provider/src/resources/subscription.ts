@@ -2,9 +2,9 @@ import { z } from "zod";
 import type { Subscription as SubscriptionRecord } from "../api";
 import { DmarcApiError, type DmarcClient, isNotFound } from "../client";
 import { joinId, splitId } from "../runtime/ids";
-import { defineResource, type OutputChange } from "../runtime/lifecycle";
+import { type CreateCandidate, defineResource, type OutputChange } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { CLOCK_SKEW_ALLOWANCE_MS, finishCreate, settleAction, settleCall } from "../runtime/settle";
+import { finishCreate, madeSince, settleAction, settleCall } from "../runtime/settle";
 import { OrganizationId, serviceId } from "./fields";
 
 /** Renewals one operation may make to reach `keepActiveUntil`: ten years of monthly terms. */
@@ -150,20 +150,34 @@ export async function cancelActiveSubscriptions(client: DmarcClient, organizatio
   return true;
 }
 
-/** An active subscription to the price, not recorded yet, and made after `notBefore` when that is known. */
-async function findAssigned(
+/** The organisation's active subscriptions to the price: at most one, as the service keeps one active at a time. */
+async function activeAtPrice(client: DmarcClient, inputs: SubscriptionInputs): Promise<SubscriptionRecord[]> {
+  return ((await subscriptionsOf(client, inputs.organizationId)) ?? []).filter(
+    (candidate) => candidate.cancelledAt === null && candidate.items.some((item) => item.priceId === inputs.priceId),
+  );
+}
+
+function candidateOf(inputs: SubscriptionInputs, record: SubscriptionRecord): CreateCandidate {
+  return {
+    id: joinId(inputs.organizationId, record.id),
+    label: `${record.id} at ${inputs.priceId}`,
+    createdAt: record.createdAt,
+  };
+}
+
+/** The subscription an assignment sent at `startedAt` made, when its answer was lost: one made since then. */
+async function assignedSince(
   client: DmarcClient,
   inputs: SubscriptionInputs,
-  known: ReadonlySet<string>,
-  notBefore: number | undefined,
+  startedAt: number,
 ): Promise<SubscriptionRecord | undefined> {
-  return (await subscriptionsOf(client, inputs.organizationId))?.find(
-    (candidate) =>
-      candidate.cancelledAt === null &&
-      candidate.items.some((item) => item.priceId === inputs.priceId) &&
-      !known.has(joinId(inputs.organizationId, candidate.id)) &&
-      (notBefore === undefined || Date.parse(candidate.createdAt) >= notBefore - CLOCK_SKEW_ALLOWANCE_MS),
+  const records = await activeAtPrice(client, inputs);
+  const made = madeSince(
+    records.map((record) => candidateOf(inputs, record)),
+    startedAt,
+    `Subscription of ${inputs.organizationId}`,
   );
+  return made && records.find((record) => candidateOf(inputs, record).id === made.id);
 }
 
 /** Moves a subscription to the declared price; the service answers with the one now in force. */
@@ -171,7 +185,7 @@ function changePrice(client: DmarcClient, inputs: SubscriptionInputs, subscripti
   return settleCall(
     client,
     () => client.changeSubscriptionPrice(subscriptionId, inputs.priceId),
-    () => findAssigned(client, inputs, new Set(), undefined),
+    async () => (await activeAtPrice(client, inputs))[0],
   );
 }
 
@@ -200,7 +214,7 @@ async function assign(client: DmarcClient, inputs: SubscriptionInputs): Promise<
     return await settleCall(
       client,
       () => client.assignSubscription({ organizationId: inputs.organizationId, priceId: inputs.priceId }),
-      () => findAssigned(client, inputs, new Set(), startedAt),
+      () => assignedSince(client, inputs, startedAt),
     );
   } catch (error) {
     if (error instanceof DmarcApiError && error.status === 409) return takeOverActive(client, inputs, error);
@@ -258,10 +272,9 @@ export const subscription = defineResource({
   },
   replaceOn: ["organizationId"],
 
-  async lookUp({ client, known, notBefore }, inputs) {
-    const found = await findAssigned(client, inputs, known, notBefore);
-    return found && joinId(inputs.organizationId, found.id);
-  },
+  ownership: "madeDuringRun",
+  lookUp: async ({ client }, inputs) =>
+    (await activeAtPrice(client, inputs)).map((record) => candidateOf(inputs, record)),
 
   async create({ client }, inputs) {
     if (inputs.suspended) {

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { WebhookEvents, WebhookName, type Webhook as WebhookRecord, WebhookUrl, type WebhookWithSecret } from "../api";
 import type { DmarcClient } from "../client";
-import { defineResource, updateMayChange } from "../runtime/lifecycle";
+import { type CreateCandidate, defineResource, updateMayChange } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
-import { settleCall } from "../runtime/settle";
+import { madeSince, settleCall } from "../runtime/settle";
 import { displayName, serviceId } from "./fields";
 
 const WebhookInputs = z.object({
@@ -41,21 +41,21 @@ function propsOf(inputs: WebhookInputs, record: WebhookRecord, secret: string): 
   };
 }
 
-/** A webhook of the owner with this name and endpoint, not recorded yet: the owner has at most five. */
-async function findWebhook(
-  client: DmarcClient,
-  inputs: WebhookInputs,
-  known: ReadonlySet<string>,
-): Promise<WebhookRecord | undefined> {
-  return (await client.listWebhooks(inputs.ownerId)).find(
-    (hook) => hook.name === inputs.name && hook.url === inputs.url && !known.has(hook.objectId),
-  );
+/** Every webhook of the owner with this name and endpoint (an owner has at most five). */
+async function webhooksLike(client: DmarcClient, inputs: WebhookInputs): Promise<CreateCandidate[]> {
+  return (await client.listWebhooks(inputs.ownerId))
+    .filter((hook) => hook.name === inputs.name && hook.url === inputs.url)
+    .map((hook) => ({ id: hook.objectId, label: `${hook.name} -> ${hook.url}`, createdAt: hook.createdAt }));
 }
 
-async function settleLostCreate(client: DmarcClient, inputs: WebhookInputs): Promise<WebhookWithSecret | undefined> {
-  const found = await findWebhook(client, inputs, new Set());
+async function settleLostCreate(
+  client: DmarcClient,
+  inputs: WebhookInputs,
+  startedAt: number,
+): Promise<WebhookWithSecret | undefined> {
+  const made = madeSince(await webhooksLike(client, inputs), startedAt, `Webhook "${inputs.name}"`);
   // The lost answer carried the only copy of the secret: a fresh one is issued for the webhook found.
-  return found ? client.regenerateWebhookSecret(found.objectId) : undefined;
+  return made ? client.regenerateWebhookSecret(made.id) : undefined;
 }
 
 /** A new `secretVersion` has the service issue a new secret: the one way an update changes it. */
@@ -77,14 +77,16 @@ export const webhook = defineResource({
 
   fromSettings: { ownerId: "partnerId" },
 
-  lookUp: async ({ client, known }, inputs) => (await findWebhook(client, inputs, known))?.objectId,
+  ownership: "madeDuringRun",
+  lookUp: ({ client }, inputs) => webhooksLike(client, inputs),
 
   async create({ client }, inputs) {
     const { secretVersion: _rotation, ...body } = inputs;
+    const startedAt = Date.now();
     const created = await settleCall(
       client,
       () => client.createWebhook(body),
-      () => settleLostCreate(client, inputs),
+      () => settleLostCreate(client, inputs, startedAt),
     );
     return { id: created.objectId, outs: propsOf(inputs, created, created.secret) };
   },

@@ -53,6 +53,7 @@ const SETTING_KINDS = {
   domainBatchWindowMs: "number",
   httpsProxy: "secret",
   noProxy: "text",
+  caFile: "text",
 } as const satisfies Record<Exclude<keyof ClientOptions, "log" | "notice"> | "partnerId", "text" | "secret" | "number">;
 
 export type SettingKey = keyof typeof SETTING_KINDS;

@@ -23,13 +23,36 @@ type PropsOf<I extends ObjectSchema, O extends ObjectSchema> = z.output<I> & z.o
 /** What the engine's diff found: the inputs whose declared value changed. */
 type ChangedInputs<I extends ObjectSchema> = ReadonlySet<keyof z.output<I> & string>;
 
-/** Ids of objects already recorded in the state, so a natural-key lookup never returns one of them twice. */
-interface LookupContext extends LifecycleContext {
-  /** Resource ids already recorded in the state (or adopted earlier in the same recovery). */
-  known: ReadonlySet<string>;
-  /** Objects created before this moment cannot be the result of the create being looked for. */
-  notBefore?: number;
+/** An object a create with these inputs may have made, as its type's natural-key lookup finds it. */
+export interface CreateCandidate {
+  /** Its resource id. */
+  id: string;
+  /** Its name or key, as a person choosing between candidates reads it. */
+  label: string;
+  /** When the service created it (ISO 8601), where the service says. */
+  createdAt?: string;
+  /** When the service created the organisation holding it, where that alone dates it: it is no older. */
+  organizationCreatedAt?: string;
 }
+
+/**
+ * What proves that an object its lookup finds is the one a create of these
+ * inputs made, when the create's answer was lost (a killed run, a cut
+ * connection): never a matching name alone, which another stack's object or
+ * a person's can have too.
+ *
+ * - `madeDuringRun`: the key is not unique (an organisation's name, a
+ *   group's), so only an object the service made after the run began, and
+ *   that no stack records, can be the create's.
+ * - `uniqueInOrganization`: the key is unique within the organisation (a
+ *   domain's name), so the object found is the one declared when that
+ *   organisation is this stack's alone, or was made during the run.
+ * - `createTakesIt`: a create of these inputs takes over whatever stands at
+ *   the key (an invitation of someone already a member, a DNS record at its
+ *   name), so the object found is the create's either way, unless another
+ *   stack records it.
+ */
+export type Ownership = "madeDuringRun" | "uniqueInOrganization" | "createTakesIt";
 
 /** An output computed from the resource id alone. */
 interface IdOutput {
@@ -162,12 +185,14 @@ export interface ResourceDefinition<
   checked?(ctx: LifecycleContext, inputs: InputsOf<I>, creates: boolean): void;
   /** Output keys whose drift, seen by the last read, needs an update although the inputs did not change. */
   drift?(olds: PropsOf<I, O>): string[];
+  /** What proves that an object {@link lookUp} finds is this create's ({@link Ownership}). */
+  ownership: Ownership;
   /**
-   * Finds the object a create with these inputs made, by its natural key,
-   * when the create's answer was lost (a cut connection, a killed run).
-   * Answers the resource id, or undefined when no such object exists.
+   * Every object a create with these inputs could have made, by its natural
+   * key, whoever made it: what recovery weighs when a run was killed during
+   * the create ({@link ownership} says how).
    */
-  lookUp(ctx: LookupContext, inputs: InputsOf<I>): Promise<string | undefined>;
+  lookUp(ctx: LifecycleContext, inputs: InputsOf<I>): Promise<CreateCandidate[]>;
   create(ctx: LifecycleContext, inputs: InputsOf<I>): Promise<{ id: string; outs: PropsOf<I, O> }>;
   /** Reads the object back; `undefined` when it is gone, so refresh drops it. `props` is absent on import. */
   read(ctx: LifecycleContext, id: string, props: PropsOf<I, O> | undefined): Promise<PropsOf<I, O> | undefined>;

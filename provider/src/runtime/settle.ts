@@ -1,12 +1,65 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { DmarcApiError, type DmarcClient, DmarcResponseError, OutcomeUnknownError } from "../client";
+import type { CreateCandidate } from "./lifecycle";
 import { plain } from "./values";
 
 /**
  * How much the service's clock may run behind ours: an object the service
  * stamped up to this long before we sent the create can still be its result.
  */
-export const CLOCK_SKEW_ALLOWANCE_MS = 5_000;
+const CLOCK_SKEW_ALLOWANCE_MS = 5_000;
+
+/**
+ * When this process started: the engine starts the provider for each run, so
+ * an object the service made since then, less {@link CLOCK_SKEW_ALLOWANCE_MS},
+ * was made during this run.
+ */
+export const PROCESS_STARTED_AT = Math.floor(performance.timeOrigin);
+
+/** The earliest the candidate can have been made, from its own creation time or its organisation's; NaN when nothing dates it. */
+export function madeNoEarlierThan(candidate: CreateCandidate): number {
+  return Date.parse(candidate.createdAt ?? candidate.organizationCreatedAt ?? "");
+}
+
+/** Whether the service made the candidate at `since` or later, as far as its clock and ours can tell. */
+export function madeSinceMoment(candidate: CreateCandidate, since: number): boolean {
+  return madeNoEarlierThan(candidate) >= since - CLOCK_SKEW_ALLOWANCE_MS;
+}
+
+/** "org_1 (Acme Corp, created 2026-12-02T01:02:03Z)": a candidate as a person checks it on the service. */
+function describeCandidate(candidate: CreateCandidate): string {
+  const dated = candidate.createdAt ? `, created ${candidate.createdAt}` : "";
+  return `${candidate.id} (${candidate.label}${dated})`;
+}
+
+/** A create whose answer was lost, where what it made cannot be told apart from other objects of its key: none is taken. */
+export class AmbiguousCreateError extends Error {
+  override readonly name = "AmbiguousCreateError";
+  constructor(
+    what: string,
+    readonly candidates: readonly CreateCandidate[],
+  ) {
+    super(
+      `${what}: the answer to its create was lost, and whether the create made any of these cannot be told: ${candidates.map(describeCandidate).join("; ")}. None was taken. Check them on the service: to keep the one this create made, declare importId with its id; delete any duplicate.`,
+    );
+  }
+}
+
+/**
+ * What a create sent at `since` made, when its answer was lost: the one
+ * candidate the service made since then; undefined when none was, so the
+ * create is sent again. Two or more could each be it: the create fails
+ * naming them rather than take one.
+ */
+export function madeSince(
+  candidates: readonly CreateCandidate[],
+  since: number,
+  what: string,
+): CreateCandidate | undefined {
+  const made = candidates.filter((candidate) => madeSinceMoment(candidate, since));
+  if (made.length > 1) throw new AmbiguousCreateError(what, made);
+  return made[0];
+}
 
 /**
  * Sends a state-changing call whose answer may be lost, without ever doing

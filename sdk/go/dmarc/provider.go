@@ -48,11 +48,13 @@ type providerArgs struct {
 	BaseUrl *string `pulumi:"baseUrl"`
 	// Where every run of the partner books its requests' turns, so that together they keep to one pace: a postgres:// URL (a database every CI job reaches), "machine" (this machine's runs; or "machine:<folder>"), "off" (the run paces alone, slowing down on 429s), or "auto" (unset): a PostgreSQL state backend's database when the runs share one, else this machine. Environment variable: `DMARC_BUDGET_STORE`.
 	BudgetStore *string `pulumi:"budgetStore"`
+	// A PEM file of one or more certificate authorities to trust besides the operating system's store, Node.js's own list and NODE_EXTRA_CA_CERTS: a company's CA (of the service's address, a TLS-inspecting proxy or an https:// proxy) for this stack or run alone. A relative path is read from the folder the provider runs in. Environment variable: `DMARC_CA_FILE`.
+	CaFile *string `pulumi:"caFile"`
 	// OAuth 2.0 client id, exchanged with clientSecret at `POST {baseUrl}/auth/token`. Environment variable: `DMARC_CLIENT_ID`.
 	ClientId *string `pulumi:"clientId"`
 	// OAuth 2.0 client secret, exchanged with clientId at `POST {baseUrl}/auth/token`. Environment variable: `DMARC_CLIENT_SECRET`.
 	ClientSecret *string `pulumi:"clientSecret"`
-	// Time allowed to open a connection, in milliseconds. Environment variable: `DMARC_CONNECT_TIMEOUT_MS`.
+	// Time allowed to open a connection, in milliseconds; through a proxy, to reach the proxy and again for its answer to CONNECT. Environment variable: `DMARC_CONNECT_TIMEOUT_MS`.
 	ConnectTimeoutMs *int `pulumi:"connectTimeoutMs"`
 	// How long a domain create declared without a count of its siblings waits for others of its organisation, to send them as one `POST /v1/domains/batch`, in milliseconds; 0 sends each alone. Environment variable: `DMARC_DOMAIN_BATCH_WINDOW_MS`.
 	DomainBatchWindowMs *int `pulumi:"domainBatchWindowMs"`
@@ -92,11 +94,13 @@ type ProviderArgs struct {
 	BaseUrl pulumi.StringPtrInput
 	// Where every run of the partner books its requests' turns, so that together they keep to one pace: a postgres:// URL (a database every CI job reaches), "machine" (this machine's runs; or "machine:<folder>"), "off" (the run paces alone, slowing down on 429s), or "auto" (unset): a PostgreSQL state backend's database when the runs share one, else this machine. Environment variable: `DMARC_BUDGET_STORE`.
 	BudgetStore pulumi.StringPtrInput
+	// A PEM file of one or more certificate authorities to trust besides the operating system's store, Node.js's own list and NODE_EXTRA_CA_CERTS: a company's CA (of the service's address, a TLS-inspecting proxy or an https:// proxy) for this stack or run alone. A relative path is read from the folder the provider runs in. Environment variable: `DMARC_CA_FILE`.
+	CaFile pulumi.StringPtrInput
 	// OAuth 2.0 client id, exchanged with clientSecret at `POST {baseUrl}/auth/token`. Environment variable: `DMARC_CLIENT_ID`.
 	ClientId pulumi.StringPtrInput
 	// OAuth 2.0 client secret, exchanged with clientId at `POST {baseUrl}/auth/token`. Environment variable: `DMARC_CLIENT_SECRET`.
 	ClientSecret pulumi.StringPtrInput
-	// Time allowed to open a connection, in milliseconds. Environment variable: `DMARC_CONNECT_TIMEOUT_MS`.
+	// Time allowed to open a connection, in milliseconds; through a proxy, to reach the proxy and again for its answer to CONNECT. Environment variable: `DMARC_CONNECT_TIMEOUT_MS`.
 	ConnectTimeoutMs pulumi.IntPtrInput
 	// How long a domain create declared without a count of its siblings waits for others of its organisation, to send them as one `POST /v1/domains/batch`, in milliseconds; 0 sends each alone. Environment variable: `DMARC_DOMAIN_BATCH_WINDOW_MS`.
 	DomainBatchWindowMs pulumi.IntPtrInput

@@ -12,8 +12,10 @@ import { rememberSecret } from "../redaction";
 
 /** The forward proxy a request goes through, and where that choice came from. */
 export interface ProxyRoute {
-  /** The proxy's address, credentials included: handed to the proxy agent only. */
+  /** The proxy's address, without its credentials. */
   readonly url: URL;
+  /** The Proxy-Authorization header its credentials make (Basic), handed to the proxy agent only; undefined: none. */
+  readonly authorization: string | undefined;
   /** The proxy as messages show it: scheme, host and port, never the credentials. */
   readonly shown: string;
   /** The setting or environment variable that chose it, as messages name it. */
@@ -102,8 +104,46 @@ export function proxyFor(
   if (problem !== undefined || url === undefined) {
     throw new ProxyAddressError(`The proxy in ${chosen.name} ${problem ?? "cannot be used"}.`);
   }
-  rememberSecret(decodeURIComponent(url.password));
-  return { url, shown: shownProxy(url), chosenBy: chosen.name, bypassedBy: bypass.name };
+  return {
+    url: withoutCredentials(url),
+    authorization: basicAuthorization(url),
+    shown: shownProxy(url),
+    chosenBy: chosen.name,
+    bypassedBy: bypass.name,
+  };
+}
+
+/**
+ * Percent-decoding as curl does it: each `%` and two hex digits is that
+ * byte, any other `%` is itself (a password written as it is, `100%-sure`,
+ * is taken as such). The URL parser has already percent-encoded whatever is
+ * not ASCII, so every other character is one byte.
+ */
+function curlDecoded(text: string): Buffer {
+  return Buffer.from(
+    text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    "latin1",
+  );
+}
+
+/**
+ * The Basic credentials of the address, as curl and Go send them: a user
+ * without a password is `user:`. The password is remembered for redaction
+ * whatever its length, decoded and as written.
+ */
+function basicAuthorization(url: URL): string | undefined {
+  if (url.username === "" && url.password === "") return undefined;
+  const password = curlDecoded(url.password);
+  for (const form of [password.toString("utf8"), url.password]) rememberSecret(form, { anyLength: true });
+  const pair = Buffer.concat([curlDecoded(url.username), Buffer.from(":"), password]);
+  return `Basic ${pair.toString("base64")}`;
+}
+
+function withoutCredentials(url: URL): URL {
+  const bare = new URL(url.href);
+  bare.username = "";
+  bare.password = "";
+  return bare;
 }
 
 /** A proxy setting or variable holds something that is not a proxy's address: the client's options cannot be used. */

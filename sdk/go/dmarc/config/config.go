@@ -26,6 +26,11 @@ func GetBudgetStore(ctx *pulumi.Context) string {
 	return config.Get(ctx, "dmarc:budgetStore")
 }
 
+// A PEM file of one or more certificate authorities to trust besides the operating system's store, Node.js's own list and NODE_EXTRA_CA_CERTS: a company's CA (of the service's address, a TLS-inspecting proxy or an https:// proxy) for this stack or run alone. A relative path is read from the folder the provider runs in. Environment variable: `DMARC_CA_FILE`.
+func GetCaFile(ctx *pulumi.Context) string {
+	return config.Get(ctx, "dmarc:caFile")
+}
+
 // OAuth 2.0 client id, exchanged with clientSecret at `POST {baseUrl}/auth/token`. Environment variable: `DMARC_CLIENT_ID`.
 func GetClientId(ctx *pulumi.Context) string {
 	return config.Get(ctx, "dmarc:clientId")
@@ -36,7 +41,7 @@ func GetClientSecret(ctx *pulumi.Context) string {
 	return config.Get(ctx, "dmarc:clientSecret")
 }
 
-// Time allowed to open a connection, in milliseconds. Environment variable: `DMARC_CONNECT_TIMEOUT_MS`.
+// Time allowed to open a connection, in milliseconds; through a proxy, to reach the proxy and again for its answer to CONNECT. Environment variable: `DMARC_CONNECT_TIMEOUT_MS`.
 func GetConnectTimeoutMs(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "dmarc:connectTimeoutMs")
 }

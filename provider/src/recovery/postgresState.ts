@@ -1,14 +1,16 @@
+import { gunzipSync } from "node:zlib";
 import type { Client } from "pg";
 import { lockFrom, type StackLock } from "./locks";
 
-// A PostgreSQL state backend's stack locks: Pulumi's `diy` backend keeps
-// each as a row of its state table (`pulumi_state`, or the URL's `table`),
-// keyed by the same path a file backend gives the lock file and holding the
-// file's content base64-encoded. A CI job cancelled mid-run leaves its row
-// behind, and its rerun, on another runner, finds it only here.
+// A PostgreSQL state backend's rows: Pulumi's `diy` backend keeps each file
+// a file backend would write as a row of its state table (`pulumi_state`, or
+// the URL's `table`), keyed by the same path and holding the file's content
+// base64-encoded. A CI job cancelled mid-run leaves its lock row behind, and
+// its rerun, on another runner, finds it only here; the checkpoints of every
+// stack are read here in one query.
 
-/** A lock row's value: the lock file's content, base64. */
-interface LockRow {
+/** A row's value: the file's content, base64. */
+interface StateRow {
   key: string;
   data: { data?: string };
 }
@@ -39,7 +41,7 @@ async function withClient<T>(backendUrl: string, work: (client: Client, table: s
 export function readPostgresLocks(backendUrl: string, projectName: string, stackName: string): Promise<StackLock[]> {
   const folder = `/.pulumi/locks/organization/${projectName}/${stackName}/`;
   return withClient(backendUrl, async (client, table) => {
-    const { rows } = await client.query<LockRow>(
+    const { rows } = await client.query<StateRow>(
       `SELECT key, data FROM ${table} WHERE key LIKE '%' || $1 || '%' AND key LIKE '%.json'`,
       [folder],
     );
@@ -54,5 +56,24 @@ export async function removePostgresLocks(backendUrl: string, locks: readonly St
   if (locks.length === 0) return;
   await withClient(backendUrl, async (client, table) => {
     await client.query(`DELETE FROM ${table} WHERE key = ANY($1)`, [locks.map((lock) => lock.file)]);
+  });
+}
+
+/** Every stack's checkpoint in the backend's table, as `<project>/<stack>` (or `<stack>`) and the file's text. */
+export function readPostgresCheckpoints(backendUrl: string): Promise<{ name: string; text: string }[]> {
+  const marker = "/.pulumi/stacks/";
+  return withClient(backendUrl, async (client, table) => {
+    const { rows } = await client.query<StateRow>(
+      `SELECT key, data FROM ${table} WHERE key LIKE '%' || $1 || '%' AND (key LIKE '%.json' OR key LIKE '%.json.gz')`,
+      [marker],
+    );
+    return rows.map((row) => {
+      const bytes = Buffer.from(row.data.data ?? "", "base64");
+      const path = row.key.slice(row.key.indexOf(marker) + marker.length);
+      return {
+        name: path.replace(/\.json(\.gz)?$/, ""),
+        text: (path.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8"),
+      };
+    });
   });
 }
