@@ -113,6 +113,21 @@ module.exports = {
       to: { pathNot: "^provider/src/fleet/page/(browser/|model\\.ts$)" },
     },
     {
+      name: "programs-started-through-the-runner",
+      comment:
+        "the tests' support and the benchmark start programs through the build's one runner, scripts/build/process.mjs (the benchmark's through bench/src/processes.ts): bounded, their output kept, a failure naming the step",
+      severity: "error",
+      from: { path: "^(test/support|bench/src)/", pathNot: "^bench/src/processes\\.ts$" },
+      to: { dependencyTypes: ["core"], path: "^(node:)?child_process$" },
+    },
+    {
+      name: "benchmark-runs-programs-through-its-runner",
+      comment: "the benchmark reaches the build's runner through one module of its own, bench/src/processes.ts",
+      severity: "error",
+      from: { path: "^bench/src/", pathNot: "^bench/src/processes\\.ts$" },
+      to: { path: "^scripts/build/process\\.mjs$" },
+    },
+    {
       name: "client-knows-no-pulumi",
       comment: "the client, DNS and receiver kits run without the engine",
       severity: "error",

@@ -26,14 +26,19 @@ function sortedEdges(mermaid) {
   return [...lines.filter((line) => !EDGE.test(line)), ...lines.filter((line) => EDGE.test(line)).sort()].join("\n");
 }
 
-/** Cruises provider/src, emulator/src and scripts/ from the project root: the rules' violations and the folder picture. */
+/** Cruises provider/src, emulator/src, scripts/, test/support and bench/src from the project root: the rules' violations and the folder picture. */
 export async function cruiseProject() {
   const previous = process.cwd();
   process.chdir(projectRoot);
   try {
     const options = await extractDepcruiseOptions("./.dependency-cruiser.cjs");
     const tsConfig = extractTSConfig("tsconfig.base.json");
-    const { output } = await cruise(["provider/src", "emulator/src", "scripts"], options, {}, { tsConfig });
+    const { output } = await cruise(
+      ["provider/src", "emulator/src", "scripts", "test/support", "bench/src"],
+      options,
+      {},
+      { tsConfig },
+    );
     const picture = await format(output, {
       outputType: "mermaid",
       includeOnly: "^provider/src",
