@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import type * as Runner from "../../scripts/build/process.mjs" with { "resolution-mode": "import" };
 
 // How the benchmark starts programs: through the build's one runner,
 // scripts/build/process.mjs (from bench/src and bench/dist alike; every
@@ -7,8 +6,8 @@ import type * as Runner from "../../scripts/build/process.mjs" with { "resolutio
 // bounded, its output kept and a failure names it; a program beside the
 // benchmark keeps its output and is the benchmark's to end.
 
-export const { runProcess, startProcess } = createRequire(__filename)(
-  "../../scripts/build/process.mjs",
-) as typeof Runner;
+type Runner = typeof import("../../scripts/build/process.mjs", { with: { "resolution-mode": "import" }});
 
-export type StartedProcess = Runner.StartedProcess;
+export const { runProcess, startProcess } = createRequire(__filename)("../../scripts/build/process.mjs") as Runner;
+
+export type StartedProcess = ReturnType<Runner["startProcess"]>;

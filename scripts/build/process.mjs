@@ -23,6 +23,7 @@ const HEARTBEAT_MS = 15_000;
  * @param {{ what?: string, cwd?: string, env?: Record<string, string | undefined>, timeoutMs?: number, tag?: string }} [options]
  *   `what` names the step in errors and heartbeats (default: the command line); `env` is added to this
  *   process's; `timeoutMs` bounds the run (default 20 minutes); `tag` (like "engine") turns on a heartbeat.
+ * @returns {Promise<string>}
  */
 export function runProcess(command, args, { what, cwd, env = {}, timeoutMs = 20 * 60_000, tag } = {}) {
   const step = what ?? [command, ...args].join(" ");
@@ -69,6 +70,11 @@ export function runProcess(command, args, { what, cwd, env = {}, timeoutMs = 20 
   });
 }
 
+/**
+ * A program started beside the caller (startProcess).
+ * @typedef {{ child: import("node:child_process").ChildProcess, said: () => string, ended: Promise<{ code: number | null, signal: NodeJS.Signals | null, error?: Error }> }} StartedProcess
+ */
+
 /** How much of what a program started beside the caller says is kept. */
 const KEEP_STARTED_CHARS = 64_000;
 
@@ -84,19 +90,16 @@ const KEEP_STARTED_CHARS = 64_000;
  *   `env` is added to this process's, or is the whole environment with `ownEnv`; `output` is where stdout and
  *   stderr go (kept only when piped, the default; a number is a file descriptor); `ipc` opens Node.js's message
  *   channel to a Node.js child; `detached` starts it as the leader of a process group of its own.
- * @returns {{ child: import("node:child_process").ChildProcess, said: () => string, ended: Promise<{ code: number | null, signal: NodeJS.Signals | null, error?: Error }> }}
+ * @returns {StartedProcess}
  */
 export function startProcess(
   command,
   args,
   { cwd, env = {}, ownEnv = false, stdin = "ignore", output = "pipe", ipc = false, detached = false } = {},
 ) {
-  const child = spawn(command, args, {
-    cwd,
-    env: ownEnv ? env : { ...process.env, ...env },
-    stdio: [stdin, output, output, ...(ipc ? ["ipc"] : [])],
-    detached,
-  });
+  /** @type {import("node:child_process").StdioOptions} */
+  const stdio = [stdin, output, output, ...(ipc ? /** @type {const} */ (["ipc"]) : [])];
+  const child = spawn(command, args, { cwd, env: ownEnv ? env : { ...process.env, ...env }, stdio, detached });
   let kept = "";
   const keep = (chunk) => {
     kept = (kept + chunk).slice(-KEEP_STARTED_CHARS);
@@ -113,6 +116,10 @@ export function startProcess(
 /**
  * Runs `command` with `args` in the terminal (its output is the user's to
  * read); SIGINT and SIGTERM are passed on; answers its exit code.
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: Record<string, string | undefined> }} [options]
+ * @returns {Promise<number>}
  */
 export function runInTerminal(command, args, { cwd, env = {} } = {}) {
   return new Promise((resolveRun) => {
@@ -132,7 +139,10 @@ export function runInTerminal(command, args, { cwd, env = {} } = {}) {
  * Asks `command` something at once: answers whether it succeeded, what it
  * wrote to stdout, and both its outputs together (for a message); a program
  * that is not installed did not succeed.
+ * @param {string} command
+ * @param {string[]} args
  * @param {{ cwd?: string, env?: Record<string, string | undefined>, input?: string }} [options]
+ * @returns {{ ok: boolean, stdout: string, said: string }}
  */
 export function ask(command, args, { cwd, env = {}, input } = {}) {
   const result = spawnSync(command, args, { cwd, env: { ...process.env, ...env }, input, encoding: "utf8" });

@@ -14,7 +14,12 @@ import { ensureSchema } from "../sdk/schema.mjs";
 /** Where the examples' sources are, one per page, named after it. */
 const EXAMPLES_DIR = join(import.meta.dirname, "examples");
 
-/** The languages of an example, in the order a page shows them: the generator's name, the heading, the code fence's. */
+/** @typedef {import("../sdk/generators.mjs").ExampleLanguage} ExampleLanguage */
+
+/**
+ * The languages of an example, in the order a page shows them: the generator's name, the heading, the code fence's.
+ * @type {readonly { language: ExampleLanguage, heading: string, fence: string }[]}
+ */
 export const EXAMPLE_LANGUAGES = [
   { language: "nodejs", heading: "TypeScript", fence: "typescript" },
   { language: "python", heading: "Python", fence: "python" },
@@ -26,12 +31,16 @@ export const EXAMPLE_LANGUAGES = [
 /**
  * Every example in every language: page name → language → source. One run of
  * the generator per language converts all examples.
+ * @returns {Promise<Record<string, Record<ExampleLanguage, string>>>}
  */
 export async function exampleSources() {
   const files = readdirSync(EXAMPLES_DIR)
     .filter((file) => file.endsWith(".pp"))
     .sort();
-  const examples = Object.fromEntries(files.map((file) => [basename(file, ".pp"), {}]));
+  /** @type {Record<string, Record<ExampleLanguage, string>>} */
+  const examples = Object.fromEntries(
+    files.map((file) => [basename(file, ".pp"), /** @type {Record<ExampleLanguage, string>} */ ({})]),
+  );
   if (files.length === 0) return examples;
   const { file: schema } = await ensureSchema(undefined);
   for (const { language } of EXAMPLE_LANGUAGES) {

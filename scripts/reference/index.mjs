@@ -24,7 +24,10 @@ function formatted(path, text) {
   return result.stdout;
 }
 
-/** Every reference page, by its path from the project root; the examples' generators are built first if need be. */
+/**
+ * Every reference page, by its path from the project root; the examples' generators are built first if need be.
+ * @returns {Promise<{ path: string, text: string }[]>}
+ */
 export async function referencePages() {
   const examples = await exampleSources();
   const { registeredTypes } = fromProvider("./dist/registry.js");

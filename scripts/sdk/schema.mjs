@@ -17,12 +17,15 @@ export const REGISTRY_SCHEMA = join(projectRoot, "sdk", "schema.json");
 /**
  * Where the SDKs' programs have Pulumi fetch the plugin, when not the
  * schema's default: DMARC_PLUGIN_DOWNLOAD_URL (a fork's or a mirror's releases).
+ * @returns {string | undefined}
  */
 export const downloadUrlFromEnvironment = () => process.env.DMARC_PLUGIN_DOWNLOAD_URL || undefined;
 
 /**
  * The schema of the built provider naming `downloadUrl` (undefined: the
  * schema's default), written once; answers its file and its text.
+ * @param {string | undefined} downloadUrl
+ * @returns {Promise<{ file: string, text: string }>}
  */
 export async function ensureSchema(downloadUrl) {
   const { packageSchema } = fromProvider("./dist/plugin/schema.js");

@@ -1,3 +1,0 @@
-export declare const REGISTRY_SCHEMA: string;
-export declare function downloadUrlFromEnvironment(): string | undefined;
-export declare function ensureSchema(downloadUrl: string | undefined): Promise<{ file: string; text: string }>;
