@@ -16,12 +16,15 @@
 // and belongs to its version; scripts/toolchains/node-lines.mjs).
 //
 //   npm run plugin [-- <folder>]                      this machine's platform into .cache/plugin/ (or <folder>)
-//   node scripts/plugin/index.mjs --platform darwin-arm64 [--node <path>] [--out <folder>]
+//   node scripts/plugin/index.mjs --platform darwin-arm64 [--node <path>] [--schema <file>] [--out <folder>]
 //   node scripts/plugin/index.mjs --checksums <folder>     the list over the archives in <folder>
 //
 // The schema the executable serves names where its archives are published:
 // --download-url or DMARC_PLUGIN_DOWNLOAD_URL (as for `npm run sdk`), else
-// the schema's default. Each build is the artefact `plugin-executable` of its inputs
+// the schema's default. --schema <file> serves a schema written elsewhere
+// instead: the release's runners build the executable from the tag's
+// sdk/schema.json (which its SDK job checks is what the tag makes), so that
+// they need no Go for the examples' generators. Each build is the artefact `plugin-executable` of its inputs
 // (the bundle, the node binary, this room's scripts, the files beside the
 // executable), so a second build of the same inputs (the next test file,
 // the next run) finds it made. Run after `npm ci` and `tsc -b`.
@@ -53,9 +56,9 @@ import { tarGz } from "./tar.mjs";
  */
 
 /**
- * The platform (default: this machine's), the Node.js whose `node` it is made from, and the address Pulumi
- * downloads it from (default: the release's).
- * @typedef {{ platform?: string, node?: string, downloadUrl?: string }} PluginBuildOptions
+ * The platform (default: this machine's), the Node.js whose `node` it is made from, the address Pulumi
+ * downloads it from (default: the release's), and a schema written elsewhere to serve instead of the build's.
+ * @typedef {{ platform?: string, node?: string, downloadUrl?: string, schemaFile?: string }} PluginBuildOptions
  */
 
 /** Beside the executable in every archive, as in Pulumi's own providers' archives. */
@@ -106,14 +109,16 @@ const scriptInputs = () =>
  * @param {PluginBuildOptions} [options]
  * @returns {Promise<BuiltPlugin>}
  */
-export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl } = {}) {
+export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl, schemaFile } = {}) {
   if (!PLATFORMS[platform]) {
     throw new Error(`no plugin executable for "${platform}": the platforms are ${Object.keys(PLATFORMS).join(", ")}`);
   }
   const version = pluginVersion();
   const nodes = await nodeBinaries(platform, node);
-  const schema = await ensureSchema(downloadUrl ?? downloadUrlFromEnvironment());
-  const code = await bundlePlugin(schema.text);
+  const schemaText = schemaFile
+    ? readFileSync(schemaFile, "utf8")
+    : (await ensureSchema(downloadUrl ?? downloadUrlFromEnvironment())).text;
+  const code = await bundlePlugin(schemaText);
   const inputs = {
     platform,
     code: sha256(code),
@@ -131,7 +136,7 @@ export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl
       ...Object.entries(EXTRAS).map(([name, file]) => ({ name, content: readFileSync(file), mode: 0o644 })),
     ];
     writeFileSync(join(work, archiveName(platform, version)), tarGz(entries));
-    copyFileSync(schema.file, join(work, "schema.json"));
+    writeFileSync(join(work, "schema.json"), schemaText);
     return { platform, version };
   });
   return {
@@ -180,6 +185,7 @@ if (isMain(import.meta.url)) {
       node: { type: "string" },
       out: { type: "string" },
       "download-url": { type: "string" },
+      schema: { type: "string" },
       checksums: { type: "string" },
     },
   });
@@ -191,6 +197,7 @@ if (isMain(import.meta.url)) {
       platform: values.platform,
       node: values.node,
       downloadUrl: values["download-url"],
+      schemaFile: values.schema,
     });
     const size = (file) => `${(statSync(file).size / 2 ** 20).toFixed(1)} MiB`;
     process.stdout.write(

@@ -8,7 +8,8 @@
 // change. Two generated things are checked in, since a tag publishes them
 // from there: the Go module at sdk/go/dmarc (test/plugin/packages.test.ts
 // fails while it is stale) and the schema at sdk/schema.json, which the
-// Pulumi Registry reads (test/plugin/schema.test.ts).
+// Pulumi Registry reads (test/plugin/schema.test.ts), with the logo the
+// schema names, provider/logo.png, drawn from its SVG (logo.mjs).
 
 import { copyFileSync, cpSync, mkdirSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
@@ -16,6 +17,7 @@ import { ensureArtefact, fileDigest } from "../build/artefact.mjs";
 import { runProcess } from "../build/process.mjs";
 import { isMain, projectRoot } from "../project.mjs";
 import { ensureSdkGenerator } from "./generators.mjs";
+import { LOGO_PNG, writeLogo } from "./logo.mjs";
 import { ensurePackages, GO_MODULE_FOLDER } from "./packages.mjs";
 import { downloadUrlFromEnvironment, ensureSchema, REGISTRY_SCHEMA } from "./schema.mjs";
 
@@ -25,7 +27,7 @@ import { downloadUrlFromEnvironment, ensureSchema, REGISTRY_SCHEMA } from "./sch
 export const SDK_LANGUAGES = ["nodejs", "python", "go", "dotnet"];
 
 /** The package's icon, for .NET's package (its generator would otherwise download one). */
-const logo = join(projectRoot, "provider", "logo.png");
+const logo = LOGO_PNG;
 
 /** `language`'s SDK of the schema file `schema`, generated once; answers its folder. */
 async function ensureSdk(schema, language) {
@@ -92,6 +94,7 @@ export async function packageSdks(folder, goModuleFolder = GO_MODULE_FOLDER) {
 
 if (isMain(import.meta.url)) {
   const folder = resolve(process.argv[2] ?? join(projectRoot, ".cache", "sdk"));
+  await writeLogo();
   const sdks = await generateSdks(folder);
   for (const [language, out] of Object.entries(sdks)) process.stdout.write(`${language}: ${out}\n`);
   const built = await packageSdks(folder);

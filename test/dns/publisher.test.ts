@@ -1,10 +1,10 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/project.mjs";
-import { fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
+import { backendFolder, fleetBackendUrl, fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
 import { type CliResult, startCommand } from "../reliability/harness";
 import { dnsServersUnavailable, type RunningDnsServer, startDnsServer, ZONE } from "../support/dnsServers";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
@@ -47,13 +47,17 @@ exports.publishRecord = (record, _domain, opts, domainName) =>
 `;
 }
 
-/** The inventory: alpha's domain published by the module `publisher` names, bravo's by nobody. */
-function inventory(publisher: string): string {
+/**
+ * The inventory: alpha's domain published by the module `publisher` names,
+ * bravo's by nobody; their keys start with `prefix`, as another fleet of the
+ * backend may not declare the same tenants.
+ */
+function inventory(publisher: string, prefix = ""): string {
   return stringify({
     defaults: { dns: { publisher } },
     tenants: [
-      tenant("alpha", { domains: [{ name: ZONE }] }),
-      tenant("bravo", { domains: [{ name: `shop.${ZONE}`, dns: "none" }] }),
+      tenant(`${prefix}alpha`, { domains: [{ name: ZONE }] }),
+      tenant(`${prefix}bravo`, { domains: [{ name: `shop.${ZONE}`, dns: "none" }] }),
     ],
   });
 }
@@ -71,12 +75,12 @@ async function served(domain: string): Promise<string[]> {
 
 describe.skipIf(unavailable !== undefined)("a publisher module named by the inventory", () => {
   beforeAll(async () => {
-    env = await useEngine();
+    env = { ...(await useEngine()), PULUMI_BACKEND_URL: fleetBackendUrl(fleet) };
     dns = await startDnsServer("bind");
     emulator = await startTestEmulator();
     project = fleetProjectFolder(`dmarc-fleet-publisher-${fleet}`);
     writeFileSync(join(project, "tenants.yaml"), inventory("./publish.js"));
-    writeFileSync(join(project, "wrong.yaml"), inventory("./wrong.js"));
+    writeFileSync(join(project, "wrong.yaml"), inventory("./wrong.js", "wrong-"));
     const workspace = await LocalWorkspace.create({
       workDir: project,
       envVars: env,
@@ -93,6 +97,7 @@ describe.skipIf(unavailable !== undefined)("a publisher module named by the inve
         await fleetCli("destroy", "--inventory", "wrong.yaml", "--fleet", `${fleet}-wrong`);
       }
     } finally {
+      if (env) rmSync(backendFolder({ env }), { recursive: true, force: true });
       await emulator?.emulator.close();
       await dns?.stop();
     }
@@ -126,7 +131,7 @@ describe.skipIf(unavailable !== undefined)("a publisher module named by the inve
     const refused = await fleetCli("preview", "--inventory", "wrong.yaml", "--fleet", `${fleet}-wrong`);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
-      /tenant "Tenant alpha" \(tenants\[0\]\) dns\.publisher: the module wrong\.js must export a function publishRecord/,
+      /tenant "Tenant wrong-alpha" \(tenants\[0\]\) dns\.publisher: the module wrong\.js must export a function publishRecord/,
     );
     expect(refused.stderr).toContain("it exports publish");
   }, 300_000);

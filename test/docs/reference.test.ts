@@ -31,16 +31,19 @@ describe("the reference pages in docs/resources", () => {
     expect([...stale, ...extra]).toEqual([]);
   });
 
-  it("are an index, one page per registered resource type and per function of the plugin, the inventory's and a program's policy ramp's", () => {
+  it("are an index, one page per registered resource type, the Tenant's, one per function of the plugin, the inventory's and a program's policy ramp's, and the Registry's two pages", () => {
     expect(pages.map((page) => page.path).sort()).toEqual(
       [
-        "README.md",
-        "inventory.md",
-        "policy.md",
-        ...[...Object.keys(resourceDefinitions), ...Object.keys(invokeDefinitions)].map((name) => `${name}.md`),
-      ]
-        .map((file) => `${REFERENCE_DIR}/${file}`)
-        .sort(),
+        ...[
+          "README.md",
+          "inventory.md",
+          "policy.md",
+          "tenant.md",
+          ...[...Object.keys(resourceDefinitions), ...Object.keys(invokeDefinitions)].map((name) => `${name}.md`),
+        ].map((file) => `${REFERENCE_DIR}/${file}`),
+        "docs/_index.md",
+        "docs/installation-configuration.md",
+      ].sort(),
     );
   });
 });

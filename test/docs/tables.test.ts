@@ -3,6 +3,7 @@ import { CLIENT_DEFAULTS } from "pulumi-dmarc-partner/client";
 import { FLEET_SPEC } from "pulumi-dmarc-partner/fleet";
 import { describe, expect, it } from "vitest";
 import type { CommandSpec } from "../../provider/src/cli/options";
+import { packageSchema } from "../../provider/src/plugin/schema";
 import { RECOVER_SPEC } from "../../provider/src/recovery/cli";
 import { readDoc, tableAfter } from "./markdown";
 
@@ -34,11 +35,19 @@ describe("docs/configuration.md's settings table", () => {
 describe("docs/installation-configuration.md's settings, the Registry's page", () => {
   const rows = tableAfter(readDoc("docs/installation-configuration.md"), "Configuration");
 
-  it("gives each setting it names its environment variable, as the provider reads it", () => {
-    const named = rows.map(([key, env]) => [code(key), code(env)]);
+  it("lists every setting the schema declares, with the variable the SDKs and the provider read, its type and its secrecy", () => {
+    const { variables } = packageSchema("1.2.3").config;
+    expect(rows.map(([key, env, type, , secret]) => [code(key), code(env), type, secret])).toEqual(
+      Object.entries(variables).map(([key, variable]) => [
+        `dmarc:${key}`,
+        variable.defaultInfo?.environment[0],
+        variable.type,
+        variable.secret ? "yes" : "no",
+      ]),
+    );
     const settings = new Map(SETTINGS.map((setting) => [`dmarc:${setting.key}`, setting.env]));
-    expect(named.length).toBeGreaterThan(0);
-    expect(named.filter(([key, env]) => key === undefined || settings.get(key) !== env)).toEqual([]);
+    expect(rows.length).toBe(SETTINGS.length);
+    expect(rows.filter(([key, env]) => settings.get(code(key) ?? "") !== code(env))).toEqual([]);
   });
 });
 

@@ -47,6 +47,7 @@ async function shardResources(shard: string): Promise<unknown> {
   const options = fleetOptions(emulator, fleet, inventoryOf([]));
   const workspace = await LocalWorkspace.create({
     workDir: options.projectDir,
+    envVars: options.env,
     projectSettings: { name: options.projectName, runtime: "nodejs" },
   });
   return (await workspace.exportStack(`${fleet}-${shard}`)).deployment.resources;

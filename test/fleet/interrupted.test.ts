@@ -2,12 +2,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { type RecoveryTarget, recoverShard, runFleet } from "pulumi-dmarc-partner/fleet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
-import { dropFleetStacks, fleetOptions, inventoryOf, tenant, uniqueFleetName } from "./support";
+import { backendFolder, dropFleetStacks, fleetOptions, inventoryOf, tenant, uniqueFleetName } from "./support";
 
 // A shard a killed run left with pending operations is never run blindly (a
 // plain `up` would drop the pending creates and make duplicates): it is
@@ -38,7 +37,7 @@ function interrupt(
   options: ReturnType<typeof fleetOptions>,
   pending = (type: string) => type.endsWith(":DomainGroup"),
 ): void {
-  const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
+  const backend = backendFolder(options);
   const file = join(backend, ".pulumi", "stacks", options.projectName, `${shard}.json`);
   const stored = JSON.parse(readFileSync(file, "utf8")) as {
     checkpoint: { latest: { resources: { type: string }[]; pending_operations?: unknown[] } };
@@ -51,7 +50,7 @@ function interrupt(
 
 /** The lock a run killed in the file backend leaves: a lock file of a process that is gone. */
 function leaveLock(options: ReturnType<typeof fleetOptions>): string {
-  const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
+  const backend = backendFolder(options);
   const folder = join(backend, ".pulumi", "locks", "organization", options.projectName, shard);
   mkdirSync(folder, { recursive: true });
   const lock = join(folder, "killed-run.json");
@@ -64,7 +63,7 @@ function leaveLock(options: ReturnType<typeof fleetOptions>): string {
 
 /** The shard's checkpoint file in the file backend. */
 function checkpointFile(options: ReturnType<typeof fleetOptions>): string {
-  const backend = fileURLToPath(process.env.PULUMI_BACKEND_URL ?? "");
+  const backend = backendFolder(options);
   return join(backend, ".pulumi", "stacks", options.projectName, `${shard}.json`);
 }
 

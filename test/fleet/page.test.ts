@@ -15,6 +15,7 @@ import { type EmulatorHandle, startTestEmulator } from "../support/emulator";
 import { useEngine } from "../support/engine";
 import {
   dropFleetStacks,
+  fleetBackendUrl,
   fleetProjectFolder,
   organizationIdNamed,
   serviceClient,
@@ -135,7 +136,7 @@ let opened: OpenedPage;
 
 describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => {
   beforeAll(async () => {
-    env = await useEngine();
+    env = { ...(await useEngine()), PULUMI_BACKEND_URL: fleetBackendUrl(fleet) };
     emulator = await startTestEmulator();
     client = serviceClient(emulator);
     project = fleetProjectFolder(`dmarc-fleet-page-${fleet}`);
@@ -158,7 +159,7 @@ describe.skipIf(unavailable !== undefined)("the fleet page in a browser", () => 
   afterAll(async () => {
     try {
       await browser?.close();
-      if (project) await dropFleetStacks({ projectDir: project, projectName: "dmarc-fleet-page" }, fleet);
+      if (project) await dropFleetStacks({ projectDir: project, projectName: "dmarc-fleet-page", env }, fleet);
     } finally {
       await emulator?.emulator.close();
     }

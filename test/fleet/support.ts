@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { type Inventory, parseInventory } from "pulumi-dmarc-partner";
 import { createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
@@ -39,6 +39,17 @@ export function fleetProjectFolder(name: string): string {
   return folder;
 }
 
+/**
+ * A file backend of the fleet's own. The fleet reads every stack of its
+ * backend and refuses a tenant another stack declares, and the suite's
+ * fleets declare the same few tenants ("alpha", "Tenant alpha") side by side.
+ */
+export function fleetBackendUrl(fleet: string): string {
+  const folder = join(projectRoot, ".cache", "fleet-backends", fleet);
+  mkdirSync(folder, { recursive: true });
+  return pathToFileURL(folder).href;
+}
+
 export function uniqueFleetName(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}${randomBytes(2).toString("hex")}`;
 }
@@ -62,7 +73,7 @@ export function fleetOptions(
     projectDir,
     stateDir: join(projectDir, ".dmarc-fleet", fleet),
     config: { ...emulator.stackConfig, "dmarc:maxAttempts": { value: "2" } },
-    env: {},
+    env: { PULUMI_BACKEND_URL: fleetBackendUrl(fleet) },
     inventory,
     shardSize: 2,
     concurrency: 2,
@@ -134,13 +145,21 @@ export function findingsOutline(
   );
 }
 
+/** The folder of the fleet's file backend: its own, else the tests' shared one. */
+export function backendFolder(options: Partial<Pick<FleetOptions, "env">>): string {
+  return fileURLToPath(options.env?.PULUMI_BACKEND_URL ?? process.env.PULUMI_BACKEND_URL ?? "");
+}
+
 /**
  * The fleet's shard stacks in the tests' file backend, by their checkpoint
  * files: the CLI's `stack ls` reads every stack's checkpoint in the shared
  * backend, and fails while another test's run writes one.
  */
-export function fleetStackNames(options: Pick<FleetOptions, "projectName">, fleet: string): string[] {
-  const folder = join(fileURLToPath(process.env.PULUMI_BACKEND_URL ?? ""), ".pulumi", "stacks", options.projectName);
+export function fleetStackNames(
+  options: Pick<FleetOptions, "projectName"> & Partial<Pick<FleetOptions, "env">>,
+  fleet: string,
+): string[] {
+  const folder = join(backendFolder(options), ".pulumi", "stacks", options.projectName);
   const names = existsSync(folder) ? readdirSync(folder) : [];
   return names
     .flatMap((name) => /^(.+)\.json$/.exec(name)?.[1] ?? [])
@@ -155,9 +174,14 @@ export function fleetStackNames(options: Pick<FleetOptions, "projectName">, flee
  * runs of every shard for nothing the test checks.
  */
 export async function dropFleetStacks(
-  options: Pick<FleetOptions, "projectDir" | "projectName">,
+  options: Pick<FleetOptions, "projectDir" | "projectName"> & Partial<Pick<FleetOptions, "env">>,
   fleet: string,
 ): Promise<void> {
+  if (options.env?.PULUMI_BACKEND_URL) {
+    // A backend of the fleet's own holds nothing else.
+    rmSync(backendFolder(options), { recursive: true, force: true });
+    return;
+  }
   const workspace = await LocalWorkspace.create({
     workDir: options.projectDir,
     projectSettings: { name: options.projectName, runtime: "nodejs" },

@@ -179,9 +179,10 @@ describe("dmarc-fleet import", () => {
         ...Object.values(ids.webhooks ?? {}),
       ];
     });
-    const { projectDir, projectName } = runOptions(inventory);
+    const { projectDir, projectName, env } = runOptions(inventory);
     const workspace = await LocalWorkspace.create({
       workDir: projectDir,
+      envVars: env,
       projectSettings: { name: projectName, runtime: "nodejs" },
     });
     const stateIds: string[] = [];

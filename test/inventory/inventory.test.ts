@@ -313,6 +313,14 @@ describe("an invalid entry stops with one line naming the tenant and the key", (
       `tenants.yaml: tenant "GLOBEX" (tenants[1]) name: gives the resource name "globex", as tenants[0] does: set a different key; got "GLOBEX"`,
     ],
     [
+      "the organisation name of another tenant, under a key of its own",
+      (tenant) => {
+        tenant.name = "Globex";
+        tenant.key = "globex-eu";
+      },
+      `tenants.yaml: tenant "Globex" (tenants[1]) name: is the name of tenants[0] too: give two customers different names, or list one customer once; got "Globex"`,
+    ],
+    [
       "a key another tenant's name gives already",
       (tenant) => {
         tenant.key = "globex";

@@ -4,7 +4,7 @@ import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { projectRoot } from "../../scripts/project.mjs";
-import { fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
+import { fleetBackendUrl, fleetProjectFolder, tenant, uniqueFleetName } from "../fleet/support";
 import { type CliResult, FULL, startCommand } from "../reliability/harness";
 import { useEngine } from "../support/engine";
 import { PROXY_USER, type ProxyNetwork, SERVICE_HOST, startProxyNetwork } from "../support/proxyNetwork";
@@ -40,10 +40,15 @@ describe.skipIf(!FULL)("a fleet behind the company's proxy", () => {
     const engine = await useEngine();
     const { HTTPS_PROXY, NO_PROXY } = network.runnerEnv(engine.PATH ?? "");
     const NODE_EXTRA_CA_CERTS = network.caFile;
-    env = { ...engine, HTTPS_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS, [SECRET_ENV]: network.dnsKey.secret } as Record<
-      string,
-      string
-    >;
+    const backend = { PULUMI_BACKEND_URL: fleetBackendUrl(fleet) };
+    env = {
+      ...engine,
+      ...backend,
+      HTTPS_PROXY,
+      NO_PROXY,
+      NODE_EXTRA_CA_CERTS,
+      [SECRET_ENV]: network.dnsKey.secret,
+    } as Record<string, string>;
     project = fleetProjectFolder(`dmarc-proxy-fleet-${fleet}`);
     const rfc2136 = { server: network.dnsServer, keyName: network.dnsKey.name, keySecretEnv: SECRET_ENV };
     writeFileSync(
@@ -57,7 +62,7 @@ describe.skipIf(!FULL)("a fleet behind the company's proxy", () => {
     );
     const workspace = await LocalWorkspace.create({
       workDir: project,
-      envVars: engine,
+      envVars: { ...engine, ...backend },
       projectSettings: { name: "dmarc-proxy-fleet", runtime: "nodejs" },
     });
     await workspace.createStack(configStack);

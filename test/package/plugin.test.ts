@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +7,8 @@ import { bundlePlugin } from "../../scripts/plugin/bundle.mjs";
 import { type BuiltPlugin, buildPlugin } from "../../scripts/plugin/index.mjs";
 import { archiveName, hostPlatform } from "../../scripts/plugin/platforms.mjs";
 import { pluginVersion, projectRoot } from "../../scripts/project.mjs";
-import { ensureSchema } from "../../scripts/sdk/schema.mjs";
+import { EXAMPLE_LANGUAGES, exampleIn } from "../../scripts/sdk/examples.mjs";
+import { ensureSchema, REGISTRY_SCHEMA } from "../../scripts/sdk/schema.mjs";
 import { pulumiOk } from "../reliability/harness";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { uniqueStackName, useEngine } from "../support/engine";
@@ -66,11 +67,29 @@ describe("the plugin archive, installed with pulumi plugin install", () => {
   });
 
   it(
-    "serves its schema on a PATH with no node, naming where Pulumi fetches it",
+    "serves its schema on a PATH with no node, naming where Pulumi fetches it, with an example in five languages for every resource and function, as sdk/schema.json holds them",
     async () => {
       const { stdout } = await pulumiOk(["package", "get-schema", plugin.executable], work, env);
-      const schema = JSON.parse(stdout) as { name: string; version: string; pluginDownloadURL: string };
+      const schema = JSON.parse(stdout) as {
+        name: string;
+        version: string;
+        pluginDownloadURL: string;
+        resources: Record<string, { description: string }>;
+        functions: Record<string, { description: string }>;
+      };
       expect(schema).toMatchObject({ name: "dmarc", version: pluginVersion(), pluginDownloadURL: RELEASE_ADDRESS });
+      const members = Object.entries({ ...schema.resources, ...schema.functions });
+      expect(members.length).toBeGreaterThan(10);
+      const languages = EXAMPLE_LANGUAGES.map(({ language }) => language);
+      for (const [token, { description }] of members)
+        expect(Object.keys(exampleIn(description)?.sources ?? {}), token).toEqual(languages);
+      // get-schema leaves out empty objects; the descriptions are what the examples change.
+      const checkedIn = JSON.parse(readFileSync(REGISTRY_SCHEMA, "utf8"));
+      const descriptions = (of: typeof schema) =>
+        Object.fromEntries(Object.entries({ ...of.resources, ...of.functions }).map(([t, m]) => [t, m.description]));
+      expect(descriptions(schema), "sdk/schema.json is stale: run `npm run sdk` and commit it").toEqual(
+        descriptions(checkedIn),
+      );
     },
     ENGINE_TIMEOUT,
   );

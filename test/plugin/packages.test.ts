@@ -5,8 +5,10 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { PLUGIN_DOWNLOAD_URL } from "../../provider/src/plugin/schema";
 import { runProcess } from "../../scripts/build/process.mjs";
+import { writeVerifyProject } from "../../scripts/plugin/verify-release.mjs";
 import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
 import { generateSdks, packageSdks } from "../../scripts/sdk/index.mjs";
 import { GO_MODULE_FOLDER } from "../../scripts/sdk/packages.mjs";
@@ -95,15 +97,20 @@ describe("the SDK packages a release publishes", () => {
   });
 
   it(
-    "npm: the tarball installs into a fresh project, which compiles against it and loads it",
+    "npm: the tarball installs into a fresh project (the release's verification project), which compiles against it and loads it",
     async () => {
       const project = join(work, "npm-project");
-      mkdirSync(project);
-      const dependencies = { "@dmarc-partner/pulumi-dmarc": `file:${packages.npm}`, "@pulumi/pulumi": "3.246.0" };
-      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "partner", private: true, dependencies }));
+      const files = writeVerifyProject("nodejs", project, version, packages);
+      const manifest = JSON.parse(files["package.json"] ?? "{}");
+      expect(manifest.dependencies["@dmarc-partner/pulumi-dmarc"]).toBe(`file:${packages.npm}`);
+      // From npm's cache, as the suite's other projects: the pinned @pulumi/pulumi, and the repository's compiler.
+      manifest.dependencies["@pulumi/pulumi"] = pinnedPulumiVersion();
+      delete manifest.devDependencies;
+      writeFileSync(join(project, "package.json"), JSON.stringify(manifest));
       await runProcess("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: project });
+      // Beside the verification's program (the index page's example), one that exports what it declares, to load.
       writeFileSync(
-        join(project, "index.ts"),
+        join(project, "declared.ts"),
         [
           'import * as dmarc from "@dmarc-partner/pulumi-dmarc";',
           'const args: dmarc.OrganizationArgs = { name: "Acme Corp" };',
@@ -111,20 +118,15 @@ describe("the SDK packages a release publishes", () => {
           "",
         ].join("\n"),
       );
-      const compilerOptions = {
-        strict: true,
-        module: "nodenext",
-        target: "es2022",
-        skipLibCheck: true,
-        outDir: "out",
-        typeRoots: [join(projectRoot, "node_modules", "@types")],
-        types: ["node"],
-      };
-      writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["index.ts"] }));
+      const tsconfig = JSON.parse(files["tsconfig.json"] ?? "{}");
+      writeFileSync(
+        join(project, "tsconfig.json"),
+        JSON.stringify({ ...tsconfig, files: ["index.ts", "declared.ts"] }),
+      );
       await runProcess(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd: project });
       const loaded = await runProcess(
         process.execPath,
-        ["-e", 'const m = require("./out/index.js"); console.log(m.declared.length, m.declared[1].name)'],
+        ["-e", 'const m = require("./bin/declared.js"); console.log(m.declared.length, m.declared[1].name)'],
         { cwd: project },
       );
       expect(loaded.trim()).toBe("4 Organization");
@@ -167,6 +169,31 @@ describe("the SDK packages a release publishes", () => {
         `github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
       );
       await runProcess("go", ["build", "./..."], { cwd: GO_MODULE_FOLDER, env });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "the release's verification projects in the other languages, here on these packages: Python compiles, Go vets; C# and YAML name the package and the program",
+    async () => {
+      const folder = (language: string) => join(work, "verify", language);
+      const python = writeVerifyProject("python", folder("python"), version, packages);
+      expect(python["requirements.txt"]).toContain(packages.wheel);
+      await runProcess("python3", ["-m", "py_compile", "__main__.py"], { cwd: folder("python") });
+
+      const go = writeVerifyProject("go", folder("go"), version, { goModule: GO_MODULE_FOLDER });
+      expect(go["go.mod"]).toContain(`require github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc v${version}`);
+      const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
+      await runProcess("go", ["mod", "tidy"], { cwd: folder("go"), env });
+      await runProcess("go", ["vet", "."], { cwd: folder("go"), env });
+
+      const dotnet = writeVerifyProject("dotnet", folder("dotnet"), version);
+      expect(dotnet["verify-release.csproj"]).toContain(
+        `<PackageReference Include="DmarcPartner.Dmarc" Version="${version}" />`,
+      );
+      expect(dotnet["Program.cs"]).toContain("new Dmarc.Domain(");
+      const yaml = parse(writeVerifyProject("yaml", folder("yaml"), version)["Pulumi.yaml"] ?? "");
+      expect(yaml).toMatchObject({ name: "verify-release", runtime: "yaml", outputs: { record: expect.any(String) } });
     },
     TIMEOUT,
   );

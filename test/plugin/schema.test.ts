@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { resourceDefinitions, SETTINGS } from "pulumi-dmarc-partner";
 import { describe, expect, it } from "vitest";
@@ -8,6 +8,8 @@ import { invokeDefinitions } from "../../provider/src/plugin/invokes";
 import { type PackageSchema, type PropertySpec, packageSchema } from "../../provider/src/plugin/schema";
 import { TenantComponentInputs, TenantComponentOutputs } from "../../provider/src/plugin/tenantComponent";
 import { projectRoot } from "../../scripts/project.mjs";
+import { withoutExamples } from "../../scripts/sdk/examples.mjs";
+import { drawnLogo, LOGO_PNG, LOGO_SIZE } from "../../scripts/sdk/logo.mjs";
 import { REGISTRY_SCHEMA } from "../../scripts/sdk/schema.mjs";
 
 // The plugin's schema is derived from the registry; this holds the two
@@ -19,6 +21,11 @@ const schema: PackageSchema = packageSchema("1.2.3");
 const definitions = Object.values(resourceDefinitions);
 
 const keysOf = (object: z.ZodObject) => Object.keys(object.shape);
+/** The inputs a program of the plugin declares: all but the URN's and the TypeScript Tenant's hints. */
+const declaredKeys = (definition: (typeof definitions)[number]) =>
+  keysOf(definition.inputs).filter(
+    (key) => key !== definition.urnInput && !(definition.hints as readonly string[] | undefined)?.includes(key),
+  );
 /** A field's `.describe()` text, wherever in its chain of wrappers it was given, as zod's own JSON Schema finds it. */
 const descriptionOf = (object: z.ZodObject, key: string) =>
   (z.toJSONSchema(object, { unrepresentable: "any" }).properties?.[key] as { description?: string } | undefined)
@@ -50,25 +57,43 @@ describe("the plugin's schema against the registry", () => {
     );
   });
 
-  it("is checked in at sdk/schema.json as the provider makes it now, where the Pulumi Registry reads it", () => {
+  it("is checked in at sdk/schema.json as the provider makes it now, its examples aside, where the Pulumi Registry reads it", () => {
+    // test/package/plugin.test.ts holds the examples too, against the executable's schema.
     const { version } = JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8"));
     const checkedIn = JSON.parse(readFileSync(REGISTRY_SCHEMA, "utf8"));
+    for (const member of [...Object.values(checkedIn.resources), ...Object.values(checkedIn.functions)] as {
+      description: string;
+    }[])
+      member.description = withoutExamples(member.description);
     expect(checkedIn, "sdk/schema.json is stale: run `npm run sdk` and commit it").toEqual(packageSchema(version));
   });
 
-  it("shows the package's logo from provider/logo.png of the repository provider/package.json names", () => {
+  it("shows the package's logo from provider/logo.png at the release's tag of the repository provider/package.json names", () => {
     const manifest = JSON.parse(readFileSync(join(projectRoot, "provider", "package.json"), "utf8"));
     const repository = /^git\+https:\/\/github\.com\/(.+)\.git$/.exec(manifest.repository.url)?.[1];
     expect(schema.repository).toBe(`https://github.com/${repository}`);
-    expect(schema.logoUrl).toBe(`https://raw.githubusercontent.com/${repository}/main/provider/logo.png`);
-    expect(existsSync(join(projectRoot, "provider", "logo.png"))).toBe(true);
+    expect(schema.logoUrl).toBe(`https://raw.githubusercontent.com/${repository}/v1.2.3/provider/logo.png`);
+  });
+
+  it(`has a real logo: a PNG of ${LOGO_SIZE}×${LOGO_SIZE} (at least 128) drawn from provider/logo.svg, in colour`, async () => {
+    const png = readFileSync(LOGO_PNG);
+    expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+    // The IHDR chunk, first after the signature: width and height, big-endian.
+    const [width, height] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+    expect([width, height]).toEqual([LOGO_SIZE, LOGO_SIZE]);
+    expect(width).toBeGreaterThanOrEqual(128);
+    expect(
+      png.equals(await drawnLogo()),
+      "provider/logo.png is not what provider/logo.svg draws: run npm run sdk",
+    ).toBe(true);
+    expect(png.length, "a blank image compresses to almost nothing").toBeGreaterThan(4000);
   });
 
   it.each(definitions.map((definition) => [definition.typeName, definition] as const))(
-    "%s: every declared input, with its description, and only those",
+    "%s: every declared input, with its description, and only those: not the TypeScript Tenant's hints",
     (_name, definition) => {
       const spec = schema.resources[`dmarc:index:${definition.typeName}`];
-      const declared = keysOf(definition.inputs).filter((key) => key !== definition.urnInput);
+      const declared = declaredKeys(definition);
       expect(Object.keys(spec?.inputProperties ?? {}).sort()).toEqual(declared.sort());
       for (const key of declared)
         expect(spec?.inputProperties[key]?.description, key).toBe(descriptionOf(definition.inputs, key));
@@ -94,7 +119,7 @@ describe("the plugin's schema against the registry", () => {
     (_name, definition) => {
       const spec = schema.resources[`dmarc:index:${definition.typeName}`];
       const recorded = new Set([
-        ...keysOf(definition.inputs).filter((key) => key !== definition.urnInput),
+        ...declaredKeys(definition),
         ...keysOf(definition.outputs),
         ...Object.keys(definition.idOutputs ?? {}),
       ]);
@@ -128,6 +153,8 @@ describe("the plugin's schema against the registry", () => {
     expect(Object.keys(tenant?.inputProperties ?? {}).sort()).toEqual(keysOf(TenantComponentInputs).sort());
     expect(Object.keys(tenant?.properties ?? {}).sort()).toEqual(keysOf(TenantComponentOutputs).sort());
     expect(tenant?.requiredInputs.sort()).toEqual(["group", "name"]);
+    const undescribed = Object.entries(tenant?.inputProperties ?? {}).filter(([, property]) => !property.description);
+    expect(undescribed.map(([key]) => key)).toEqual([]);
     const publishing = resolved(tenant?.inputProperties.rfc2136 ?? {}) as { properties?: Record<string, PropertySpec> };
     expect(publishing.properties?.keySecret?.secret).toBe(true);
     expect(tenant?.properties.webhookSecrets?.secret).toBe(true);
@@ -225,12 +252,13 @@ describe("the plugin's schema against the registry", () => {
     for (const reference of references) expect(schema.types, reference).toHaveProperty([reference.slice(8)]);
   });
 
-  it("configures the provider with every dmarc:* setting, the secret ones secret", () => {
+  it("configures the provider with every dmarc:* setting, the secret ones secret, each read from its variable by the SDKs", () => {
     expect(Object.keys(schema.config.variables).sort()).toEqual(SETTINGS.map((setting) => setting.key).sort());
     for (const setting of SETTINGS) {
       const variable = schema.config.variables[setting.key];
       expect(variable?.secret ?? false, setting.key).toBe(setting.secret);
       expect(variable?.description, setting.key).toContain(setting.env);
+      expect(variable?.defaultInfo, setting.key).toEqual({ environment: [setting.env] });
     }
     expect(schema.provider.inputProperties).toEqual(schema.config.variables);
   });

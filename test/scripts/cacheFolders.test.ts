@@ -12,6 +12,7 @@ import { projectRoot } from "../../scripts/project.mjs";
 /** The folders of .cache/ made by hand, and what each is instead of a cache. */
 const NOT_CACHES: Record<string, string> = {
   projects: "a test's or the benchmark's project folder, made for one run of it",
+  "fleet-backends": "a fleet test's own file backend, one per fleet",
   runs: "one run of the suite's folder, removed when it ends",
   vite: "Vitest's own record of each file's duration",
   reliability: "the reliability suite's figures, for its report",

@@ -26,8 +26,11 @@ interface Step {
 }
 interface Job {
   env?: Record<string, string>;
+  needs?: string[];
   steps: Step[];
-  strategy?: { matrix: { include: { platform: string; runner: string }[] } };
+  strategy?: {
+    matrix: { include?: { platform: string; runner: string }[]; runner?: string[]; language?: string[] };
+  };
 }
 interface Workflow {
   on: { push: { tags: string[] } };
@@ -91,6 +94,25 @@ describe("the GitHub Actions workflows", () => {
     );
     expect(uses.length).toBeGreaterThan(15);
     expect(uses.filter((action) => !/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/.test(action))).toEqual([]);
+  });
+
+  it("builds the plugin's executables from the tag's schema, which the SDK job checks, so no plugin runner needs Go", () => {
+    const build = release.jobs.plugin?.steps.find((step) => step.run?.includes("scripts/plugin/index.mjs"));
+    expect(build?.run).toContain("--schema sdk/schema.json");
+    const sdks = release.jobs.sdks?.steps.map((step) => step.run ?? "").join("\n");
+    expect(sdks).toContain("git status --porcelain -- sdk");
+  });
+
+  it("verifies every published SDK after publishing, installed from its registry, on Linux, macOS and Windows", () => {
+    const job = release.jobs["verify-packages"] as Job;
+    expect(job.needs).toEqual(["version", "npm", "pypi", "nuget", "go"]);
+    expect(job.strategy?.matrix.runner).toEqual(["ubuntu-24.04", "macos-15", "windows-2025"]);
+    expect(job.strategy?.matrix.language).toEqual(["nodejs", "python", "go", "dotnet"]);
+    const runs = job.steps.map((step) => step.run ?? "").join("\n");
+    // The projects test/plugin/packages.test.ts writes on this machine's packages, here on the registries'.
+    expect(runs).toMatch(/node scripts\/plugin\/verify-release\.mjs --language "\$\{\{ matrix\.language \}\}"/);
+    expect(runs).toContain("pulumi install");
+    expect(runs).toContain("pulumi up --yes");
   });
 
   it("tags the Go module where Go looks for it: its folder in the repository, then its version", () => {

@@ -63,3 +63,9 @@ export function isProviderType(type: string): boolean {
 export function resourceName(urn: string): string {
   return urn.slice(urn.lastIndexOf("::") + 2);
 }
+
+/** The stack and project a URN names (`urn:pulumi:<stack>::<project>::<type>::<name>`); undefined for anything else. */
+export function urnStack(urn: string): { stack: string; project: string } | undefined {
+  const match = /^urn:pulumi:([^:]+)::([^:]+)::/.exec(urn);
+  return match ? { stack: match[1] as string, project: match[2] as string } : undefined;
+}

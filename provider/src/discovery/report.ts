@@ -21,11 +21,11 @@ export interface ImportedTenant {
   leftOut: string[];
 }
 
-/** An organisation the inventory or a shard of the fleet holds already. */
+/** An organisation the inventory, a shard of the fleet or another stack of the backend holds already. */
 export interface ManagedOrganization {
   organizationId: string;
   name: string;
-  /** `tenant "acme" of the inventory`, `shard prod-002`. */
+  /** `tenant "acme" of the inventory`, `prod-002` (a shard of the fleet), `stack team-b/red-001 (a shard of fleet red)`. */
   by: string;
 }
 

@@ -21,7 +21,9 @@ export interface FleetTiming {
   /**
    * Finding the CLI (`pulumi version`), listing the fleet's shard stacks in
    * the backend, reading each one's state and tags (from a file backend's
-   * files, else one CLI process each).
+   * files, else one CLI process each); for preview, up and destroy, also
+   * every other stack's state (files, PostgreSQL rows, else one CLI process
+   * each), for whose each customer is.
    */
   scanSeconds: number;
   /** Reading and checking the partner's catalogue (preview and up, when a shard runs), 0 otherwise. */

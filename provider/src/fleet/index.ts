@@ -6,6 +6,8 @@ export type { ImportedTenant, ImportProgress, ImportReport, ManagedOrganization 
 export {
   type RecoveryTarget,
   recoverShard,
+  ShardNotRecovered,
+  type ShardRecoveryOptions,
   type ShardRecoveryResult,
   type StackRecovery,
   shardRecovery,
@@ -73,6 +75,7 @@ export {
 } from "./page/serviceReads";
 export { assignShards, DEFAULT_SHARD_SIZE, type Shard, shardName } from "./plan/assignment";
 export { DEFAULT_MAX_OFFBOARD } from "./plan/offboardingGate";
+export { OwnershipConflict } from "./plan/ownership";
 export type { FleetScan } from "./plan/scan";
 export type { ShardOverview } from "./plan/shardOverview";
 export type { ShardResult, ShardStatus, ShardTiming } from "./result";

@@ -102,10 +102,12 @@ export function summaryTable(results: readonly ShardResult[]): string {
   const failures = results.filter((result) => result.status === "failed");
   if (failures.length > 0) {
     lines.push("", `${failures.length} shard(s) failed:`);
-    for (const failure of failures)
+    for (const failure of failures) {
       lines.push(
         `  ${failure.shard}: ${failure.error ?? "unknown error"} (log: ${failure.log === undefined ? "none" : shownPath(failure.log)})`,
       );
+      for (const line of failure.unsettled ?? []) lines.push(`    ${line}`);
+    }
   }
   for (const result of results)
     if (result.recovered) lines.push(`${result.shard} was recovered first: ${result.recovered}`);

@@ -51,6 +51,12 @@ export interface ShardResult {
   log?: string;
   /** First error line, for a failed shard. */
   error?: string;
+  /**
+   * For a shard failed because its recovery left operations for a person:
+   * the recovery's report, each pending create with the objects found and
+   * the fleet command with `--adopt` or `--drop` that settles it.
+   */
+  unsettled?: string[];
   /** What the recovery did before the run, for an interrupted shard. */
   recovered?: string;
   /** Why a shard was not run. */
@@ -71,7 +77,7 @@ export interface ShardRun {
 
 export type ShardOutcome =
   | { status: "done"; changes: Record<string, number>; removed?: boolean }
-  | { status: "failed"; error: string }
+  | { status: "failed"; error: string; unsettled?: string[] }
   | { status: "skipped"; reason: string };
 
 /** The one place a {@link ShardResult} is made. */
@@ -86,6 +92,7 @@ export function shardResult(
     changes: outcome.status === "done" ? outcome.changes : {},
     seconds: spent.seconds,
     ...(outcome.status === "failed" ? { error: outcome.error } : {}),
+    ...(outcome.status === "failed" && outcome.unsettled ? { unsettled: outcome.unsettled } : {}),
     ...(outcome.status === "skipped" ? { reason: outcome.reason } : {}),
     ...(outcome.status === "done" && outcome.removed ? { removed: true } : {}),
     ...(spent.recovered ? { recovered: spent.recovered } : {}),

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { formatRate, type Pacing } from "../client";
+import type { Inventory } from "../inventory/inventory";
 import type { ProviderSettings } from "../runtime/config";
 import { fallbackShare } from "./budget";
 import { accountCensus } from "./findings/unmanaged";
@@ -14,7 +15,8 @@ import { DEFAULT_AUDIT_LOG_MARGIN_SECONDS } from "./plan/auditedDrift";
 import { checkedCatalogue } from "./plan/catalogue";
 import { type JobChoice, jobsToRun, type PlanInputs, planFleet } from "./plan/fleetPlan";
 import { DEFAULT_MAX_OFFBOARD } from "./plan/offboardingGate";
-import { pulumiCommand, scanFleet } from "./plan/scan";
+import { checkDeclarations, type Ownership, type OwnershipConflict } from "./plan/ownership";
+import { type FleetScan, otherStacks, pulumiCommand, scanFleet } from "./plan/scan";
 import { runPool } from "./pool";
 import { progressSink } from "./progress";
 import type { ShardResult } from "./result";
@@ -97,10 +99,36 @@ function jobOptionsOf(options: FleetOptions): Pick<ShardJobContext, "tenants" | 
   };
 }
 
+/** The commands that weigh what the backend's other stacks hold: those that could declare or delete a customer. */
+const OWNERSHIP_CHECKED: ReadonlySet<FleetCommand> = new Set(["preview", "up", "destroy"]);
+
+/**
+ * The fleet's shards, and for preview, up and destroy what every other stack
+ * of the backend holds; preview and up are refused here, before any write,
+ * when a tenant of the inventory is declared in another place too.
+ */
+async function scanBackend(command: FleetCommand, inventory: Inventory, fleetScan: FleetScan, concurrency: number) {
+  const pulumi = await pulumiCommand(fleetScan.backend.env);
+  // Every command reads the marks: its report says which shards are up to date, from their up marks.
+  const states = await scanFleet(fleetScan, pulumi, concurrency, true);
+  if (!OWNERSHIP_CHECKED.has(command)) return { pulumi, states };
+  const ownership: Ownership = { fleet: fleetScan.fleet, states, elsewhere: await otherStacks(fleetScan, pulumi) };
+  const { unreadable } = ownership.elsewhere;
+  if (unreadable.length > 0) {
+    fleetScan.progress.write(
+      `stacks of the backend could not be read: what they declare is not checked, and no offboarding deletes anything: ${unreadable.join("; ")}\n`,
+    );
+  }
+  if (command !== "destroy") checkDeclarations(inventory, ownership);
+  return { pulumi, states, ownership };
+}
+
 /**
  * Runs one command over the fleet: every shard stack of `options.fleet` in
  * the backend, plus the new shards the inventory's new tenants need. Before
- * any shard runs, every offboarding is approved or refused; a refused
+ * any shard runs, a tenant declared in another place on the backend refuses
+ * the run (preview and up, {@link OwnershipConflict}), and every offboarding
+ * is approved or refused; a refused
  * tenant is left out of its shard's run, whose other changes go ahead.
  * Shards run side by side (`concurrency`), take every request's turn from
  * one pacer the runner holds for the run (./pacer.ts), and a
@@ -114,13 +142,9 @@ export async function runFleet(command: FleetCommand, options: FleetOptions): Pr
   const settings = settingsOf(options);
   const fleetScan = scanOf(options);
   const { backend, progress } = fleetScan;
-  const scan = await timed(async () => {
-    const pulumi = await pulumiCommand(backend.env);
-    // Every command reads the marks: its report says which shards are up to date, from their up marks.
-    return { pulumi, states: await scanFleet(fleetScan, pulumi, concurrency, true) };
-  });
-  const { pulumi, states } = scan.value;
-  const plan = planFleet(command, planInputsOf(options), states);
+  const scan = await timed(() => scanBackend(command, options.inventory, fleetScan, concurrency));
+  const { pulumi, states, ownership } = scan.value;
+  const plan = planFleet(command, planInputsOf(options), states, ownership);
   const timing: FleetTiming = { scanSeconds: scan.seconds, catalogueSeconds: 0, accountSeconds: 0 };
   const steps = new StepLog();
   const offboarding = { tombstones: options.inventory.offboard, allowed: options.allowOffboard ?? [] };

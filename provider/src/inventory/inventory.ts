@@ -245,6 +245,21 @@ function stateChecks(tenant: z.output<typeof TenantEntry>, index: number): Issue
 }
 
 /**
+ * An organisation's name is declared once: the service does not tell two
+ * organisations of one name apart, and neither could a recovery that lost a
+ * create of one (docs/guides/fleets.md, "A customer in one place").
+ */
+function nameChecks(tenants: readonly z.output<typeof TenantEntry>[]): Issue[] {
+  const first = new Map<string, number>();
+  return tenants.flatMap((tenant, index) => {
+    const other = first.get(tenant.name);
+    if (other === undefined) first.set(tenant.name, index);
+    const message = `is the name of tenants[${other}] too: give two customers different names, or list one customer once`;
+    return other === undefined ? [] : [{ path: ["tenants", index, "name"], message }];
+  });
+}
+
+/**
  * What the schema cannot see entry by entry: resource names must not collide,
  * a domain belongs to one tenant, and an admin or webhook is listed once.
  */
@@ -353,12 +368,13 @@ export const InventoryFile = mapping({
     .default([]),
 })
   .superRefine((inventory, context) => {
-    for (const issue of crossChecks(inventory.tenants)) context.addIssue({ code: "custom", ...issue });
+    for (const issue of [...crossChecks(inventory.tenants), ...nameChecks(inventory.tenants)])
+      context.addIssue({ code: "custom", ...issue });
     for (const issue of tombstoneChecks(inventory.tenants, inventory.offboard))
       context.addIssue({ code: "custom", ...issue });
   })
   .describe(
-    "The tenants inventory, `tenants.yaml`: the partner's customers as data, read by `loadInventory` and `declareTenants` in a program and by `dmarc-fleet`. Each tenant becomes a `Tenant` component. A key not listed here is refused, tenant keys and domains must be unique across the file, and an admin or webhook is listed once per tenant; every problem is reported at once, naming the tenant and the key.",
+    "The tenants inventory, `tenants.yaml`: the partner's customers as data, read by `loadInventory` and `declareTenants` in a program and by `dmarc-fleet`. Each tenant becomes a `Tenant` component. A key not listed here is refused, tenant keys, organisation names and domains must be unique across the file, and an admin or webhook is listed once per tenant; every problem is reported at once, naming the tenant and the key.",
   );
 
 /**

@@ -38,6 +38,8 @@ export interface PropertySpec {
   description?: string;
   default?: unknown;
   secret?: boolean;
+  /** Where an SDK reads the value when a program gives none: the setting's environment variable. */
+  defaultInfo?: { environment: string[] };
   language?: { csharp: { name: string } };
 }
 
@@ -212,20 +214,37 @@ interface Scopes {
   outputs: TypeScope;
 }
 
-/** The inputs a declaration gives: every input but the one the plugin fills with the URN. */
+/**
+ * The inputs no program of the plugin declares: the one it fills with the
+ * URN, and the hints the TypeScript package's own Tenant sets (a Domain's
+ * `declaredTogether`), which the plugin still accepts from its Tenant.
+ */
+const internalInputs = (definition: AnyResourceDefinition): string[] =>
+  [definition.urnInput, ...(definition.hints ?? [])].filter((key): key is string => key !== undefined);
+
+function withoutKeys(object: ObjectSpec, keys: readonly string[]): ObjectSpec {
+  for (const key of keys) delete object.properties[key];
+  return { ...object, required: (object.required ?? []).filter((key) => !keys.includes(key)) };
+}
+
+/** The inputs a declaration gives: every input but the internal ones. */
 function declaredInputs(definition: AnyResourceDefinition, scope: TypeScope): ObjectSpec {
-  const inputs = objectOf(jsonOf(definition.inputs, "input"), definition.typeName, scope);
-  const hidden = new Set<string>([definition.urnInput, ...Object.keys(definition.fromSettings ?? {})].filter(Boolean));
-  if (definition.urnInput) delete inputs.properties[definition.urnInput];
-  return { ...inputs, required: (inputs.required ?? []).filter((key) => !hidden.has(key)) };
+  const inputs = withoutKeys(
+    objectOf(jsonOf(definition.inputs, "input"), definition.typeName, scope),
+    internalInputs(definition),
+  );
+  const filled = Object.keys(definition.fromSettings ?? {});
+  return { ...inputs, required: (inputs.required ?? []).filter((key) => !filled.includes(key)) };
 }
 
 /** A resource type: its inputs, and what it records (its inputs after defaults, its outputs, those made from its id). */
 function resourceSpec(definition: AnyResourceDefinition, scopes: Scopes): ResourceSpec {
   const inputs = declaredInputs(definition, scopes.inputs);
-  const checked = objectOf(jsonOf(definition.inputs, "output"), definition.typeName, scopes.outputs);
+  const checked = withoutKeys(
+    objectOf(jsonOf(definition.inputs, "output"), definition.typeName, scopes.outputs),
+    internalInputs(definition),
+  );
   const outputs = objectOf(jsonOf(definition.outputs, "output"), definition.typeName, scopes.outputs);
-  if (definition.urnInput) delete checked.properties[definition.urnInput];
   const fromId = Object.fromEntries(
     Object.entries(definition.idOutputs ?? {}).map(([key, output]) => [
       key,
@@ -238,12 +257,21 @@ function resourceSpec(definition: AnyResourceDefinition, scopes: Scopes): Resour
   markSecret(properties, [...(definition.secretInputs ?? []), ...(definition.secretOutputs ?? [])]);
   const required = [...(checked.required ?? []), ...(outputs.required ?? []), ...Object.keys(fromId)];
   return {
-    description: `${definition.description}\n\nImport id: \`${definition.idFormat}\`.`,
+    description: `${definition.description}\n\n${importSection(typeToken(definition.typeName), definition.idFormat)}`,
     inputProperties: inputs.properties,
     requiredInputs: inputs.required ?? [],
     properties,
-    required: [...new Set(required)].filter((key) => key !== definition.urnInput),
+    required: [...new Set(required)],
   };
+}
+
+/** How an existing object is adopted, as Pulumi's own providers' descriptions end. */
+function importSection(token: string, idFormat: string): string {
+  return [
+    "## Import",
+    `An existing object is adopted by its id, \`${idFormat}\`:`,
+    `\`\`\`sh\n$ pulumi import ${token} <name> ${idFormat}\n\`\`\``,
+  ].join("\n\n");
 }
 
 /** Each `dmarc:*` setting as a config variable, with the client option's description and its secrecy. */
@@ -258,6 +286,7 @@ function settingVariables(): Record<string, PropertySpec> {
     variables[setting.key] = {
       type: type === "integer" || type === "number" ? type : "string",
       description: `${description} Environment variable: \`${setting.env}\`.`,
+      defaultInfo: { environment: [setting.env] },
       ...(setting.secret ? { secret: true } : {}),
     };
   }
@@ -275,8 +304,9 @@ const RELEASE_REPOSITORY = "dmarc-partner/pulumi-dmarc";
  */
 export const PLUGIN_DOWNLOAD_URL = `github://api.github.com/${RELEASE_REPOSITORY}`;
 
-/** The package's logo as the Pulumi Registry shows it: provider/logo.png of the repository's default branch. */
-const LOGO_URL = `https://raw.githubusercontent.com/${RELEASE_REPOSITORY}/main/provider/logo.png`;
+/** The package's logo as the Pulumi Registry shows it: provider/logo.png at the release's tag, as published. */
+const logoUrl = (version: string) =>
+  `https://raw.githubusercontent.com/${RELEASE_REPOSITORY}/v${version}/provider/logo.png`;
 
 /** How Pulumi's code generators name and package each SDK; a Go SDK gets its go.mod, and every SDK's manifest its version, rather than a placeholder. */
 const SDK_SETTINGS = {
@@ -366,7 +396,7 @@ export function packageSchema(version: string, pluginDownloadURL = PLUGIN_DOWNLO
     // The packages' author and source (npm's provenance checks the source against the publishing repository).
     publisher: "DMARC partner",
     repository: `https://github.com/${RELEASE_REPOSITORY}`,
-    logoUrl: LOGO_URL,
+    logoUrl: logoUrl(version),
     config: { variables },
     provider: {
       description: "The DMARC partner provider: the service's address and credentials, and how calls are paced.",

@@ -4,12 +4,15 @@ import {
   type Deployment,
   isProviderType,
   pendingOperations,
+  resourceName,
   resourcesOf,
   type StateResource,
 } from "../checkpoint/deployment";
 import { everyStackFile, fileBackendFolder } from "../checkpoint/fileBackend";
 import { findCheckpointRepair } from "../checkpoint/repair";
 import { isPostgresUrl } from "../client";
+import { dmarcTypeName, pluginTypeName } from "../runtime/typeToken";
+import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
 import { readPostgresCheckpoints } from "./postgresState";
 
 // Who records what on a state backend: every stack's state, of every
@@ -45,7 +48,9 @@ export interface BackendRecords {
 
 /** How the backend is read where its files or rows cannot be: the CLI. */
 export interface BackendListing {
+  /** Every stack of the backend, of every project, as `pulumi stack ls --all` names them. */
   listAllStacks(): Promise<string[]>;
+  /** A stack's state, by the name {@link listAllStacks} gave it. */
   exportOther(name: string): Promise<Deployment>;
 }
 
@@ -64,8 +69,13 @@ function isOwn(name: string, own: OwnStack): boolean {
   return name === short || name.endsWith(`/${own.projectName}/${short}`) || name === `${own.projectName}/${short}`;
 }
 
-function fileStacks(folder: string): StackRead[] {
-  return everyStackFile(folder).map(({ name, file }) => {
+/** Which stacks a read leaves out, by the name the backend gives them: none unless told. */
+type Skip = (name: string) => boolean;
+const SKIP_NONE: Skip = () => false;
+
+function fileStacks(folder: string, skip: Skip): StackRead[] {
+  const files = everyStackFile(folder).filter(({ name }) => !skip(name));
+  return files.map(({ name, file }) => {
     try {
       const repair = findCheckpointRepair([file]);
       const state = repair?.state ?? stateOf(readJson<CheckpointFile>(file) ?? readJson<CheckpointFile>(`${file}.gz`));
@@ -77,8 +87,9 @@ function fileStacks(folder: string): StackRead[] {
   });
 }
 
-async function postgresStacks(backendUrl: string): Promise<StackRead[]> {
-  return (await readPostgresCheckpoints(backendUrl)).map(({ name, text }) => {
+async function postgresStacks(backendUrl: string, skip: Skip): Promise<StackRead[]> {
+  const rows = (await readPostgresCheckpoints(backendUrl)).filter(({ name }) => !skip(name));
+  return rows.map(({ name, text }) => {
     try {
       return { name, state: stateOf(JSON.parse(text) as CheckpointFile) };
     } catch (error) {
@@ -87,9 +98,9 @@ async function postgresStacks(backendUrl: string): Promise<StackRead[]> {
   });
 }
 
-async function listedStacks(listing: BackendListing): Promise<StackRead[]> {
+async function listedStacks(listing: BackendListing, skip: Skip): Promise<StackRead[]> {
   const reads: StackRead[] = [];
-  for (const name of await listing.listAllStacks()) {
+  for (const name of (await listing.listAllStacks()).filter((listed) => !skip(listed))) {
     try {
       reads.push({ name, state: await listing.exportOther(name) });
     } catch (error) {
@@ -99,11 +110,15 @@ async function listedStacks(listing: BackendListing): Promise<StackRead[]> {
   return reads;
 }
 
-function stacksOf(backendUrl: string | undefined, listing: BackendListing): Promise<StackRead[]> | StackRead[] {
+function stacksOf(
+  backendUrl: string | undefined,
+  listing: BackendListing,
+  skip: Skip = SKIP_NONE,
+): Promise<StackRead[]> | StackRead[] {
   const folder = fileBackendFolder(backendUrl);
-  if (folder !== undefined) return fileStacks(folder);
-  if (isPostgresUrl(backendUrl)) return postgresStacks(backendUrl as string);
-  return listedStacks(listing);
+  if (folder !== undefined) return fileStacks(folder, skip);
+  if (isPostgresUrl(backendUrl)) return postgresStacks(backendUrl as string, skip);
+  return listedStacks(listing, skip);
 }
 
 /** What one other stack records and left pending, added to `records`. */
@@ -147,4 +162,82 @@ export async function backendRecords(
     if (read.state) addStack(records, read.name, read.state);
   }
   return records;
+}
+
+/** Where a stack declares a tenant or an organisation: the stack, the resource's URN, and the object's id once made. */
+export interface Declaration extends Recorder {
+  id?: string;
+  /** A create the stack began and never finished. */
+  pending: boolean;
+}
+
+/** What the stacks of a backend declare, besides the ids they record: tenants by key, organisations by name. */
+export interface BackendDeclarations extends Omit<BackendRecords, "pendingCreates"> {
+  /** Each Tenant component's key (its resource name), with every stack declaring it. */
+  tenants: ReadonlyMap<string, readonly Declaration[]>;
+  /** Each Organization's name (its `name` input), with every stack declaring it, pending creates included. */
+  organizations: ReadonlyMap<string, readonly Declaration[]>;
+}
+
+/** The Tenant component's type, as a program on this package or the example's older stacks record it. */
+const TENANT_TYPES: ReadonlySet<string> = new Set([TENANT_TYPE, EXAMPLE_TENANT_TYPE]);
+
+const isOrganization = (type: string) => (dmarcTypeName(type) ?? pluginTypeName(type)) === "Organization";
+
+function declare(into: Map<string, Declaration[]>, key: string, declaration: Declaration): void {
+  into.set(key, [...(into.get(key) ?? []), declaration]);
+}
+
+/** The tenants and organisations one stack's state declares, added to `into`. */
+function addDeclarations(
+  into: { tenants: Map<string, Declaration[]>; organizations: Map<string, Declaration[]> },
+  stack: string,
+  state: Deployment,
+): void {
+  const entries = [
+    ...resourcesOf(state).map((resource) => ({ resource, pending: false })),
+    ...pendingOperations(state)
+      .filter((operation) => operation.type === "creating")
+      .map((operation) => ({ resource: operation.resource, pending: true })),
+  ];
+  for (const { resource, pending } of entries) {
+    const declaration = { stack, urn: resource.urn, pending, ...(resource.id ? { id: resource.id } : {}) };
+    if (TENANT_TYPES.has(resource.type)) declare(into.tenants, resourceName(resource.urn), declaration);
+    const name = resource.inputs?.name;
+    if (isOrganization(resource.type) && typeof name === "string") declare(into.organizations, name, declaration);
+  }
+}
+
+/**
+ * What every stack of the backend `backendUrl` declares and records, but
+ * those `skip` leaves out (the ones the caller reads itself): each tenant's
+ * key, each organisation's name, each object's id. The fleet refuses a
+ * tenant another stack declares, and an offboarding that would delete what
+ * another stack records.
+ */
+export async function backendDeclarations(
+  backendUrl: string | undefined,
+  listing: BackendListing,
+  skip: Skip,
+): Promise<BackendDeclarations> {
+  const records = {
+    recordedBy: new Map<string, Recorder>(),
+    pendingCreates: [] as PendingElsewhere[],
+    unreadable: [] as string[],
+    stacksRead: 0,
+    tenants: new Map<string, Declaration[]>(),
+    organizations: new Map<string, Declaration[]>(),
+  };
+  for (const read of await stacksOf(backendUrl, listing, skip)) {
+    if ("unreadable" in read) {
+      records.unreadable.push(`${read.name} (${read.unreadable})`);
+      continue;
+    }
+    records.stacksRead++;
+    if (!read.state) continue;
+    addStack(records, read.name, read.state);
+    addDeclarations(records, read.name, read.state);
+  }
+  const { pendingCreates: _pending, ...declarations } = records;
+  return declarations;
 }

@@ -14,12 +14,19 @@ import { SETTLEMENT_WORDS } from "./settlementWords";
 export interface RecoverInvocation {
   command: string;
   stackName: string;
+  /**
+   * The whole command line that recovers the stack again, when that is not
+   * `<command> --stack <stackName>`: a fleet's shard is recovered by the
+   * fleet's own command (`npx dmarc-fleet up ...`), which passes `--adopt`
+   * and `--drop` on to it.
+   */
+  rerun?: string;
 }
 
 /** The candidates an unsettled create found, and the two commands that settle it. */
 function settleByHand(step: SettlementStep, again: RecoverInvocation): string[] {
   if (!step.candidates) return [];
-  const rerun = `${again.command} --stack ${shellWord(again.stackName)}`;
+  const rerun = again.rerun ?? `${again.command} --stack ${shellWord(again.stackName)}`;
   const adoptable = step.candidates.filter(
     (candidate) => candidate.verdict === "proven" || candidate.verdict === "unproven",
   );

@@ -1,5 +1,7 @@
+import { urnStack } from "../checkpoint/deployment";
 import type { Interruption } from "../checkpoint/interruption";
-import { type RecoveryReport, recoverStack } from "./recover";
+import type { PersonsDecisions } from "./plan";
+import { EXIT_CODES, type RecoveryReport, recoverStack } from "./recover";
 import { formatReport } from "./report";
 import { SETTLEMENT_WORDS } from "./settlementWords";
 
@@ -43,16 +45,52 @@ function summaryOf(report: RecoveryReport): string {
 }
 
 /**
+ * A shard its recovery did not settle, with the recovery's report: a live
+ * run holds it, or (`needsPerson`) operations are left that a person
+ * settles, each listed with the objects found and the command to type.
+ */
+export class ShardNotRecovered extends Error {
+  override name = "ShardNotRecovered";
+  constructor(
+    readonly report: readonly string[],
+    readonly needsPerson: boolean,
+  ) {
+    super(report.join("\n"));
+  }
+}
+
+/** How a fleet recovers its shards: the options of `dmarc-recover` it passes on, and the command that reruns it. */
+export interface ShardRecoveryOptions {
+  /** A lock taken on another host is taken for a dead run's (`--unlock-other-hosts`). */
+  unlockOtherHosts?: boolean;
+  /** What a person decided (`--adopt`, `--drop`), for every shard: each shard's recovery takes those whose URN names its stack. */
+  decisions?: PersonsDecisions;
+  /** The command line that runs the fleet again, which the report's `--adopt` and `--drop` are appended to; default `npx dmarc-recover --stack <shard>`. */
+  rerun?: string;
+}
+
+/** The decisions whose URN names the stack. */
+function decisionsFor(stackName: string, decisions: PersonsDecisions): PersonsDecisions {
+  const ours = (argument: string) => urnStack(argument)?.stack === stackName;
+  return { adopt: (decisions.adopt ?? []).filter(ours), drop: (decisions.drop ?? []).filter(ours) };
+}
+
+/**
  * The recovery command (`dmarc-recover`) as the fleet's {@link StackRecovery}:
  * a shard it cannot settle (a live run holds it, or operations are left for a
- * person) fails with the command's own report. With `unlockOtherHosts`, a
+ * person) fails with the command's own report ({@link ShardNotRecovered}). With `unlockOtherHosts`, a
  * lock taken on another host is taken for a dead run's, as a CI job run
  * again on a new runner needs when its workflow lets one run deploy at a time.
  */
-export function shardRecovery(options: { unlockOtherHosts?: boolean } = {}): StackRecovery {
+export function shardRecovery(options: ShardRecoveryOptions = {}): StackRecovery {
+  const { decisions, rerun, ...recover } = options;
   return async ({ stackName, workDir, env }) => {
-    const report = await recoverStack({ stackName, workDir, env, ...options });
-    if (report.exitCode !== 0) throw new Error(formatReport(report).join("\n"));
+    const own = decisions ? { decisions: decisionsFor(stackName, decisions) } : {};
+    const report = await recoverStack({ stackName, workDir, env, ...recover, ...own });
+    if (report.exitCode !== 0) {
+      const again = { command: "npx dmarc-recover", stackName, ...(rerun ? { rerun } : {}) };
+      throw new ShardNotRecovered(formatReport(report, again), report.exitCode === EXIT_CODES.unsettled);
+    }
     return { summary: summaryOf(report) };
   };
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { type Deployment, parseDeployment } from "../checkpoint/deployment";
+import type { BackendListing } from "./backendRecords";
 
 // The stack as recovery reaches it: through the `pulumi` CLI, so every
 // backend works the same. State goes out with `pulumi stack export` without
@@ -18,17 +19,13 @@ export interface StackAccessOptions {
   env?: Record<string, string>;
 }
 
-export interface StackAccess {
+export interface StackAccess extends BackendListing {
   stackName: string;
   workDir: string;
   projectName: string;
   /** The backend URL `pulumi whoami` reports, e.g. `file:///srv/state`. */
   backendUrl: string | undefined;
   exportState(): Promise<Deployment>;
-  /** Every stack of the backend, of every project, as `pulumi stack ls --all` names them. */
-  listAllStacks(): Promise<string[]>;
-  /** Another stack's state, by the name {@link listAllStacks} gave it. */
-  exportOther(name: string): Promise<Deployment>;
   importState(state: Deployment): Promise<void>;
   refresh(): Promise<void>;
   /** The stack's config, secrets decrypted with the stack's secrets provider. */
@@ -62,6 +59,24 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   });
 }
 
+/**
+ * Every stack of the backend through the CLI (`pulumi stack ls --all`, then
+ * `pulumi stack export` of each, secrets left encrypted): for backends whose
+ * files or rows cannot be read directly.
+ */
+export function cliListing(command: string, workDir: string, env: NodeJS.ProcessEnv): BackendListing {
+  return {
+    async listAllStacks() {
+      const listed = JSON.parse(await run(command, ["stack", "ls", "--all", "--json"], workDir, env)) as {
+        name: string;
+      }[];
+      return listed.map((entry) => entry.name);
+    },
+    exportOther: async (name) =>
+      parseDeployment(await run(command, ["stack", "export", "--stack", name], workDir, env)),
+  };
+}
+
 export async function openStack(options: StackAccessOptions): Promise<StackAccess> {
   const env = { ...process.env, ...options.env };
   const workspace = await LocalWorkspace.create({ workDir: options.workDir, envVars: options.env ?? {} });
@@ -75,14 +90,7 @@ export async function openStack(options: StackAccessOptions): Promise<StackAcces
     projectName: project.name,
     backendUrl: whoami.url ?? env.PULUMI_BACKEND_URL,
     exportState: async () => parseDeployment(await pulumi("stack", "export")),
-    async listAllStacks() {
-      const listed = JSON.parse(await run(command, ["stack", "ls", "--all", "--json"], workDir, env)) as {
-        name: string;
-      }[];
-      return listed.map((entry) => entry.name);
-    },
-    exportOther: async (name) =>
-      parseDeployment(await run(command, ["stack", "export", "--stack", name], workDir, env)),
+    ...cliListing(command, workDir, env),
     async importState(state) {
       const folder = mkdtempSync(join(tmpdir(), "dmarc-recover-"));
       const file = join(folder, "state.json");

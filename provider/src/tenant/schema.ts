@@ -95,9 +95,15 @@ const PLAN_SHAPE = "must be an object with name (and frequency, currency)";
 /** A tenant's plan in a program: a plan of the catalogue by name, with its price's frequency and currency. */
 const TenantPlanArgs = z.strictObject(
   {
-    name: z.string().min(1, { message: "must name a plan of the partner's catalogue, such as Business" }),
-    frequency: z.union([FrequencyName, api.Frequency]).optional(),
-    currency: api.Currency.optional(),
+    name: z
+      .string()
+      .min(1, { message: "must name a plan of the partner's catalogue, such as Business" })
+      .describe("A plan of the partner's catalogue, by name, such as `Business`."),
+    frequency: z
+      .union([FrequencyName, api.Frequency])
+      .optional()
+      .describe("The price's billing frequency, such as `yearly`."),
+    currency: api.Currency.optional().describe("The price's currency."),
   },
   {
     error: (issue) =>
@@ -121,14 +127,23 @@ const aFunction = z.custom<(...args: never[]) => unknown>((value) => typeof valu
 export const TenantArguments = mapping({
   name: organization.inputs.shape.name,
   group: domainGroup.inputs.shape.name,
-  groups: z.array(domainGroup.inputs.shape.name).optional(),
-  plan: TenantPlanArgs.optional(),
-  subscription: TenantSubscription.optional(),
-  domains: z.array(mapping(TenantDomain.shape)).optional(),
-  admins: z.array(api.Email).optional(),
-  webhooks: TenantWebhookList.optional(),
-  onDelete: TenantOnDelete.optional(),
-  existingIds: mapping(TenantIds.shape).optional(),
+  groups: z
+    .array(domainGroup.inputs.shape.name)
+    .optional()
+    .describe("Further domain groups, by name, that a domain's `group` may name."),
+  plan: TenantPlanArgs.optional().describe("The plan the organisation subscribes to; no subscription when not given."),
+  subscription: TenantSubscription.optional().describe(
+    "Where the subscription stands: `active`, `suspended` (an adopted cancelled subscription kept cancelled) or `none`.",
+  ),
+  domains: z.array(mapping(TenantDomain.shape)).optional().describe("The organisation's domains."),
+  admins: z.array(api.Email).optional().describe("E-mail addresses invited as the organisation's admins."),
+  webhooks: TenantWebhookList.optional().describe("The organisation's webhooks."),
+  onDelete: TenantOnDelete.optional().describe(
+    "What destroying the tenant does: `delete` the organisation, `cancelSubscriptions` and keep it, or `keep` it untouched.",
+  ),
+  existingIds: mapping(TenantIds.shape)
+    .optional()
+    .describe("Ids of objects that exist on the service already, adopted instead of created."),
   plans: z.array(z.unknown()).optional(),
   publishRecord: aFunction.optional(),
   verifyDomain: aFunction.optional(),

@@ -12,6 +12,47 @@ import (
 )
 
 // Issues a time-bound, single-use sign-in link for an invited user. The link is a credential, kept as a secret; each call issues a new one, previews included.
+//
+// ## Example Usage
+// ### A sign-in link for an invited admin
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			acme, err := dmarc.NewOrganization(ctx, "acme", &dmarc.OrganizationArgs{
+//				Name: pulumi.String("Acme Corp"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			itTeam, err := dmarc.NewInvitation(ctx, "itTeam", &dmarc.InvitationArgs{
+//				OrganizationId: acme.OrganizationId,
+//				Email:          pulumi.String("it@acme.example"),
+//				Role:           dmarc.InvitationRoleAdmin,
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			signIn := dmarc.CreateMagicLinkOutput(ctx, dmarc.CreateMagicLinkOutputArgs{
+//				UserId:         itTeam.UserId,
+//				OrganizationId: acme.OrganizationId,
+//			}, nil)
+//			ctx.Export("signInLink", signIn.ApplyT(func(signIn dmarc.CreateMagicLinkResult) (string, error) {
+//				return signIn.Url, nil
+//			}).(pulumi.StringOutput))
+//			return nil
+//		})
+//	}
+//
+// ```
 func CreateMagicLink(ctx *pulumi.Context, args *CreateMagicLinkArgs, opts ...pulumi.InvokeOption) (*CreateMagicLinkResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv CreateMagicLinkResult

@@ -14,12 +14,63 @@ import (
 
 // A domain of an organisation. `setupRecord` is the DMARC record to publish, ready for a DNS provider's record resource; a `DomainVerification` after that record waits until the service has verified it.
 //
-// Import id: `<organizationId>/<domain>`.
+// ## Example Usage
+// ### A domain of an organisation, and the DMARC record to publish
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			acme, err := dmarc.NewOrganization(ctx, "acme", &dmarc.OrganizationArgs{
+//				Name: pulumi.String("Acme Corp"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			production, err := dmarc.NewDomainGroup(ctx, "production", &dmarc.DomainGroupArgs{
+//				OrganizationId: acme.OrganizationId,
+//				Name:           pulumi.String("Production"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			acmeExample, err := dmarc.NewDomain(ctx, "acmeExample", &dmarc.DomainArgs{
+//				OrganizationId: acme.OrganizationId,
+//				GroupId:        production.GroupId,
+//				Domain:         pulumi.String("acme.example"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("dmarcRecordName", acmeExample.SetupRecord.ApplyT(func(setupRecord dmarc.DomainSetupRecord) (string, error) {
+//				return setupRecord.Name, nil
+//			}).(pulumi.StringOutput))
+//			ctx.Export("dmarcRecordValue", acmeExample.SetupRecord.ApplyT(func(setupRecord dmarc.DomainSetupRecord) (string, error) {
+//				return setupRecord.Value, nil
+//			}).(pulumi.StringOutput))
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An existing object is adopted by its id, `<organizationId>/<domain>`:
+//
+// ```sh
+// $ pulumi import dmarc:index:Domain <name> <organizationId>/<domain>
+// ```
 type Domain struct {
 	pulumi.CustomResourceState
 
-	// How many domains of the organisation the program declares together, this one included (a `Tenant` sets it): a create waits until each of them is either being created or declared as existing, and the new ones go out as one `POST /v1/domains/batch`. Never compared: changing it alone changes nothing.
-	DeclaredTogether pulumi.IntPtrOutput `pulumi:"declaredTogether"`
 	// The domain name, lower case, e.g. `example.com`.
 	Domain pulumi.StringOutput `pulumi:"domain"`
 	// Name of the domain's group, as the service reports it.
@@ -97,8 +148,6 @@ func (DomainState) ElementType() reflect.Type {
 }
 
 type domainArgs struct {
-	// How many domains of the organisation the program declares together, this one included (a `Tenant` sets it): a create waits until each of them is either being created or declared as existing, and the new ones go out as one `POST /v1/domains/batch`. Never compared: changing it alone changes nothing.
-	DeclaredTogether *int `pulumi:"declaredTogether"`
 	// The domain name, lower case, e.g. `example.com`.
 	Domain string `pulumi:"domain"`
 	// The domain group to assign it to: a DomainGroup's `groupId`, or its resource id (`<organizationId>/<groupId>`, as the code `pulumi import` writes refers to it).
@@ -115,8 +164,6 @@ type domainArgs struct {
 
 // The set of arguments for constructing a Domain resource.
 type DomainArgs struct {
-	// How many domains of the organisation the program declares together, this one included (a `Tenant` sets it): a create waits until each of them is either being created or declared as existing, and the new ones go out as one `POST /v1/domains/batch`. Never compared: changing it alone changes nothing.
-	DeclaredTogether pulumi.IntPtrInput
 	// The domain name, lower case, e.g. `example.com`.
 	Domain pulumi.StringInput
 	// The domain group to assign it to: a DomainGroup's `groupId`, or its resource id (`<organizationId>/<groupId>`, as the code `pulumi import` writes refers to it).
@@ -166,11 +213,6 @@ func (o DomainOutput) ToDomainOutput() DomainOutput {
 
 func (o DomainOutput) ToDomainOutputWithContext(ctx context.Context) DomainOutput {
 	return o
-}
-
-// How many domains of the organisation the program declares together, this one included (a `Tenant` sets it): a create waits until each of them is either being created or declared as existing, and the new ones go out as one `POST /v1/domains/batch`. Never compared: changing it alone changes nothing.
-func (o DomainOutput) DeclaredTogether() pulumi.IntPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.IntPtrOutput { return v.DeclaredTogether }).(pulumi.IntPtrOutput)
 }
 
 // The domain name, lower case, e.g. `example.com`.

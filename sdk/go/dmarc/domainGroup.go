@@ -14,7 +14,47 @@ import (
 
 // A domain group of an organisation: domains sharing policy and reporting.
 //
-// Import id: `<organizationId>/<groupId>`.
+// ## Example Usage
+// ### A domain group of an organisation
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			acme, err := dmarc.NewOrganization(ctx, "acme", &dmarc.OrganizationArgs{
+//				Name: pulumi.String("Acme Corp"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			production, err := dmarc.NewDomainGroup(ctx, "production", &dmarc.DomainGroupArgs{
+//				OrganizationId: acme.OrganizationId,
+//				Name:           pulumi.String("Production"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("groupId", production.GroupId)
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An existing object is adopted by its id, `<organizationId>/<groupId>`:
+//
+// ```sh
+// $ pulumi import dmarc:index:DomainGroup <name> <organizationId>/<groupId>
+// ```
 type DomainGroup struct {
 	pulumi.CustomResourceState
 

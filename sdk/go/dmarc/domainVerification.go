@@ -13,7 +13,87 @@ import (
 
 // Completes when the service has verified the domain's published DMARC record; fails with the service's reason, or after `timeout`. Place it after the DNS record resource that publishes the Domain's `setupRecord`. Nothing is written to the service: destroying it changes nothing there, and a failed or timed-out create can simply run again.
 //
-// Import id: `<organizationId>/<domain>`.
+// ## Example Usage
+// ### A domain published by RFC 2136 and verified by the service
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The zone's primary server, host:port
+//			dnsServer := cfg.Require("dnsServer")
+//			// The TSIG key's secret, base64
+//			dnsKeySecret := cfg.Require("dnsKeySecret")
+//			acme, err := dmarc.NewOrganization(ctx, "acme", &dmarc.OrganizationArgs{
+//				Name: pulumi.String("Acme Corp"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			production, err := dmarc.NewDomainGroup(ctx, "production", &dmarc.DomainGroupArgs{
+//				OrganizationId: acme.OrganizationId,
+//				Name:           pulumi.String("Production"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			acmeExample, err := dmarc.NewDomain(ctx, "acmeExample", &dmarc.DomainArgs{
+//				OrganizationId: acme.OrganizationId,
+//				GroupId:        production.GroupId,
+//				Domain:         pulumi.String("acme.example"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			dmarcRecord, err := dmarc.NewRfc2136Record(ctx, "dmarcRecord", &dmarc.Rfc2136RecordArgs{
+//				Server: pulumi.String(dnsServer),
+//				Name: acmeExample.SetupRecord.ApplyT(func(setupRecord dmarc.DomainSetupRecord) (string, error) {
+//					return setupRecord.Host, nil
+//				}).(pulumi.StringOutput),
+//				Type: acmeExample.SetupRecord.ApplyT(func(setupRecord dmarc.DomainSetupRecord) (string, error) {
+//					return setupRecord.RecordType, nil
+//				}).(pulumi.StringOutput),
+//				Value: acmeExample.SetupRecord.ApplyT(func(setupRecord dmarc.DomainSetupRecord) (string, error) {
+//					return setupRecord.Value, nil
+//				}).(pulumi.StringOutput),
+//				KeyName:   pulumi.String("dmarc-update"),
+//				KeySecret: pulumi.String(dnsKeySecret),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			acmeExampleVerified, err := dmarc.NewDomainVerification(ctx, "acmeExampleVerified", &dmarc.DomainVerificationArgs{
+//				DomainId: acmeExample.ID(),
+//				Timeout:  pulumi.String("10m"),
+//			}, pulumi.DependsOn([]pulumi.Resource{
+//				dmarcRecord,
+//			}))
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("verified", acmeExampleVerified.Verified)
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An existing object is adopted by its id, `<organizationId>/<domain>`:
+//
+// ```sh
+// $ pulumi import dmarc:index:DomainVerification <name> <organizationId>/<domain>
+// ```
 type DomainVerification struct {
 	pulumi.CustomResourceState
 

@@ -12,6 +12,31 @@ import (
 )
 
 // The plans of the partner's catalogue, with their prices.
+//
+// ## Example Usage
+// ### The partner's catalogue of plans
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			catalogue, err := dmarc.GetPlans(ctx, &dmarc.GetPlansArgs{}, nil)
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("firstPlan", pulumi.String(catalogue.Plans[0].Name))
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetPlans(ctx *pulumi.Context, args *GetPlansArgs, opts ...pulumi.InvokeOption) (*GetPlansResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetPlansResult

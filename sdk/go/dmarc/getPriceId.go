@@ -12,6 +12,33 @@ import (
 )
 
 // The price id of a plan of the partner's catalogue, by plan name and billing frequency, for a Subscription's `priceId`. Fails naming the plans and prices that exist.
+//
+// ## Example Usage
+// ### The price id of a plan
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			business, err := dmarc.GetPriceId(ctx, &dmarc.GetPriceIdArgs{
+//				Plan: "Business",
+//			}, nil)
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("priceId", pulumi.String(business.PriceId))
+//			return nil
+//		})
+//	}
+//
+// ```
 func GetPriceId(ctx *pulumi.Context, args *GetPriceIdArgs, opts ...pulumi.InvokeOption) (*GetPriceIdResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetPriceIdResult

@@ -14,7 +14,48 @@ import (
 
 // A user invited to an organisation. Destroying it revokes the user's access to the organisation.
 //
-// Import id: `<organizationId>/<email>`.
+// ## Example Usage
+// ### An admin invited to an organisation
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			acme, err := dmarc.NewOrganization(ctx, "acme", &dmarc.OrganizationArgs{
+//				Name: pulumi.String("Acme Corp"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			itTeam, err := dmarc.NewInvitation(ctx, "itTeam", &dmarc.InvitationArgs{
+//				OrganizationId: acme.OrganizationId,
+//				Email:          pulumi.String("it@acme.example"),
+//				Role:           dmarc.InvitationRoleAdmin,
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("userId", itTeam.UserId)
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An existing object is adopted by its id, `<organizationId>/<email>`:
+//
+// ```sh
+// $ pulumi import dmarc:index:Invitation <name> <organizationId>/<email>
+// ```
 type Invitation struct {
 	pulumi.CustomResourceState
 

@@ -14,7 +14,40 @@ import (
 
 // A customer organisation (tenant) of the partner, created under the partner's credentials. Destroying it cancels its active subscriptions first, then deletes it, or keeps it (`onDelete`).
 //
-// Import id: `<organizationId>`.
+// ## Example Usage
+// ### An organisation
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			acme, err := dmarc.NewOrganization(ctx, "acme", &dmarc.OrganizationArgs{
+//				Name: pulumi.String("Acme Corp"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("organizationId", acme.ID())
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An existing object is adopted by its id, `<organizationId>`:
+//
+// ```sh
+// $ pulumi import dmarc:index:Organization <name> <organizationId>
+// ```
 type Organization struct {
 	pulumi.CustomResourceState
 

@@ -23,6 +23,111 @@ func NewProvider(ctx *pulumi.Context,
 		args = &ProviderArgs{}
 	}
 
+	if args.AccessToken == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DMARC_ACCESS_TOKEN"); d != nil {
+			args.AccessToken = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.BaseUrl == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DMARC_BASE_URL"); d != nil {
+			args.BaseUrl = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.BudgetStore == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DMARC_BUDGET_STORE"); d != nil {
+			args.BudgetStore = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.CaFile == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DMARC_CA_FILE"); d != nil {
+			args.CaFile = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.ClientId == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DMARC_CLIENT_ID"); d != nil {
+			args.ClientId = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.ClientSecret == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DMARC_CLIENT_SECRET"); d != nil {
+			args.ClientSecret = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.ConnectTimeoutMs == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_CONNECT_TIMEOUT_MS"); d != nil {
+			args.ConnectTimeoutMs = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.DomainBatchWindowMs == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_DOMAIN_BATCH_WINDOW_MS"); d != nil {
+			args.DomainBatchWindowMs = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.HttpsProxy == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DMARC_HTTPS_PROXY"); d != nil {
+			args.HttpsProxy = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.MaxAttempts == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_MAX_ATTEMPTS"); d != nil {
+			args.MaxAttempts = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.MaxConcurrency == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_MAX_CONCURRENCY"); d != nil {
+			args.MaxConcurrency = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.MaxRetryElapsedMs == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_MAX_RETRY_ELAPSED_MS"); d != nil {
+			args.MaxRetryElapsedMs = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.NoProxy == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DMARC_NO_PROXY"); d != nil {
+			args.NoProxy = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.PartnerId == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "DMARC_PARTNER_ID"); d != nil {
+			args.PartnerId = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.RateLimitWindowSeconds == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_RATE_LIMIT_WINDOW_SECONDS"); d != nil {
+			args.RateLimitWindowSeconds = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.RequestTimeoutMs == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_REQUEST_TIMEOUT_MS"); d != nil {
+			args.RequestTimeoutMs = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.RequestsPerMinute == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvFloat, "DMARC_REQUESTS_PER_MINUTE"); d != nil {
+			args.RequestsPerMinute = pulumi.Float64Ptr(d.(float64))
+		}
+	}
+	if args.RequestsPerSecond == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvFloat, "DMARC_REQUESTS_PER_SECOND"); d != nil {
+			args.RequestsPerSecond = pulumi.Float64Ptr(d.(float64))
+		}
+	}
+	if args.RetryBaseDelayMs == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_RETRY_BASE_DELAY_MS"); d != nil {
+			args.RetryBaseDelayMs = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.RetryMaxDelayMs == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_RETRY_MAX_DELAY_MS"); d != nil {
+			args.RetryMaxDelayMs = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.TokenRenewMarginSeconds == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_TOKEN_RENEW_MARGIN_SECONDS"); d != nil {
+			args.TokenRenewMarginSeconds = pulumi.IntPtr(d.(int))
+		}
+	}
 	if args.AccessToken != nil {
 		args.AccessToken = pulumi.ToSecret(args.AccessToken).(pulumi.StringPtrInput)
 	}

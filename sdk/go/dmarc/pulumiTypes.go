@@ -874,6 +874,7 @@ func (o TenantDomainPolicyEvidencePtrOutput) MinPassRate() pulumi.Float64PtrOutp
 	}).(pulumi.Float64PtrOutput)
 }
 
+// Ids of objects that exist on the service already, adopted instead of created.
 type TenantExistingIds struct {
 	// Each Invitation's id, `<organizationId>/<email>`, by e-mail address.
 	Admins map[string]string `pulumi:"admins"`
@@ -902,6 +903,7 @@ type TenantExistingIdsInput interface {
 	ToTenantExistingIdsOutputWithContext(context.Context) TenantExistingIdsOutput
 }
 
+// Ids of objects that exist on the service already, adopted instead of created.
 type TenantExistingIdsArgs struct {
 	// Each Invitation's id, `<organizationId>/<email>`, by e-mail address.
 	Admins pulumi.StringMapInput `pulumi:"admins"`
@@ -972,6 +974,7 @@ func (i *tenantExistingIdsPtrType) ToTenantExistingIdsPtrOutputWithContext(ctx c
 	return pulumi.ToOutputWithContext(ctx, i).(TenantExistingIdsPtrOutput)
 }
 
+// Ids of objects that exist on the service already, adopted instead of created.
 type TenantExistingIdsOutput struct{ *pulumi.OutputState }
 
 func (TenantExistingIdsOutput) ElementType() reflect.Type {
@@ -1193,10 +1196,14 @@ func (o TenantIdsOutput) Webhooks() pulumi.StringMapOutput {
 	return o.ApplyT(func(v TenantIds) map[string]string { return v.Webhooks }).(pulumi.StringMapOutput)
 }
 
+// The plan the organisation subscribes to; no subscription when not given.
 type TenantPlan struct {
-	Currency  *string `pulumi:"currency"`
+	// The price's currency.
+	Currency *string `pulumi:"currency"`
+	// The price's billing frequency, such as `yearly`.
 	Frequency *string `pulumi:"frequency"`
-	Name      string  `pulumi:"name"`
+	// A plan of the partner's catalogue, by name, such as `Business`.
+	Name string `pulumi:"name"`
 }
 
 // TenantPlanInput is an input type that accepts TenantPlanArgs and TenantPlanOutput values.
@@ -1210,10 +1217,14 @@ type TenantPlanInput interface {
 	ToTenantPlanOutputWithContext(context.Context) TenantPlanOutput
 }
 
+// The plan the organisation subscribes to; no subscription when not given.
 type TenantPlanArgs struct {
-	Currency  pulumi.StringPtrInput `pulumi:"currency"`
+	// The price's currency.
+	Currency pulumi.StringPtrInput `pulumi:"currency"`
+	// The price's billing frequency, such as `yearly`.
 	Frequency pulumi.StringPtrInput `pulumi:"frequency"`
-	Name      pulumi.StringInput    `pulumi:"name"`
+	// A plan of the partner's catalogue, by name, such as `Business`.
+	Name pulumi.StringInput `pulumi:"name"`
 }
 
 func (TenantPlanArgs) ElementType() reflect.Type {
@@ -1269,6 +1280,7 @@ func (i *tenantPlanPtrType) ToTenantPlanPtrOutputWithContext(ctx context.Context
 	return pulumi.ToOutputWithContext(ctx, i).(TenantPlanPtrOutput)
 }
 
+// The plan the organisation subscribes to; no subscription when not given.
 type TenantPlanOutput struct{ *pulumi.OutputState }
 
 func (TenantPlanOutput) ElementType() reflect.Type {
@@ -1293,14 +1305,17 @@ func (o TenantPlanOutput) ToTenantPlanPtrOutputWithContext(ctx context.Context) 
 	}).(TenantPlanPtrOutput)
 }
 
+// The price's currency.
 func (o TenantPlanOutput) Currency() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v TenantPlan) *string { return v.Currency }).(pulumi.StringPtrOutput)
 }
 
+// The price's billing frequency, such as `yearly`.
 func (o TenantPlanOutput) Frequency() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v TenantPlan) *string { return v.Frequency }).(pulumi.StringPtrOutput)
 }
 
+// A plan of the partner's catalogue, by name, such as `Business`.
 func (o TenantPlanOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v TenantPlan) string { return v.Name }).(pulumi.StringOutput)
 }
@@ -1329,6 +1344,7 @@ func (o TenantPlanPtrOutput) Elem() TenantPlanOutput {
 	}).(TenantPlanOutput)
 }
 
+// The price's currency.
 func (o TenantPlanPtrOutput) Currency() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TenantPlan) *string {
 		if v == nil {
@@ -1338,6 +1354,7 @@ func (o TenantPlanPtrOutput) Currency() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// The price's billing frequency, such as `yearly`.
 func (o TenantPlanPtrOutput) Frequency() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TenantPlan) *string {
 		if v == nil {
@@ -1347,6 +1364,7 @@ func (o TenantPlanPtrOutput) Frequency() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
+// A plan of the partner's catalogue, by name, such as `Business`.
 func (o TenantPlanPtrOutput) Name() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TenantPlan) *string {
 		if v == nil {

@@ -14,7 +14,77 @@ import (
 
 // A DNS record published by dynamic update (RFC 2136) signed with a TSIG key (RFC 8945), straight to the zone's primary server: BIND, Knot, PowerDNS, Microsoft DNS and hosted services that accept RFC 2136. Made for a Domain's `setupRecord`. Create and update replace only what stands in the record's place (its previous value, any other `v=DMARC1` policy, a CNAME) in one guarded message and leave every other record at the name; a CNAME is refused where other records stand; delete removes only the record written; read asks the server itself, so a refresh sees changes made elsewhere. Needs no `dmarc:*` settings.
 //
-// Import id: `<name>`.
+// ## Example Usage
+// ### A domain's record published to your own DNS server by RFC 2136
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			cfg := config.New(ctx, "")
+//			// The zone's primary server, host:port
+//			dnsServer := cfg.Require("dnsServer")
+//			// The TSIG key's secret, base64
+//			dnsKeySecret := cfg.Require("dnsKeySecret")
+//			acme, err := dmarc.NewOrganization(ctx, "acme", &dmarc.OrganizationArgs{
+//				Name: pulumi.String("Acme Corp"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			production, err := dmarc.NewDomainGroup(ctx, "production", &dmarc.DomainGroupArgs{
+//				OrganizationId: acme.OrganizationId,
+//				Name:           pulumi.String("Production"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			acmeExample, err := dmarc.NewDomain(ctx, "acmeExample", &dmarc.DomainArgs{
+//				OrganizationId: acme.OrganizationId,
+//				GroupId:        production.GroupId,
+//				Domain:         pulumi.String("acme.example"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			_, err = dmarc.NewRfc2136Record(ctx, "dmarcRecord", &dmarc.Rfc2136RecordArgs{
+//				Server: pulumi.String(dnsServer),
+//				Name: acmeExample.SetupRecord.ApplyT(func(setupRecord dmarc.DomainSetupRecord) (string, error) {
+//					return setupRecord.Host, nil
+//				}).(pulumi.StringOutput),
+//				Type: acmeExample.SetupRecord.ApplyT(func(setupRecord dmarc.DomainSetupRecord) (string, error) {
+//					return setupRecord.RecordType, nil
+//				}).(pulumi.StringOutput),
+//				Value: acmeExample.SetupRecord.ApplyT(func(setupRecord dmarc.DomainSetupRecord) (string, error) {
+//					return setupRecord.Value, nil
+//				}).(pulumi.StringOutput),
+//				KeyName:   pulumi.String("dmarc-update"),
+//				KeySecret: pulumi.String(dnsKeySecret),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An existing object is adopted by its id, `<name>`:
+//
+// ```sh
+// $ pulumi import dmarc:index:Rfc2136Record <name> <name>
+// ```
 type Rfc2136Record struct {
 	pulumi.CustomResourceState
 

@@ -14,7 +14,53 @@ import (
 
 // A plan subscription of an organisation. Destroying it cancels it (the organisation is suspended); one a refresh finds cancelled or expired is made active again by the next `up`, unless it is declared `suspended`, which keeps it cancelled.
 //
-// Import id: `<organizationId>/<first subscription id>`.
+// ## Example Usage
+// ### An organisation subscribed to a plan
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			acme, err := dmarc.NewOrganization(ctx, "acme", &dmarc.OrganizationArgs{
+//				Name: pulumi.String("Acme Corp"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			business, err := dmarc.GetPriceId(ctx, &dmarc.GetPriceIdArgs{
+//				Plan: "Business",
+//			}, nil)
+//			if err != nil {
+//				return err
+//			}
+//			acmeBusiness, err := dmarc.NewSubscription(ctx, "acmeBusiness", &dmarc.SubscriptionArgs{
+//				OrganizationId: acme.OrganizationId,
+//				PriceId:        pulumi.String(business.PriceId),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("status", acmeBusiness.Status)
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An existing object is adopted by its id, `<organizationId>/<first subscription id>`:
+//
+// ```sh
+// $ pulumi import dmarc:index:Subscription <name> <organizationId>/<first subscription id>
+// ```
 type Subscription struct {
 	pulumi.CustomResourceState
 

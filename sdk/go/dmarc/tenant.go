@@ -13,6 +13,61 @@ import (
 )
 
 // One customer of the partner: its organisation with domain groups, subscription, admin invitations, webhooks and domains (with their policy ramp), declared and checked as the TypeScript `Tenant` and the inventory do.
+//
+// ## Example Usage
+// ### A whole customer in one block: its organisation, group, plan, domains, admin and webhook
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			globex, err := dmarc.NewTenant(ctx, "globex", &dmarc.TenantArgs{
+//				Name:  pulumi.String("Globex"),
+//				Group: pulumi.String("Production"),
+//				Plan: &dmarc.TenantPlanArgs{
+//					Name:      pulumi.String("Business"),
+//					Frequency: pulumi.String("yearly"),
+//				},
+//				Domains: dmarc.TenantDomainArray{
+//					&dmarc.TenantDomainArgs{
+//						Name:            pulumi.String("globex.example"),
+//						SetupRecordType: pulumi.String(dmarc.DomainSetupRecordTypeCNAME),
+//					},
+//					&dmarc.TenantDomainArgs{
+//						Name: pulumi.String("globex-parked.example"),
+//						Type: dmarc.DomainTypeParked,
+//					},
+//				},
+//				Admins: pulumi.StringArray{
+//					pulumi.String("it@globex.example"),
+//				},
+//				Webhooks: dmarc.TenantWebhookArray{
+//					&dmarc.TenantWebhookArgs{
+//						Name: pulumi.String("Globex events"),
+//						Url:  pulumi.String("https://hooks.globex.example/dmarc"),
+//						Events: dmarc.WebhookEventArray{
+//							dmarc.WebhookEventDomainVerified,
+//						},
+//					},
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("organizationId", globex.OrganizationId)
+//			ctx.Export("records", globex.Records)
+//			return nil
+//		})
+//	}
+//
+// ```
 type Tenant struct {
 	pulumi.ResourceState
 
@@ -58,38 +113,54 @@ func NewTenant(ctx *pulumi.Context,
 }
 
 type tenantArgs struct {
-	Admins      []string           `pulumi:"admins"`
-	Domains     []TenantDomain     `pulumi:"domains"`
+	// E-mail addresses invited as the organisation's admins.
+	Admins []string `pulumi:"admins"`
+	// The organisation's domains.
+	Domains []TenantDomain `pulumi:"domains"`
+	// Ids of objects that exist on the service already, adopted instead of created.
 	ExistingIds *TenantExistingIds `pulumi:"existingIds"`
 	// Name of the group.
-	Group  string   `pulumi:"group"`
+	Group string `pulumi:"group"`
+	// Further domain groups, by name, that a domain's `group` may name.
 	Groups []string `pulumi:"groups"`
 	// Name of the customer organisation.
-	Name     string          `pulumi:"name"`
+	Name string `pulumi:"name"`
+	// What destroying the tenant does: `delete` the organisation, `cancelSubscriptions` and keep it, or `keep` it untouched.
 	OnDelete *TenantOnDelete `pulumi:"onDelete"`
-	Plan     *TenantPlan     `pulumi:"plan"`
+	// The plan the organisation subscribes to; no subscription when not given.
+	Plan *TenantPlan `pulumi:"plan"`
 	// Publish each domain's record by RFC 2136 dynamic update signed with TSIG, as `Rfc2136Record` does; left out, the records are only outputs (`records`), for a DNS provider's record resources.
-	Rfc2136      *TenantRfc2136      `pulumi:"rfc2136"`
+	Rfc2136 *TenantRfc2136 `pulumi:"rfc2136"`
+	// Where the subscription stands: `active`, `suspended` (an adopted cancelled subscription kept cancelled) or `none`.
 	Subscription *TenantSubscription `pulumi:"subscription"`
-	Webhooks     []TenantWebhook     `pulumi:"webhooks"`
+	// The organisation's webhooks.
+	Webhooks []TenantWebhook `pulumi:"webhooks"`
 }
 
 // The set of arguments for constructing a Tenant resource.
 type TenantArgs struct {
-	Admins      pulumi.StringArrayInput
-	Domains     TenantDomainArrayInput
+	// E-mail addresses invited as the organisation's admins.
+	Admins pulumi.StringArrayInput
+	// The organisation's domains.
+	Domains TenantDomainArrayInput
+	// Ids of objects that exist on the service already, adopted instead of created.
 	ExistingIds TenantExistingIdsPtrInput
 	// Name of the group.
-	Group  pulumi.StringInput
+	Group pulumi.StringInput
+	// Further domain groups, by name, that a domain's `group` may name.
 	Groups pulumi.StringArrayInput
 	// Name of the customer organisation.
-	Name     pulumi.StringInput
+	Name pulumi.StringInput
+	// What destroying the tenant does: `delete` the organisation, `cancelSubscriptions` and keep it, or `keep` it untouched.
 	OnDelete TenantOnDeletePtrInput
-	Plan     TenantPlanPtrInput
+	// The plan the organisation subscribes to; no subscription when not given.
+	Plan TenantPlanPtrInput
 	// Publish each domain's record by RFC 2136 dynamic update signed with TSIG, as `Rfc2136Record` does; left out, the records are only outputs (`records`), for a DNS provider's record resources.
-	Rfc2136      TenantRfc2136PtrInput
+	Rfc2136 TenantRfc2136PtrInput
+	// Where the subscription stands: `active`, `suspended` (an adopted cancelled subscription kept cancelled) or `none`.
 	Subscription TenantSubscriptionPtrInput
-	Webhooks     TenantWebhookArrayInput
+	// The organisation's webhooks.
+	Webhooks TenantWebhookArrayInput
 }
 
 func (TenantArgs) ElementType() reflect.Type {

@@ -14,7 +14,45 @@ import (
 
 // A webhook receiving the service's events, owned by the partner or by one organisation. `secret` verifies the deliveries' signatures.
 //
-// Import id: `<objectId>`.
+// ## Example Usage
+// ### A webhook for the partner's events
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			events, err := dmarc.NewWebhook(ctx, "events", &dmarc.WebhookArgs{
+//				Name: pulumi.String("Acme events"),
+//				Url:  pulumi.String("https://hooks.acme.example/dmarc"),
+//				Events: dmarc.WebhookEventArray{
+//					dmarc.WebhookEventDomainVerified,
+//					dmarc.WebhookEventReportReceived,
+//				},
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("webhookSecret", events.Secret)
+//			return nil
+//		})
+//	}
+//
+// ```
+//
+// ## Import
+//
+// An existing object is adopted by its id, `<objectId>`:
+//
+// ```sh
+// $ pulumi import dmarc:index:Webhook <name> <objectId>
+// ```
 type Webhook struct {
 	pulumi.CustomResourceState
 

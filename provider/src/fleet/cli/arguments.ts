@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type ConfigMap, LocalWorkspace } from "@pulumi/pulumi/automation";
 import { parse } from "yaml";
+import { urnStack } from "../../checkpoint/deployment";
 import { stateBackendEnv } from "../../checkpoint/postgresBackend";
 import { repairCutShortAttributes } from "../../checkpoint/repair";
 import {
@@ -13,14 +14,16 @@ import {
   UsageError,
   wholeNumber,
 } from "../../cli/options";
-import { shownPath } from "../../cli/shown";
+import { shellWord, shownPath } from "../../cli/shown";
 import { type Inventory, loadInventory } from "../../inventory/inventory";
+import type { PersonsDecisions } from "../../recovery/plan";
 import { shardRecovery } from "../../recovery/shard";
 import { readTextIfAny } from "../../runtime/readText";
 import { TenantOnDelete } from "../../tenant/schema";
 import type { EnforceOptions } from "../enforce/enforce";
 import type { StackEnforceOptions } from "../enforce/stack";
 import { FLEET_COMMANDS, type FleetCommand, type FleetOptions, settingsOf } from "../fleetOptions";
+import { shardNumber } from "../plan/assignment";
 import { backendFolderOf } from "../plan/scan";
 import { ENFORCE_COMMAND, FLEET_SPEC, IMPORT_COMMAND, ON_DELETE_VALUES, REPORT_COMMAND } from "./commandSpec";
 import type { ImportCommandOptions } from "./import";
@@ -125,19 +128,48 @@ async function projectSettingsOf(cwd: string, configStack: string | undefined, e
   return { project, stackName, config, secretsProvider };
 }
 
+/**
+ * `--adopt` and `--drop`: each URN must name a shard of this fleet (the
+ * URN's stack), whose recovery alone takes it; the recovery checks it
+ * against that shard's pending creates.
+ */
+function personsDecisions(values: OptionValues, fleet: string, projectName: string): PersonsDecisions | undefined {
+  const adopt = listOption(values, "adopt") ?? [];
+  const drop = listOption(values, "drop") ?? [];
+  for (const [option, argument] of [...adopt.map((a) => ["adopt", a]), ...drop.map((d) => ["drop", d])]) {
+    const named = urnStack(argument ?? "");
+    if (named?.project !== projectName || shardNumber(fleet, named.stack) === undefined)
+      throw new UsageError(
+        `--${option} ${argument}: takes the URN of a pending create in a shard of fleet ${fleet} (urn:pulumi:${fleet}-NNN::${projectName}::...), as the shard's recovery report lists it`,
+      );
+  }
+  return adopt.length + drop.length > 0 ? { adopt, drop } : undefined;
+}
+
+/** How the shards a killed run left are recovered; `rerun` is the command line a report's `--adopt` and `--drop` go after. */
+function recoveryOf(values: OptionValues, fleet: string, projectName: string, rerun: string | undefined) {
+  const decisions = personsDecisions(values, fleet, projectName);
+  return shardRecovery({
+    unlockOtherHosts: values["unlock-other-hosts"] === true,
+    ...(decisions ? { decisions } : {}),
+    ...(rerun ? { rerun } : {}),
+  });
+}
+
 /** What every command takes from the project: its name and backend, the config stack's settings, the fleet's name. */
-async function projectOptions(values: OptionValues, cwd: string) {
+async function projectOptions(values: OptionValues, cwd: string, rerun?: string) {
   const backend = stringOption(values, "backend");
   const env: Record<string, string> = backend ? { PULUMI_BACKEND_URL: backend } : {};
   const configStack = stringOption(values, "config-stack");
   const { project, stackName, config, secretsProvider } = await projectSettingsOf(cwd, configStack, env);
   const backendUrl = backend ?? project.backend?.url;
+  const fleet = stringOption(values, "fleet") ?? stackName ?? "fleet";
   return {
-    fleet: stringOption(values, "fleet") ?? stackName ?? "fleet",
+    fleet,
     projectName: project.name,
     projectDir: cwd,
     stateDir: resolve(cwd, ".dmarc-fleet"),
-    recover: shardRecovery({ unlockOtherHosts: values["unlock-other-hosts"] === true }),
+    recover: recoveryOf(values, fleet, project.name, rerun),
     config,
     env,
     ...(backendUrl ? { backendUrl } : {}),
@@ -244,6 +276,7 @@ async function fleetInvocation(
   values: OptionValues,
   cwd: string,
   inventory: Inventory,
+  rerun: string,
 ): Promise<FleetInvocation> {
   const shards = shardOptions(values);
   const only = listOption(values, "shard");
@@ -258,7 +291,7 @@ async function fleetInvocation(
     detailedExitcode: values["detailed-exitcode"] === true,
     failOnUnmanaged: values["fail-on-unmanaged"] === true,
     options: {
-      ...(await projectOptions(values, cwd)),
+      ...(await projectOptions(values, cwd, rerun)),
       ...shards,
       ...(only ? { only } : {}),
       inventory,
@@ -301,5 +334,7 @@ export async function fleetOptionsFromArgs(
   if (command === IMPORT_COMMAND) return importInvocation(values, cwd, inventoryPath);
   if (command === ENFORCE_COMMAND) return enforceInvocation(values, cwd, inventoryPath);
   if (command === REPORT_COMMAND) return reportInvocation(values, cwd, loadInventory(inventoryPath));
-  return fleetInvocation(command, values, cwd, loadInventory(inventoryPath));
+  // The command as typed, for the recovery's report: the `--adopt` or `--drop` it suggests goes after it.
+  const rerun = ["npx dmarc-fleet", ...argv.map(shellWord)].join(" ");
+  return fleetInvocation(command, values, cwd, loadInventory(inventoryPath), rerun);
 }

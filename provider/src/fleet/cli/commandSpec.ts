@@ -13,7 +13,8 @@ import { DEFAULT_MAX_OFFBOARD } from "../plan/offboardingGate";
 /**
  * `dmarc-fleet`'s exit codes; every code a run can end with is here, and the
  * usage text and docs are read off it. A failure outranks every finding, so
- * a pipeline never mistakes a broken run for a plan, drift or a refusal.
+ * a pipeline never mistakes a broken run for a plan, drift or a refusal; and
+ * a person's decision outranks a failure, since running again cannot help.
  */
 export const FLEET_EXIT = {
   ok: { code: 0, meaning: "done: every shard ran (or was skipped as unchanged), and none of the findings below" },
@@ -35,12 +36,17 @@ export const FLEET_EXIT = {
   refused: {
     code: 5,
     meaning:
-      "refused (preview, up): an offboarding was not approved or over --max-offboard; the tenant was left as it is, the rest ran",
+      "refused (preview, up, destroy): an offboarding was not approved, over --max-offboard, or would delete an object another stack records; the tenant was left as it is, the rest ran",
   },
   moves: {
     code: 6,
     meaning:
       "policy moves proposed (enforce --detailed-exitcode): a domain starts its ramp, advances or steps back; with --write they are in the inventory or the stack's configuration",
+  },
+  person: {
+    code: 7,
+    meaning:
+      "a person must decide: a tenant is declared in two places on the backend (preview, up: refused before any write, both places named), or a shard's recovery left a create unsettled (that shard failed: its report lists the objects found and the command with --adopt or --drop that settles it)",
   },
 } as const;
 
@@ -119,6 +125,24 @@ export const FLEET_SPEC: CommandSpec = {
       type: "boolean",
       description:
         "when a shard a killed run left behind is recovered, remove its lock even if another host took it (a CI job run again on a new runner; safe when the workflow lets one run deploy at a time)",
+      commands: ["preview", "up", "refresh", "drift", "destroy"],
+    },
+    {
+      name: "adopt",
+      type: "string",
+      value: "<urn>=<id>",
+      multiple: true,
+      description:
+        "for a create a shard's recovery left unsettled: record the object with this id as what it made (one of the candidates its report lists); repeat for several",
+      commands: ["preview", "up", "refresh", "drift", "destroy"],
+    },
+    {
+      name: "drop",
+      type: "string",
+      value: "<urn>",
+      multiple: true,
+      description:
+        "for a create a shard's recovery left unsettled: forget it, and the shard's next up makes the object anew; repeat for several",
       commands: ["preview", "up", "refresh", "drift", "destroy"],
     },
     {
@@ -210,7 +234,7 @@ export const FLEET_SPEC: CommandSpec = {
       name: "append",
       type: "boolean",
       description:
-        "add only organisations that neither the inventory nor a shard holds (default: write a new inventory, which must not exist)",
+        "add only organisations that neither the inventory nor a stack of the backend holds (default: write a new inventory, which must not exist)",
       commands: [IMPORT_COMMAND],
     },
     {

@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { type ExitCode, UsageError } from "../../cli/options";
 import { type ImportReport, importSummary } from "../../discovery/report";
 import { InventoryError } from "../../inventory/inventory";
+import { ShardNotRecovered } from "../../recovery/shard";
 import { PolicyError } from "../../tenant/staging";
 import { type EnforceReport, movesCount, runEnforce } from "../enforce/enforce";
 import { runStackEnforce } from "../enforce/stack";
@@ -10,6 +11,7 @@ import { concurrencyOf, scanOf, settingsOf } from "../fleetOptions";
 import type { FleetReport } from "../fleetReport";
 import type { FleetPage } from "../page/model";
 import { buildFleetPage, writeFleetPage } from "../page/report";
+import { OwnershipConflict } from "../plan/ownership";
 import { runFleet } from "../runner";
 import type { EnforceInvocation, FleetInvocation, ImportInvocation, ReportInvocation } from "./arguments";
 import { ENFORCE_COMMAND, FLEET_EXIT, IMPORT_COMMAND, REPORT_COMMAND } from "./commandSpec";
@@ -29,8 +31,13 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The exit code of a command that failed: bad input is usage, anything else a failure. */
+/** Errors that leave a decision to a person: a tenant declared in two places, creates a recovery left unsettled. */
+const needsPerson = (error: unknown) =>
+  error instanceof OwnershipConflict || (error instanceof ShardNotRecovered && error.needsPerson);
+
+/** The exit code of a command that failed: bad input is usage, a person's decision its own, anything else a failure. */
 export function failureCode(error: unknown): number {
+  if (needsPerson(error)) return FLEET_EXIT.person.code;
   return isBadInput(error) ? FLEET_EXIT.usage.code : FLEET_EXIT.failed.code;
 }
 
@@ -57,6 +64,7 @@ const FINDING_EXITS: readonly {
 ];
 
 export function exitCodeOf(report: FleetReport, invocation: FleetInvocation): number {
+  if (report.results.some((result) => result.unsettled !== undefined)) return FLEET_EXIT.person.code;
   if (!report.ok) return FLEET_EXIT.failed.code;
   return (FINDING_EXITS.find((entry) => entry.found(report, invocation))?.exit ?? FLEET_EXIT.ok).code;
 }

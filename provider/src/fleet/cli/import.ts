@@ -25,7 +25,7 @@ export class ImportRefused extends Error {
 export interface ImportCommandOptions extends Omit<FleetOptions, "inventory" | "only"> {
   /** The inventory file to write, or to add to with `append`. */
   inventoryPath: string;
-  /** Add only organisations that neither the file nor a shard holds; without it the file must not exist yet. */
+  /** Add only organisations that neither the file nor a stack of the backend holds; without it the file must not exist yet. */
   append?: boolean;
   /** Only the organisations with these ids (`--only`). */
   organizations?: readonly string[];

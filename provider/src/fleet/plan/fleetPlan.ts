@@ -8,6 +8,7 @@ import type { ShardJob } from "../shard/shardJob";
 import { assignShards, type Shard } from "./assignment";
 import { auditedDriftJobs } from "./auditedDrift";
 import { gateOffboarding, type LeavingTenant, type OffboardingDecision } from "./offboardingGate";
+import { deletionRefusal, type Ownership } from "./ownership";
 import { overviewOf, type ShardOverview, UNCHANGED_SINCE_UP } from "./shardOverview";
 
 // What one run does to which shard, decided before any shard runs: the
@@ -35,31 +36,65 @@ export interface PlanInputs {
   offboarding: { allowed: readonly string[]; maxOffboard: number };
 }
 
-/** The offboardings of the run's shards, each approved or refused, before any shard runs (preview and up). */
+/** The tenants of the shards, by `keysOf` each shard's, with what each shard's state holds of them. */
+function tenantsOf(
+  chosen: readonly Shard[],
+  states: ReadonlyMap<number, ShardState>,
+  keysOf: (shard: Shard, state: ShardState | undefined) => readonly string[],
+): LeavingTenant[] {
+  return chosen.flatMap((shard) => {
+    const state = states.get(shard.number);
+    return keysOf(shard, state).map((key) => ({ key, shard: shard.name, holding: state?.holdings[key] }));
+  });
+}
+
+/**
+ * The offboardings of the run's shards, each approved or refused, before
+ * any shard runs: for preview and up, the tenants the inventory no longer
+ * lists; for destroy, only those refused, whose objects another stack
+ * records (./ownership.ts).
+ */
 function offboardings(
   { inventory, offboarding }: PlanInputs,
   command: FleetCommand,
   chosen: readonly Shard[],
   states: ReadonlyMap<number, ShardState>,
+  ownership: Ownership | undefined,
 ): OffboardingDecision[] {
+  const keeps = ownership
+    ? (tenant: LeavingTenant) => deletionRefusal(ownership, tenant.shard, tenant.holding)
+    : undefined;
+  if (command === "destroy") {
+    return tenantsOf(chosen, states, (_shard, state) => state?.tenants ?? []).flatMap((tenant) => {
+      const refusal = keeps?.(tenant);
+      return refusal ? [{ ...tenant, refusal }] : [];
+    });
+  }
   if (command !== "preview" && command !== "up") return [];
-  const leaving: LeavingTenant[] = chosen.flatMap((shard) =>
-    shard.leaving.map((key) => ({ key, shard: shard.name, holding: states.get(shard.number)?.holdings[key] })),
-  );
   const deployed = [...states.values()].reduce((sum, state) => sum + state.tenants.length, 0);
-  return gateOffboarding(leaving, deployed, {
-    ...offboarding,
-    tombstones: inventory.offboard,
-    inventoryTenants: inventory.tenants.length,
-    source: inventory.source,
-  });
+  return gateOffboarding(
+    tenantsOf(chosen, states, (shard) => shard.leaving),
+    deployed,
+    {
+      ...offboarding,
+      tombstones: inventory.offboard,
+      inventoryTenants: inventory.tenants.length,
+      source: inventory.source,
+      ...(keeps ? { deletionRefusal: keeps } : {}),
+    },
+  );
 }
 
-/** The shards of the inventory's tenants, those the run looks at, and its offboardings decided. */
+/**
+ * The shards of the inventory's tenants, those the run looks at, and its
+ * offboardings decided; with `ownership`, none deletes what another stack
+ * records.
+ */
 export function planFleet(
   command: FleetCommand,
   inputs: PlanInputs,
   states: ReadonlyMap<number, ShardState>,
+  ownership?: Ownership,
 ): FleetPlan {
   const { fleet, inventory, shardSize, only } = inputs;
   const deployed = new Map([...states].map(([number, state]) => [number, state.tenants]));
@@ -69,7 +104,7 @@ export function planFleet(
   const overviews = new Map(
     chosen.map((shard) => [shard.name, overviewOf(inventory, shard, states.get(shard.number))]),
   );
-  return { shardSize, chosen, overviews, decisions: offboardings(inputs, command, chosen, states) };
+  return { shardSize, chosen, overviews, decisions: offboardings(inputs, command, chosen, states, ownership) };
 }
 
 /** The resources a shard's operation leaves alone: those of its tenants whose offboarding was refused. */
@@ -95,18 +130,24 @@ export interface JobChoice {
   auditLog?: { settings: ProviderSettings; marginSeconds: number };
 }
 
+/** Whether every tenant the operation would touch in the shard is one whose offboarding was refused. */
+function onlyRefused(command: FleetCommand, shard: Shard, state: ShardState | undefined, refused: number): boolean {
+  if (refused === 0) return false;
+  return command === "destroy" ? refused === (state?.tenants.length ?? 0) : shard.tenants.length === 0;
+}
+
 /** Why an operation leaves a shard alone, or undefined when it runs it. */
 function skipReason(
   choice: JobChoice,
   command: FleetCommand,
   shard: Shard,
   overview: ShardOverview | undefined,
-  excluded: readonly string[],
+  excluded: { urns: readonly string[]; only: boolean },
 ) {
   if ((command === "refresh" || command === "drift" || command === "destroy") && !shard.exists) return "no stack yet";
   // A shard of refused tenants only would run nothing, and its emptied stack must not be removed.
-  if (excluded.length > 0 && shard.tenants.length === 0) return "nothing to run but refused offboardings";
-  const unsupported = excluded.length > 0 ? excludeUnsupported() : undefined;
+  if (excluded.only) return "nothing to run but refused offboardings";
+  const unsupported = excluded.urns.length > 0 ? excludeUnsupported() : undefined;
   if (unsupported) return `an offboarding was refused and ${unsupported}, so its other changes wait`;
   if (SKIP_UP_TO_DATE.has(command) && !choice.all && !choice.refresh && overview?.upToDate) return UNCHANGED_SINCE_UP;
   return undefined;
@@ -124,8 +165,14 @@ function shardJobs(
   const skipped: ShardResult[] = [];
   for (const shard of plan.chosen) {
     const exclude = excludedUrns(shard, refused);
-    const reason = skipReason(choice, operation, shard, plan.overviews.get(shard.name), exclude);
     const state = states.get(shard.number);
+    const only = onlyRefused(
+      operation,
+      shard,
+      state,
+      refused.filter((decision) => decision.shard === shard.name).length,
+    );
+    const reason = skipReason(choice, operation, shard, plan.overviews.get(shard.name), { urns: exclude, only });
     const refresh = shard.exists && (choice.refresh || state?.driftMark !== undefined);
     if (reason === undefined) jobs.push({ operation, shard, state, exclude, refresh });
     else {

@@ -29,6 +29,8 @@ export interface OffboardingRules {
   inventoryTenants: number;
   /** The inventory's file name, for messages. */
   source: string;
+  /** Why the tenant's objects must not be deleted, whatever the approvals: another stack records one (./ownership.ts). */
+  deletionRefusal?: (tenant: LeavingTenant) => string | undefined;
 }
 
 export type Approval = "tombstone" | "--allow-offboard";
@@ -89,7 +91,8 @@ const REFUSALS = {
  * Decides every leaving tenant of the run's shards: offboarded when its
  * inventory tombstones it or `allowed` names it, refused otherwise; every
  * one refused when the inventory lists no tenants, or when more are
- * approved than `maxOffboard`.
+ * approved than `maxOffboard`; and, whatever the approvals, one whose
+ * objects another stack records.
  */
 export function gateOffboarding(
   leaving: readonly LeavingTenant[],
@@ -102,6 +105,8 @@ export function gateOffboarding(
   const tombstones = new Map(rules.tombstones.map((tombstone) => [tombstone.key, tombstone]));
   const decisions: OffboardingDecision[] = leaving.map((tenant) => {
     const tombstone = tombstones.get(tenant.key);
+    const kept = rules.deletionRefusal?.(tenant);
+    if (kept) return { ...tenant, ...(tombstone ? { tombstone } : {}), refusal: kept };
     if (tombstone) return { ...tenant, approvedBy: "tombstone", tombstone };
     if (rules.allowed.includes(tenant.key)) return { ...tenant, approvedBy: "--allow-offboard" };
     return { ...tenant, refusal: REFUSALS.notApproved(rules, tenant) };

@@ -4,12 +4,15 @@ import type { Deployment } from "../../checkpoint/deployment";
 import { fileBackendFolder, projectStackNames } from "../../checkpoint/fileBackend";
 import { fileStack } from "../../checkpoint/fileStack";
 import { brokenCheckpoints } from "../../checkpoint/repair";
+import { type BackendDeclarations, backendDeclarations } from "../../recovery/backendRecords";
 import type { StackRecovery } from "../../recovery/shard";
+import { cliListing } from "../../recovery/stack";
 import { runPool } from "../pool";
 import { checkedAtIn, driftFoundIn } from "../shard/driftMark";
 import { type ShardBackend, type ShardState, shardStateOf, workspaceOptions } from "../shard/shard";
 import { lastUpIn } from "../shard/upMark";
 import { shardNumber } from "./assignment";
+import { describeStack } from "./ownership";
 
 // What the backend holds of a fleet: each shard stack's state, read from a
 // file backend's files, else with the CLI, and no engine operation. The runner starts from it; the import
@@ -44,7 +47,12 @@ export async function backendFolderOf(
   workspace: LocalWorkspace,
   configured: string | undefined,
 ): Promise<string | undefined> {
-  return fileBackendFolder(configured ?? process.env.PULUMI_BACKEND_URL ?? (await workspace.whoAmI()).url);
+  return fileBackendFolder(await backendUrlOf(workspace, configured));
+}
+
+/** The URL of the backend a workspace's stacks are in: the one configured, the process's, else the one it is logged in to. */
+async function backendUrlOf(workspace: LocalWorkspace, configured: string | undefined): Promise<string | undefined> {
+  return configured ?? process.env.PULUMI_BACKEND_URL ?? (await workspace.whoAmI()).url;
 }
 
 /** Recovers the shards whose checkpoint a killed run cut short: the backend could not load them. */
@@ -150,19 +158,48 @@ export function organizationIdsOf(state: ShardState): string[] {
   return Object.values(state.holdings).flatMap((holding) => (holding.organizationId ? [holding.organizationId] : []));
 }
 
-/** What the fleet's shards hold: each organisation id and tenant key in their state, with its shard's name. */
+/**
+ * What the backend holds: each organisation id the fleet's shards record,
+ * with its shard's name, and those every other stack records, with that
+ * stack; each tenant key in the fleet's shards, with its shard's name.
+ */
 export interface FleetHoldings {
   organizations: Map<string, string>;
   keys: Map<string, string>;
 }
 
-/** Reads every shard stack of the fleet from the backend, and runs nothing. */
+/** Reads every stack of the backend, the fleet's shards and the others, and runs nothing. */
 export async function fleetHoldings(scan: FleetScan, concurrency: number): Promise<FleetHoldings> {
-  const states = await scanFleet(scan, await pulumiCommand(scan.backend.env), concurrency, false);
+  const pulumi = await pulumiCommand(scan.backend.env);
+  const states = await scanFleet(scan, pulumi, concurrency, false);
   const holdings: FleetHoldings = { organizations: new Map(), keys: new Map() };
+  for (const [, declarations] of (await otherStacks(scan, pulumi)).organizations) {
+    for (const { id, stack } of declarations) if (id) holdings.organizations.set(id, describeStack(stack));
+  }
   for (const state of states.values()) {
     for (const id of organizationIdsOf(state)) holdings.organizations.set(id, state.name);
     for (const key of state.tenants) holdings.keys.set(key, state.name);
   }
   return holdings;
+}
+
+/** Whether a stack, as the backend names it (`<project>/<stack>`, `<org>/<project>/<stack>` or `<stack>`), is one of the fleet's shards. */
+function isFleetShard(scan: FleetScan, name: string): boolean {
+  const parts = name.split("/");
+  const project = parts.length > 1 ? parts.at(-2) : scan.backend.projectName;
+  return project === scan.backend.projectName && shardNumber(scan.fleet, parts.at(-1) ?? "") !== undefined;
+}
+
+/**
+ * What every other stack of the fleet's backend declares and records: other
+ * fleets' shards, other projects' stacks, programs' stacks. Read from a file
+ * backend's files or a PostgreSQL backend's rows directly, else through the
+ * CLI; the fleet's own shards are left out, {@link scanFleet} reads them.
+ */
+export async function otherStacks(scan: FleetScan, pulumi: PulumiCommand): Promise<BackendDeclarations> {
+  const { fleet, backend } = scan;
+  const workspace = await LocalWorkspace.create(workspaceOptions(backend, `${fleet}.scan`, pulumi));
+  const backendUrl = await backendUrlOf(workspace, backend.backendUrl ?? backend.env.PULUMI_BACKEND_URL);
+  const listing = cliListing(pulumi.command, workspace.workDir, { ...process.env, ...workspace.envVars });
+  return backendDeclarations(backendUrl, listing, (name) => isFleetShard(scan, name));
 }

@@ -11,7 +11,7 @@ import {
 import type { Plan } from "../../api";
 import { type Interruption, interruptionSummary, lockOf, recoveryHint } from "../../checkpoint/interruption";
 import { formatRate, NOTICE_PREFIX } from "../../client";
-import type { StackRecovery } from "../../recovery/shard";
+import { ShardNotRecovered, type StackRecovery } from "../../recovery/shard";
 import { CONFIG_NAMESPACE } from "../../runtime/config";
 import type { ShardOperation } from "../fleetOptions";
 import type { Shard } from "../plan/assignment";
@@ -222,7 +222,7 @@ async function operate(running: Running, stack: Stack): Promise<Record<string, n
       changes = (await previewRefreshOf(stack)(common)).changeSummary;
       break;
     case "destroy":
-      await stack.destroy(common);
+      await stack.destroy(exclude && exclude.length > 0 ? { ...common, exclude: [...exclude] } : common);
       break;
   }
   // The engine's summary; the stack's history only should that event have gone missing.
@@ -279,7 +279,9 @@ async function removeEmptied(running: Running, stack: Stack): Promise<boolean> {
   return true;
 }
 
-function emptiedBy({ operation, shard }: ShardJob): boolean {
+/** A destroy that left refused tenants out keeps its stack, which still holds them. */
+function emptiedBy({ operation, shard, exclude }: ShardJob): boolean {
+  if (exclude && exclude.length > 0) return false;
   return operation === "destroy" || (operation === "up" && shard.tenants.length === 0);
 }
 
@@ -321,6 +323,18 @@ async function markUpFailed(running: Running): Promise<void> {
     running.log.write(`\ncould not mark the failed up on the stack: ${firstErrorLine(error)}\n`);
   }
   running.clock.lap("finishSeconds");
+}
+
+/** A failed shard's outcome: its first error line, and the recovery's report when a person must settle what it left. */
+function failureOf(error: unknown): ShardOutcome {
+  if (error instanceof ShardNotRecovered && error.needsPerson) {
+    return {
+      status: "failed",
+      error: "its recovery left operations that a person settles: rerun with --adopt or --drop as its report says",
+      unsettled: [...error.report],
+    };
+  }
+  return { status: "failed", error: firstErrorLine(error) };
 }
 
 /** Every step of one shard's run, in order. */
@@ -370,7 +384,7 @@ export async function runShardJob(context: ShardJobContext, job: ShardJob): Prom
   } catch (error) {
     running.log.write(`\n${error instanceof Error ? error.message : String(error)}\n`);
     if (running.marks) running.clock.lapOperation(running.marks);
-    outcome = { status: "failed", error: firstErrorLine(error) };
+    outcome = failureOf(error);
     await markUpFailed(running);
   } finally {
     await new Promise<void>((resolve) => running.log.end(resolve));

@@ -13,105 +13,273 @@ var _ = internal.GetEnvOrDefault
 
 // A static bearer token. It cannot be renewed, so a long run should prefer clientId/clientSecret. Environment variable: `DMARC_ACCESS_TOKEN`.
 func GetAccessToken(ctx *pulumi.Context) string {
-	return config.Get(ctx, "dmarc:accessToken")
+	v, err := config.Try(ctx, "dmarc:accessToken")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_ACCESS_TOKEN"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // Root address of the service, such as `https://api.example.com`. Required: there is no default production address. Environment variable: `DMARC_BASE_URL`.
 func GetBaseUrl(ctx *pulumi.Context) string {
-	return config.Get(ctx, "dmarc:baseUrl")
+	v, err := config.Try(ctx, "dmarc:baseUrl")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_BASE_URL"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // Where every run of the partner books its requests' turns, so that together they keep to one pace: a postgres:// URL (a database every CI job reaches), "machine" (this machine's runs; or "machine:<folder>"), "off" (the run paces alone, slowing down on 429s), or "auto" (unset): a PostgreSQL state backend's database when the runs share one, else this machine. Environment variable: `DMARC_BUDGET_STORE`.
 func GetBudgetStore(ctx *pulumi.Context) string {
-	return config.Get(ctx, "dmarc:budgetStore")
+	v, err := config.Try(ctx, "dmarc:budgetStore")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_BUDGET_STORE"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // A PEM file of one or more certificate authorities to trust besides the operating system's store, Node.js's own list and NODE_EXTRA_CA_CERTS: a company's CA (of the service's address, a TLS-inspecting proxy or an https:// proxy) for this stack or run alone. A relative path is read from the folder the provider runs in. Environment variable: `DMARC_CA_FILE`.
 func GetCaFile(ctx *pulumi.Context) string {
-	return config.Get(ctx, "dmarc:caFile")
+	v, err := config.Try(ctx, "dmarc:caFile")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_CA_FILE"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // OAuth 2.0 client id, exchanged with clientSecret at `POST {baseUrl}/auth/token`. Environment variable: `DMARC_CLIENT_ID`.
 func GetClientId(ctx *pulumi.Context) string {
-	return config.Get(ctx, "dmarc:clientId")
+	v, err := config.Try(ctx, "dmarc:clientId")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_CLIENT_ID"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // OAuth 2.0 client secret, exchanged with clientId at `POST {baseUrl}/auth/token`. Environment variable: `DMARC_CLIENT_SECRET`.
 func GetClientSecret(ctx *pulumi.Context) string {
-	return config.Get(ctx, "dmarc:clientSecret")
+	v, err := config.Try(ctx, "dmarc:clientSecret")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_CLIENT_SECRET"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // Time allowed to open a connection, in milliseconds; through a proxy, to reach the proxy and again for its answer to CONNECT. Environment variable: `DMARC_CONNECT_TIMEOUT_MS`.
 func GetConnectTimeoutMs(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:connectTimeoutMs")
+	v, err := config.TryInt(ctx, "dmarc:connectTimeoutMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_CONNECT_TIMEOUT_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
 // How long a domain create declared without a count of its siblings waits for others of its organisation, to send them as one `POST /v1/domains/batch`, in milliseconds; 0 sends each alone. Environment variable: `DMARC_DOMAIN_BATCH_WINDOW_MS`.
 func GetDomainBatchWindowMs(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:domainBatchWindowMs")
+	v, err := config.TryInt(ctx, "dmarc:domainBatchWindowMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_DOMAIN_BATCH_WINDOW_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
 // The forward proxy every request to the service goes through, such as `http://proxy.example.com:3128` (credentials as `http://user:password@host:port`, kept secret). Unset: the HTTPS_PROXY (or https_proxy) environment variable, as curl and Go read it. Never used for a loopback address. Environment variable: `DMARC_HTTPS_PROXY`.
 func GetHttpsProxy(ctx *pulumi.Context) string {
-	return config.Get(ctx, "dmarc:httpsProxy")
+	v, err := config.Try(ctx, "dmarc:httpsProxy")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_HTTPS_PROXY"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // Tries per call, the first included. Environment variable: `DMARC_MAX_ATTEMPTS`.
 func GetMaxAttempts(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:maxAttempts")
+	v, err := config.TryInt(ctx, "dmarc:maxAttempts")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_MAX_ATTEMPTS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
 // Requests in flight across every client in the process, set like requestsPerMinute. Environment variable: `DMARC_MAX_CONCURRENCY`.
 func GetMaxConcurrency(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:maxConcurrency")
+	v, err := config.TryInt(ctx, "dmarc:maxConcurrency")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_MAX_CONCURRENCY"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
 // No retry starts later than this after the first attempt, in milliseconds. Environment variable: `DMARC_MAX_RETRY_ELAPSED_MS`.
 func GetMaxRetryElapsedMs(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:maxRetryElapsedMs")
+	v, err := config.TryInt(ctx, "dmarc:maxRetryElapsedMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_MAX_RETRY_ELAPSED_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
 // Hosts reached without the proxy, comma-separated as NO_PROXY is: `*`, host names (`example.com` and its subdomains; `.example.com` its subdomains only), IP addresses, CIDR ranges (`10.0.0.0/8`), each optionally with `:port`. Unset: the NO_PROXY (or no_proxy) environment variable. Environment variable: `DMARC_NO_PROXY`.
 func GetNoProxy(ctx *pulumi.Context) string {
-	return config.Get(ctx, "dmarc:noProxy")
+	v, err := config.Try(ctx, "dmarc:noProxy")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_NO_PROXY"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // The partner id the service issued: the owner of the partner's own webhooks when a Webhook names none. Environment variable: `DMARC_PARTNER_ID`.
 func GetPartnerId(ctx *pulumi.Context) string {
-	return config.Get(ctx, "dmarc:partnerId")
+	v, err := config.Try(ctx, "dmarc:partnerId")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "DMARC_PARTNER_ID"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
 // The window the service counts its rate limit over, in seconds: the published minute. Pacing keeps requestsPerMinute's share of it in any such window and, slowed by a 429, measures its own share of the limit over it. For a service (or the emulator) whose window is not a minute. Process-wide, set like requestsPerMinute. Environment variable: `DMARC_RATE_LIMIT_WINDOW_SECONDS`.
 func GetRateLimitWindowSeconds(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:rateLimitWindowSeconds")
+	v, err := config.TryInt(ctx, "dmarc:rateLimitWindowSeconds")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_RATE_LIMIT_WINDOW_SECONDS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
 // Time allowed for one attempt, from sending to the last byte of the answer, in milliseconds. Environment variable: `DMARC_REQUEST_TIMEOUT_MS`.
 func GetRequestTimeoutMs(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:requestTimeoutMs")
+	v, err := config.TryInt(ctx, "dmarc:requestTimeoutMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_REQUEST_TIMEOUT_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
 // Requests a minute across every client in the process; 0 turns pacing off. Unset: 57 (95% of the published 60) for the service, 0 for a loopback address (the emulator). Process-wide: the latest createClient call applies to all clients. Environment variable: `DMARC_REQUESTS_PER_MINUTE`.
 func GetRequestsPerMinute(ctx *pulumi.Context) float64 {
-	return config.GetFloat64(ctx, "dmarc:requestsPerMinute")
+	v, err := config.TryFloat64(ctx, "dmarc:requestsPerMinute")
+	if err == nil {
+		return v
+	}
+	var value float64
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvFloat, "DMARC_REQUESTS_PER_MINUTE"); d != nil {
+		value = d.(float64)
+	}
+	return value
 }
 
 // The same limit per second (requestsPerMinute ÷ 60), as earlier releases took it; requestsPerMinute wins when both are set (so the fleet's share of its budget beats an older setting). Environment variable: `DMARC_REQUESTS_PER_SECOND`.
 func GetRequestsPerSecond(ctx *pulumi.Context) float64 {
-	return config.GetFloat64(ctx, "dmarc:requestsPerSecond")
+	v, err := config.TryFloat64(ctx, "dmarc:requestsPerSecond")
+	if err == nil {
+		return v
+	}
+	var value float64
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvFloat, "DMARC_REQUESTS_PER_SECOND"); d != nil {
+		value = d.(float64)
+	}
+	return value
 }
 
 // Backoff before the first retry; doubles per retry, with full jitter. Environment variable: `DMARC_RETRY_BASE_DELAY_MS`.
 func GetRetryBaseDelayMs(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:retryBaseDelayMs")
+	v, err := config.TryInt(ctx, "dmarc:retryBaseDelayMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_RETRY_BASE_DELAY_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
 // Ceiling of one backoff delay (a longer wait the service asks for is still honoured). Environment variable: `DMARC_RETRY_MAX_DELAY_MS`.
 func GetRetryMaxDelayMs(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:retryMaxDelayMs")
+	v, err := config.TryInt(ctx, "dmarc:retryMaxDelayMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_RETRY_MAX_DELAY_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
 // A token is renewed this long before it expires (at most half its lifetime). Environment variable: `DMARC_TOKEN_RENEW_MARGIN_SECONDS`.
 func GetTokenRenewMarginSeconds(ctx *pulumi.Context) int {
-	return config.GetInt(ctx, "dmarc:tokenRenewMarginSeconds")
+	v, err := config.TryInt(ctx, "dmarc:tokenRenewMarginSeconds")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "DMARC_TOKEN_RENEW_MARGIN_SECONDS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }

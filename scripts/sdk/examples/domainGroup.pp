@@ -1,3 +1,4 @@
+// A domain group of an organisation
 resource acme "dmarc:index:Organization" {
   name = "Acme Corp"
 }

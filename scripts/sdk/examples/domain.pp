@@ -1,3 +1,4 @@
+// A domain of an organisation, and the DMARC record to publish
 resource acme "dmarc:index:Organization" {
   name = "Acme Corp"
 }

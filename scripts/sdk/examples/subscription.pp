@@ -1,3 +1,4 @@
+// An organisation subscribed to a plan
 resource acme "dmarc:index:Organization" {
   name = "Acme Corp"
 }

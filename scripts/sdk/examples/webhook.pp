@@ -1,3 +1,4 @@
+// A webhook for the partner's events
 resource events "dmarc:index:Webhook" {
   name   = "Acme events"
   url    = "https://hooks.acme.example/dmarc"

@@ -1,3 +1,4 @@
+// A domain published by RFC 2136 and verified by the service
 config dnsServer "string" {
   description = "The zone's primary server, host:port"
 }

@@ -1,3 +1,4 @@
+// A sign-in link for an invited admin
 resource acme "dmarc:index:Organization" {
   name = "Acme Corp"
 }
@@ -8,6 +9,11 @@ resource itTeam "dmarc:index:Invitation" {
   role           = "admin"
 }
 
-output userId {
-  value = itTeam.userId
+signIn = invoke("dmarc:index:createMagicLink", {
+  userId         = itTeam.userId
+  organizationId = acme.organizationId
+})
+
+output signInLink {
+  value = signIn.url
 }

@@ -1,3 +1,4 @@
+// An organisation
 resource acme "dmarc:index:Organization" {
   name = "Acme Corp"
 }

@@ -1,3 +1,4 @@
+// The price id of a plan
 business = invoke("dmarc:index:getPriceId", {
   plan = "Business"
 })

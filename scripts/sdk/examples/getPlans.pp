@@ -1,3 +1,4 @@
+// The partner's catalogue of plans
 catalogue = invoke("dmarc:index:getPlans", {})
 
 output firstPlan {

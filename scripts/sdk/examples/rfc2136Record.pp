@@ -1,3 +1,4 @@
+// A domain's record published to your own DNS server by RFC 2136
 config dnsServer "string" {
   description = "The zone's primary server, host:port"
 }
