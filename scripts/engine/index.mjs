@@ -64,6 +64,7 @@ async function ensureEngineBin(version) {
  * run must use: PATH with the engine, its language hosts and the dynamic
  * provider plugin, a file backend, a passphrase, and a project-local
  * PULUMI_HOME.
+ * @returns {Promise<{ version: string, source: string, env: Record<string, string> }>}
  */
 export async function ensureEngine() {
   const version = pinnedPulumiVersion();
