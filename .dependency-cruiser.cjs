@@ -1,9 +1,10 @@
-// The module rules of provider/src, emulator/src and scripts/, checked in `npm test`
+// The module rules of provider/src, emulator/src, scripts/, the tests' support and the benchmark, checked in `npm test`
 // (test/dependencies.test.ts) and drawn by `npm run graph` for CONTRIBUTING.
 // The layers are CONTRIBUTING's table, lowest first: a module imports from
 // its own layer and those below it, never from one above.
 
-const LAYERS = require("./scripts/layers.cjs");
+const LAYERS = require("./provider/src/layers.cjs");
+const SCRIPT_LAYERS = require("./scripts/layers.cjs");
 
 const escaped = (name) => name.replace(/\./g, "\\.");
 /** The path pattern of a layer's folders and files under provider/src. */
@@ -17,18 +18,6 @@ const upwardRules = LAYERS.slice(0, -1).map((names, index) => ({
   to: { path: layerPath(LAYERS.slice(index + 1).flat()) },
 }));
 
-/**
- * scripts/ by what it makes, lowest first (CONTRIBUTING's "scripts/, by what it makes"): a room imports
- * from its own layer and those below it.
- */
-const SCRIPT_LAYERS = [
-  ["project.mjs"],
-  ["build"],
-  ["toolchains", "engine"],
-  ["sdk"],
-  ["plugin", "reference"],
-  ["run.mjs", "demo.mjs", "dependencies.mjs", "options-trail.mjs", "test-summary.mjs", "layers.cjs", "checkout.mjs"],
-];
 const scriptPath = (names) => `^scripts/(${names.map(escaped).join("|")})(/|$)`;
 
 const scriptRules = SCRIPT_LAYERS.slice(0, -1).map((names, index) => ({
@@ -64,22 +53,27 @@ module.exports = {
     },
     {
       name: "no-orphans",
-      comment: "a module nothing imports is dead code, unless it is an entry point",
+      comment:
+        "a module nothing imports is dead code, unless it is an entry point (or provider/src's layer table, which this file and scripts/options-trail.mjs read)",
       severity: "error",
-      from: { orphan: true, path: "^(provider|emulator)/src/", pathNot: ENTRY_POINTS },
+      from: {
+        orphan: true,
+        path: "^(provider|emulator)/src/",
+        pathNot: [...ENTRY_POINTS, "^provider/src/layers\\.cjs$"],
+      },
       to: {},
     },
     {
       name: "layers-known",
-      comment: "every top-level folder or file of provider/src is in a layer: add a new one to LAYERS",
+      comment: "every top-level folder or file of provider/src is in a layer: add a new one to provider/src/layers.cjs",
       severity: "error",
-      from: { path: "^provider/src/", pathNot: layerPath(LAYERS.flat()) },
+      from: { path: "^provider/src/", pathNot: [layerPath(LAYERS.flat()), "^provider/src/layers\\.cjs$"] },
       to: {},
     },
     ...upwardRules,
     {
       name: "scripts-layers-known",
-      comment: "every folder or file of scripts/ is in a layer: add a new one to SCRIPT_LAYERS",
+      comment: "every folder or file of scripts/ is in a layer: add a new one to scripts/layers.cjs",
       severity: "error",
       from: { path: "^scripts/", pathNot: scriptPath(SCRIPT_LAYERS.flat()) },
       to: {},
@@ -124,6 +118,21 @@ module.exports = {
       to: { pathNot: "^provider/src/fleet/page/(browser/|model\\.ts$)" },
     },
     {
+      name: "programs-started-through-the-runner",
+      comment:
+        "the tests' support and the benchmark start programs through the build's one runner, scripts/build/process.mjs (the benchmark's through bench/src/processes.ts): bounded, their output kept, a failure naming the step",
+      severity: "error",
+      from: { path: "^(test/support|bench/src)/", pathNot: "^bench/src/processes\\.ts$" },
+      to: { dependencyTypes: ["core"], path: "^(node:)?child_process$" },
+    },
+    {
+      name: "benchmark-runs-programs-through-its-runner",
+      comment: "the benchmark reaches the build's runner through one module of its own, bench/src/processes.ts",
+      severity: "error",
+      from: { path: "^bench/src/", pathNot: "^bench/src/processes\\.ts$" },
+      to: { path: "^scripts/build/process\\.mjs$" },
+    },
+    {
       name: "client-knows-no-pulumi",
       comment: "the client, DNS and receiver kits run without the engine",
       severity: "error",
@@ -132,7 +141,8 @@ module.exports = {
     },
   ],
   options: {
-    includeOnly: "^(provider/src|provider/dist|emulator/src|scripts|node_modules)",
+    includeOnly:
+      "^(provider/src|provider/dist|emulator/src|scripts|test/support|bench/src|node_modules|(node:)?child_process$)",
     doNotFollow: { path: ["node_modules", "^provider/dist/"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.base.json" },

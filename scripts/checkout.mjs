@@ -22,7 +22,11 @@ function git(args) {
   return answer.stdout.trim();
 }
 
-/** The full commit `ref` names; fails naming the ref when git knows none. */
+/**
+ * The full commit `ref` names; fails naming the ref when git knows none.
+ * @param {string} ref
+ * @returns {string}
+ */
 export function commitOf(ref) {
   const found = ask("git", ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { cwd: projectRoot });
   if (!found.ok) throw new Error(`--against ${ref}: no such commit, branch or tag in ${projectRoot}`);
@@ -35,6 +39,8 @@ const manifestAt = (tree, folder) => JSON.parse(readFileSync(join(tree, folder, 
  * The commit `ref` names, built in a worktree of its own; answers the
  * worktree, the commit, its package's version and the environment its
  * engine runs with.
+ * @param {string} ref
+ * @returns {Promise<{ commit: string, tree: string, packageVersion: string, pulumiVersion: string, env: Record<string, string> }>}
  */
 export async function builtCheckout(ref) {
   const commit = commitOf(ref);

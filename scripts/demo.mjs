@@ -179,11 +179,11 @@ try {
     });
     await new Promise((resolve, reject) => {
       server.once("error", reject);
-      server.listen(Number(options["receiver-port"]), "127.0.0.1", resolve);
+      server.listen(Number(options["receiver-port"]), "127.0.0.1", () => resolve(undefined));
     }).catch((error) => {
       throw new Error(`the receiver could not listen: ${error.message}. Pass --receiver-port.`);
     });
-    const receiverUrl = `http://127.0.0.1:${server.address().port}/hooks/dmarc`;
+    const receiverUrl = `http://127.0.0.1:${/** @type {import("node:net").AddressInfo} */ (server.address()).port}/hooks/dmarc`;
     console.log(`  ${receiverUrl}`);
     cleanup.push(() => new Promise((resolve) => server.close(() => resolve())));
 

@@ -1,22 +1,13 @@
-// CONTRIBUTING's layers of provider/src, lowest first: a module imports from
-// its own layer and those below it, never from one above. Read by
-// .dependency-cruiser.cjs, which holds the rule, and scripts/options-trail.mjs,
-// which counts a command's options climbing back up them.
+// The layers of scripts/, by what each room makes, lowest first (CONTRIBUTING's
+// "scripts/, by what it makes"): a room imports from its own layer and those
+// below it, never from one above. Read by .dependency-cruiser.cjs, which
+// holds the rule.
 
 module.exports = [
-  ["api", "cli"],
-  ["client", "receiver", "dns"],
-  ["runtime"],
-  ["resources"],
-  ["functions", "registry.ts"],
-  ["providerHost.ts"],
-  ["providers"],
-  ["tenant"],
-  ["plugin"],
-  ["inventory"],
-  ["discovery"],
-  ["checkpoint"],
-  ["recovery"],
-  ["fleet"],
-  ["index.ts", "executable.ts"],
+  ["project.mjs"],
+  ["build"],
+  ["toolchains", "engine"],
+  ["sdk"],
+  ["plugin", "reference"],
+  ["run.mjs", "demo.mjs", "dependencies.mjs", "options-trail.mjs", "test-summary.mjs", "layers.cjs", "checkout.mjs"],
 ];

@@ -6,10 +6,16 @@
 // what it uses" states the counts and the bounds test/optionsTrail.test.ts
 // holds them to.
 
+import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 import ts from "typescript";
-import LAYERS from "./layers.cjs";
 import { isMain, projectRoot } from "./project.mjs";
+
+/**
+ * provider/src's layers, from the table beside them (read, not imported: it is provider/src's, not a script).
+ * @type {string[][]}
+ */
+const LAYERS = createRequire(import.meta.url)("../provider/src/layers.cjs");
 
 /** Where each command's options start: the function that receives them from the command line, and the parameter. */
 const TRAILS = [
@@ -209,7 +215,22 @@ function findFunction(source, name) {
   return found;
 }
 
-/** Every trail's stays, rooms and climbs, and the functions outside the edge whose parameter is the options whole. */
+/**
+ * A function that receives a command's options: its module and name, and whether it takes them whole (not
+ * inside another object).
+ * @typedef {{ module: string, fn: string, whole: boolean }} OptionsStay
+ */
+
+/**
+ * One command's options from where they start: every stay, the modules they are in (its rooms), and each hop
+ * into a module on a higher floor.
+ * @typedef {{ command: string, file: string, fn: string, stays: OptionsStay[], rooms: string[], climbs: { from: string, to: string, fn: string }[] }} OptionsTrail
+ */
+
+/**
+ * Every trail's stays, rooms and climbs, and the functions outside the edge whose parameter is the options whole.
+ * @returns {{ trails: OptionsTrail[], wholeOutsideEdge: string[] }}
+ */
 export function optionsTrails() {
   const built = program();
   const checker = built.getTypeChecker();

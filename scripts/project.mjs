@@ -23,6 +23,7 @@ const manifest = (folder) => JSON.parse(readFileSync(join(projectRoot, folder, "
 /**
  * The @pulumi/pulumi version the repository builds, tests and locks, and so
  * the engine's: the package itself names only a peer range of it.
+ * @returns {string}
  */
 export function pinnedPulumiVersion() {
   const version = manifest(".").devDependencies?.["@pulumi/pulumi"];
@@ -32,7 +33,10 @@ export function pinnedPulumiVersion() {
   return version;
 }
 
-/** The package's version: the plugin's and the SDKs', as their archives and packages name it. */
+/**
+ * The package's version: the plugin's and the SDKs', as their archives and packages name it.
+ * @returns {string}
+ */
 export function pluginVersion() {
   return manifest("provider").version;
 }
@@ -70,7 +74,12 @@ export const LOCAL_PASSPHRASE = "dmarc-partner-local";
  */
 export const FUNCTION_SERIALIZATION_MODULES = ["typescript", "@npmcli/arborist"];
 
-/** A JavaScript expression standing in for `request`: any use throws, saying that `carrier` does not carry it. */
+/**
+ * A JavaScript expression standing in for `request`: any use throws, saying that `carrier` does not carry it.
+ * @param {string} request
+ * @param {string} carrier
+ * @returns {string}
+ */
 export function standInFor(request, carrier) {
   const message = `${carrier} does not carry ${request}, which only serializing a function needs`;
   return `new Proxy({}, {
@@ -81,5 +90,9 @@ export function standInFor(request, carrier) {
 })`;
 }
 
-/** Whether the module at `url` is the script node was started with (`node <script>`), not an import. */
+/**
+ * Whether the module at `url` is the script node was started with (`node <script>`), not an import.
+ * @param {string} url
+ * @returns {boolean}
+ */
 export const isMain = (url) => process.argv[1] !== undefined && fileURLToPath(url) === resolve(process.argv[1]);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { contributingGraph, cruiseProject } from "../scripts/dependencies.mjs";
 
-// provider/src, emulator/src and scripts/ against the rules of .dependency-cruiser.cjs:
-// CONTRIBUTING's layers, no import circles, no module nothing imports.
+// provider/src, emulator/src, scripts/, test/support and bench/src against the rules of
+// .dependency-cruiser.cjs: CONTRIBUTING's layers, no import circles, no module nothing imports, programs
+// started through the one runner.
 
 describe("the module rules", () => {
   const cruised = cruiseProject();

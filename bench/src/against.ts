@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type ComparedKind, type Figures, figuresOf, ratioOf, type Summary, shown, summarize } from "./figures";
 import { type BaselineEntry, machineDescription, worseFlag } from "./lastRelease";
 import type { BenchOptions } from "./options";
+import { runProcess } from "./processes";
 import { table } from "./report";
 
 // `npm run bench -- --against <ref> <bench options>`: the same bench, this
@@ -51,8 +52,9 @@ interface AgainstHooks {
 /**
  * A folder to run the bench from on one side: a copy of this checkout's
  * compiled bench, taken when the comparison starts (a build during the runs
- * changes neither side), beside node_modules that are the side's tree's.
- * The bench's project folders (.cache/projects) are made below it too.
+ * changes neither side), beside node_modules that are the side's tree's and
+ * this checkout's scripts/ (the process runner the bench starts programs
+ * with). The bench's project folders (.cache/projects) are made below it too.
  */
 function benchMain(outDir: string, name: string, tree: string, projectRoot: string): string {
   const home = join(outDir, "against", name);
@@ -60,8 +62,13 @@ function benchMain(outDir: string, name: string, tree: string, projectRoot: stri
   mkdirSync(home, { recursive: true });
   cpSync(join(projectRoot, "bench", "dist"), join(home, "bench", "dist"), { recursive: true });
   writeFileSync(join(home, "package.json"), `${JSON.stringify({ private: true, type: "commonjs" })}\n`);
-  rmSync(join(home, "node_modules"), { force: true });
-  symlinkSync(join(tree, "node_modules"), join(home, "node_modules"), "dir");
+  for (const [name, target] of [
+    ["node_modules", join(tree, "node_modules")],
+    ["scripts", join(projectRoot, "scripts")],
+  ] as const) {
+    rmSync(join(home, name), { force: true });
+    symlinkSync(target, join(home, name), "dir");
+  }
   return join(home, "bench", "dist", "main.js");
 }
 
@@ -135,7 +142,6 @@ export async function against(
   baseline: BaselineEntry | undefined,
 ): Promise<AgainstResult> {
   const { builtCheckout } = await import("../../scripts/checkout.mjs");
-  const { runProcess } = await import("../../scripts/build/process.mjs");
   hooks.say(`--against ${options.against}: building it in a worktree of its own (once per commit)`);
   const built = await builtCheckout(options.against);
   const short = built.commit.slice(0, 7);

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { type StartedProcess, startProcess } from "./processes";
 
 // A `dmarc-fleet` command as a CI job runs it: in its own checkout, with
 // its own environment, in a process group of its own so that a cancel
@@ -9,19 +9,14 @@ import { join } from "node:path";
 const CLI = join(__dirname, "..", "..", "provider", "bin", "dmarc-fleet.js");
 
 export interface CiJob {
-  child: ChildProcess;
+  child: StartedProcess["child"];
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
   /** Kills the whole job, as a cancelled CI job is: the runner, its `pulumi` processes and their plugins. */
   cancel(): Promise<void>;
 }
 
 export function ciJob(cwd: string, env: Record<string, string>, args: readonly string[]): CiJob {
-  const child = spawn(process.execPath, [CLI, ...args, "--cwd", cwd], {
-    cwd,
-    env: { ...process.env, ...env },
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const { child } = startProcess(process.execPath, [CLI, ...args, "--cwd", cwd], { cwd, env, detached: true });
   let stdout = "";
   let stderr = "";
   child.stdout?.on("data", (chunk: Buffer) => {

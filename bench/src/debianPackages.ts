@@ -1,11 +1,8 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { runProcess } from "./processes";
 
 // The servers and the browser the tests and the bench run are Debian's
 // packages, installed here when missing: a fresh machine needs no step
 // by hand.
-
-const run = promisify(execFile);
 
 /**
  * Installs `packages` with apt-get (the package lists refreshed once when
@@ -18,13 +15,13 @@ export async function installedOrWhyNot(
 ): Promise<string | undefined> {
   if (present().length === 0) return undefined;
   const install = () =>
-    run("apt-get", ["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=300", ...packages], {
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-      timeout: 900_000,
+    runProcess("apt-get", ["install", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=300", ...packages], {
+      env: { DEBIAN_FRONTEND: "noninteractive" },
+      timeoutMs: 900_000,
     });
   try {
     await install().catch(async () => {
-      await run("apt-get", ["update"], { timeout: 600_000 });
+      await runProcess("apt-get", ["update"], { timeoutMs: 600_000 });
       await install();
     });
   } catch (error) {

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +21,7 @@ import {
 } from "pulumi-dmarc-partner/dns";
 import { installedOrWhyNot } from "./debianPackages";
 import { freePort } from "./loopback";
+import { startProcess } from "./processes";
 
 // Real authoritative servers for the RFC 2136 tests and the bench's
 // publishing run: BIND 9 and Knot DNS from Debian's packages (installed with
@@ -226,7 +226,7 @@ async function adminUpdate(admin: DnsTarget, zone: string, name: string, updates
 /** A server's process: started at once, stopped by `halt`; `exit` says how it ended, undefined while it runs. */
 function serverProcess(command: string[], logFile: string) {
   const logFd = openSync(logFile, "a");
-  const child = spawn(command[0] as string, command.slice(1), { stdio: ["ignore", logFd, logFd] });
+  const { child } = startProcess(command[0] as string, command.slice(1), { output: logFd });
   closeSync(logFd);
   const state: { exit?: string } = {};
   const exited = new Promise<void>((resolve) =>

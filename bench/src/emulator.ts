@@ -1,8 +1,8 @@
-import { fork } from "node:child_process";
 import { join } from "node:path";
 import type { RequestWindow, StatsView } from "dmarc-partner-emulator";
 import type { EmulatorReady } from "./emulatorProcess";
 import type { RateLimitHints } from "./options";
+import { startProcess } from "./processes";
 
 /** `GET /_emulator/stats`: API requests counted since the emulator started (the control plane is not counted). */
 export type EmulatorStats = StatsView;
@@ -33,7 +33,10 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 /** Starts the emulator in a child process on a random loopback port. */
 export async function launchEmulator(): Promise<BenchEmulator> {
-  const child = fork(join(__dirname, "emulatorProcess.js"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const { child } = startProcess(process.execPath, [join(__dirname, "emulatorProcess.js")], {
+    output: "inherit",
+    ipc: true,
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const ready = await new Promise<EmulatorReady>((resolve, reject) => {
     const timer = setTimeout(

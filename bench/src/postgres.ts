@@ -1,15 +1,13 @@
-import { execFile } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { freePort } from "./loopback";
+import { runProcess } from "./processes";
 
 // A throwaway PostgreSQL server for the fleet's shared-backend test: Debian's
 // packages (installed with apt-get when missing), a temporary data directory,
 // a loopback port, trust authentication for one user, stopped and deleted afterwards.
 
-const run = promisify(execFile);
 const POSTGRES_ROOT = "/usr/lib/postgresql";
 const USER = "pulumi";
 
@@ -36,9 +34,9 @@ function binDir(): string | undefined {
 async function installedBinDir(): Promise<string> {
   const found = binDir();
   if (found) return found;
-  await run("apt-get", ["install", "-y", "--no-install-recommends", "postgresql"], {
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-    timeout: 600_000,
+  await runProcess("apt-get", ["install", "-y", "--no-install-recommends", "postgresql"], {
+    env: { DEBIAN_FRONTEND: "noninteractive" },
+    timeoutMs: 600_000,
   });
   const installed = binDir();
   if (!installed) throw new Error(`apt-get installed postgresql, but no initdb is under ${POSTGRES_ROOT}`);
@@ -54,14 +52,14 @@ export async function startPostgres(): Promise<RunningPostgres> {
   const bin = await installedBinDir();
   const dataDir = mkdtempSync(join(tmpdir(), "dmarc-fleet-pg-"));
   if (process.getuid?.() === 0) {
-    const { stdout } = await run("id", ["-u", "postgres"]);
-    const { stdout: group } = await run("id", ["-g", "postgres"]);
+    const stdout = await runProcess("id", ["-u", "postgres"]);
+    const group = await runProcess("id", ["-g", "postgres"]);
     chownSync(dataDir, Number(stdout.trim()), Number(group.trim()));
   }
   const port = await freePort();
   const exec = (command: string, args: string[]) => {
     const [file, argv] = asServerUser(join(bin, command), args);
-    return run(file, argv, { timeout: 120_000 });
+    return runProcess(file, argv, { timeoutMs: 120_000 });
   };
   await exec("initdb", ["-D", join(dataDir, "data"), "-U", USER, "-A", "trust", "--no-sync"]);
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dataDir} -c fsync=off`;
@@ -72,7 +70,7 @@ export async function startPostgres(): Promise<RunningPostgres> {
     backendUrl: `postgres://${USER}@127.0.0.1:${port}/postgres?sslmode=disable`,
     async query(sql) {
       const args = ["-h", "127.0.0.1", "-p", String(port), "-U", USER, "-d", "postgres", "-Atc", sql];
-      const { stdout } = await run(join(bin, "psql"), args, { timeout: 60_000 });
+      const stdout = await runProcess(join(bin, "psql"), args, { timeoutMs: 60_000 });
       return stdout.split("\n").filter((line) => line !== "");
     },
     async halt() {

@@ -1,12 +1,11 @@
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { LocalWorkspace, type OpMap, type ProjectSettings, type PulumiFn, type Stack } from "@pulumi/pulumi/automation";
 import { closeClients } from "pulumi-dmarc-partner/client";
 import type { BenchEmulator } from "./emulator";
 import { type FleetSpec, fleetProgram, type Phase } from "./fleet";
+import { runProcess } from "./processes";
 import { type StateFootprint, stateFootprint } from "./state";
 
 export const PROJECT_NAME = "dmarc-bench";
@@ -138,7 +137,7 @@ async function discardStack(stack: Stack, destroyed: boolean): Promise<void> {
   }
   // The Automation API's removeStack cannot ask for --remove-backups.
   const args = ["stack", "rm", "--yes", "--remove-backups", ...(force ? ["--force"] : []), "--stack", stack.name];
-  await promisify(execFile)("pulumi", args, { cwd: stack.workspace.workDir, timeout: REMOVE_TIMEOUT_MS });
+  await runProcess("pulumi", args, { cwd: stack.workspace.workDir, timeoutMs: REMOVE_TIMEOUT_MS });
 }
 
 /**

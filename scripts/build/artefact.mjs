@@ -40,7 +40,11 @@ const IN_USE_MS = 60 * 60_000;
 /** What a made artefact says of itself, beside its files. */
 const MANIFEST = "artefact.json";
 
-/** A short digest of `inputs`: strings, Buffers, numbers, or arrays and plain objects of them. */
+/**
+ * A short digest of `inputs`: strings, Buffers, numbers, or arrays and plain objects of them.
+ * @param {unknown} inputs
+ * @returns {string}
+ */
 export function digestOf(inputs) {
   const hash = createHash("sha256");
   const feed = (value) => {
@@ -62,7 +66,11 @@ export function digestOf(inputs) {
   return hash.digest("hex").slice(0, 16);
 }
 
-/** A file's digest, as an input of an artefact made from the file. */
+/**
+ * A file's digest, as an input of an artefact made from the file.
+ * @param {string} path
+ * @returns {string}
+ */
 export function fileDigest(path) {
   return createHash("sha256").update(readFileSync(path)).digest("hex").slice(0, 16);
 }
@@ -127,7 +135,8 @@ function prune(kindFolder, made) {
  * true when this call made it.
  * @param {string} kind the artefact's kind, a folder name under .cache/
  * @param {unknown} inputs everything the artefact is made from
- * @param {(work: string, scratch: string) => Promise<object | undefined> | object | undefined} make
+ * @param {(work: string, scratch: string) => Promise<object | undefined | void> | object | undefined | void} make
+ * @returns {Promise<{ folder: string, manifest: Record<string, unknown>, made: boolean }>}
  */
 export async function ensureArtefact(kind, inputs, make) {
   const kindFolder = join(artefactRoot, kind);

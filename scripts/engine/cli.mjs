@@ -40,7 +40,7 @@ async function replaceWithLazyCopy(work, module) {
   const copy = join(work, folder);
   cpSync(source, copy, { recursive: true });
   // Writable, as the module cache's files are not, so that the build folder can be edited and removed.
-  for (const name of ["", ...readdirSync(copy, { recursive: true })]) {
+  for (const name of ["", ...readdirSync(copy, { recursive: true, encoding: "utf8" })]) {
     const path = join(copy, name);
     chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
   }

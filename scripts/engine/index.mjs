@@ -65,6 +65,8 @@ async function ensureEngineBin(version) {
  * provider plugin, a file backend, a passphrase, and a project-local
  * PULUMI_HOME. `version` is the one this checkout pins unless another
  * commit's is asked for (scripts/checkout.mjs).
+ * @param {string} [version]
+ * @returns {Promise<{ version: string, source: string, env: Record<string, string> }>}
  */
 export async function ensureEngine(version = pinnedPulumiVersion()) {
   const pathEntries = [];

@@ -35,7 +35,11 @@ const leaveOutFunctionSerialization = {
   },
 };
 
-/** The built provider bundled into one CommonJS file that serves `schema`, the schema's text; the bundle's text. */
+/**
+ * The built provider bundled into one CommonJS file that serves `schema`, the schema's text; the bundle's text.
+ * @param {string} schema
+ * @returns {Promise<string>}
+ */
 export async function bundlePlugin(schema) {
   const result = await build({
     entryPoints: [join(projectRoot, "provider", "dist", "executable.js")],

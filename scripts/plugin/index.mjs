@@ -50,6 +50,17 @@ import {
 import { makeExecutable } from "./sea.mjs";
 import { tarGz } from "./tar.mjs";
 
+/**
+ * What a build of the plugin made: the archive, the executable in it, the version and the platform.
+ * @typedef {{ archive: string, executable: string, version: string, platform: string }} BuiltPlugin
+ */
+
+/**
+ * The platform (default: this machine's), the Node.js whose `node` it is made from, the address Pulumi
+ * downloads it from (default: the release's), and a schema written elsewhere to serve instead of the build's.
+ * @typedef {{ platform?: string, node?: string, downloadUrl?: string, schemaFile?: string }} PluginBuildOptions
+ */
+
 /** Beside the executable in every archive, as in Pulumi's own providers' archives. */
 const EXTRAS = { "README.md": join(projectRoot, "README.md"), LICENSE: join(projectRoot, "provider", "LICENSE") };
 
@@ -95,6 +106,8 @@ const scriptInputs = () =>
 /**
  * Builds (or finds the build of the same inputs) the executable and the
  * archive for `platform`; answers { archive, executable, version, platform }.
+ * @param {PluginBuildOptions} [options]
+ * @returns {Promise<BuiltPlugin>}
  */
 export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl, schemaFile } = {}) {
   if (!PLATFORMS[platform]) {
@@ -134,7 +147,12 @@ export async function buildPlugin({ platform = hostPlatform(), node, downloadUrl
   };
 }
 
-/** Writes `folder`'s SHA-256 list over every archive of `version` in it; answers its path. */
+/**
+ * Writes `folder`'s SHA-256 list over every archive of `version` in it; answers its path.
+ * @param {string} folder
+ * @param {string} [version]
+ * @returns {string}
+ */
 export function writeChecksums(folder, version = pluginVersion()) {
   const archives = readdirSync(folder)
     .filter((name) => name.startsWith(`pulumi-resource-dmarc-v${version}-`) && name.endsWith(".tar.gz"))
@@ -145,7 +163,12 @@ export function writeChecksums(folder, version = pluginVersion()) {
   return list;
 }
 
-/** Builds `platform`'s archive into `folder` and rewrites the folder's SHA-256 list; answers both paths. */
+/**
+ * Builds `platform`'s archive into `folder` and rewrites the folder's SHA-256 list; answers both paths.
+ * @param {string} folder
+ * @param {PluginBuildOptions} [options]
+ * @returns {Promise<BuiltPlugin & { checksums: string }>}
+ */
 export async function writePluginArchive(folder, options = {}) {
   const built = await buildPlugin(options);
   mkdirSync(folder, { recursive: true });

@@ -113,7 +113,11 @@ function nugetConfig(folder) {
 /**
  * Writes the verification's project of `language` into `folder`, on the
  * package of `version`; answers the files written, by name.
+ * @param {string} language one of "nodejs", "python", "go", "dotnet" and "yaml"
+ * @param {string} folder
+ * @param {string} version
  * @param {{ npm?: string, wheel?: string, goModule?: string, nupkg?: string }} [packages] this machine's builds
+ * @returns {Record<string, string>}
  */
 export function writeVerifyProject(language, folder, version, packages) {
   const project = PROJECTS[language];

@@ -37,6 +37,7 @@ function settingDefaults(ClientOptionsSchema) {
 /**
  * Every generated page, by its path from the project root: the reference
  * pages, then the Registry's two; the examples' generators are built first if need be.
+ * @returns {Promise<{ path: string, text: string }[]>}
  */
 export async function referencePages() {
   const built = await ensureSchema(undefined);

@@ -23,7 +23,17 @@ const EXAMPLES_DIR = join(import.meta.dirname, "examples");
 /** The example of the Registry's index page, docs/_index.md: in no description of the schema. */
 export const INDEX_EXAMPLE = "_index";
 
-/** The languages of an example, in the order a page shows them: the generator's name, the heading, the code fence's. */
+/** @typedef {import("./generators.mjs").ExampleLanguage} ExampleLanguage */
+
+/**
+ * An example: its title, and its source in each language.
+ * @typedef {{ title: string, sources: Record<ExampleLanguage, string> }} Example
+ */
+
+/**
+ * The languages of an example, in the order a page shows them: the generator's name, the heading, the code fence's.
+ * @type {readonly { language: ExampleLanguage, heading: string, fence: string }[]}
+ */
 export const EXAMPLE_LANGUAGES = [
   { language: "nodejs", heading: "TypeScript", fence: "typescript" },
   { language: "python", heading: "Python", fence: "python" },
@@ -62,6 +72,8 @@ function exampleFiles() {
  * Every example, converted from `schemaText` (the schema without examples):
  * name → { title, sources: generator language → source }. One run of the
  * generator per language converts them all.
+ * @param {string} schemaText
+ * @returns {Promise<Record<string, Example>>}
  */
 export async function ensureExamples(schemaText) {
   const files = exampleFiles();
@@ -120,6 +132,8 @@ const fenced = (fence, source) => `\`\`\`${fence}\n${source}\n\`\`\``;
  * Pulumi's SDK generators keep of it the block of their language:
  * `{{% examples %}}`, a heading, `{{% example %}}` with its title and one
  * code block per language.
+ * @param {Example} example
+ * @returns {string}
  */
 export function examplesSection({ title, sources }) {
   return [
@@ -134,7 +148,11 @@ export function examplesSection({ title, sources }) {
   ].join("\n");
 }
 
-/** The example a description carries in its `{{% examples %}}` section, or undefined. */
+/**
+ * The example a description carries in its `{{% examples %}}` section, or undefined.
+ * @param {string} description
+ * @returns {{ title: string, sources: Partial<Record<ExampleLanguage, string>> } | undefined}
+ */
 export function exampleIn(description) {
   const section =
     /\{\{% examples %\}\}\n[\s\S]*?\{\{% example %\}\}\n### (.*)\n\n([\s\S]*?)\n\{\{% \/example %\}\}/.exec(
@@ -149,6 +167,10 @@ export function exampleIn(description) {
   return { title: section[1], sources };
 }
 
-/** A description without its examples: what a page shows above them. */
+/**
+ * A description without its examples: what a page shows above them.
+ * @param {string} description
+ * @returns {string}
+ */
 export const withoutExamples = (description) =>
   description.replace(/\n*\{\{% examples %\}\}[\s\S]*?\{\{% \/examples %\}\}/, "");

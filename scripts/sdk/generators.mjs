@@ -13,6 +13,8 @@ import { ensureArtefact } from "../build/artefact.mjs";
 import { goBuild, prepareOwnBuild, requireGo, sourceInputs } from "../build/go.mjs";
 import { DOTNET_CODEGEN_VERSION, pinnedPulumiVersion, YAML_PULUMI_VERSION, YAML_VERSION } from "../project.mjs";
 
+/** @typedef {"nodejs" | "python" | "go" | "dotnet" | "yaml"} ExampleLanguage */
+
 const codegen = join(dirname(fileURLToPath(import.meta.url)), "codegen");
 
 /** A generator's command folder and builds: the languages each writes, its pkg/v3 (the engine's when unset), tags, other modules. */
@@ -69,6 +71,8 @@ async function ensureGenerator(binary, language, what) {
  * <schema.json> -language <language> -out <folder>` (and `-logo <png>` for
  * .NET's package icon), and replaces the folder. Go is needed even when the
  * CLI is on PATH.
+ * @param {"nodejs" | "python" | "go" | "dotnet"} language
+ * @returns {Promise<string>}
  */
 export function ensureSdkGenerator(language) {
   return ensureGenerator("pulumi-sdk-gen", language, "SDK generator");
@@ -79,6 +83,8 @@ export function ensureSdkGenerator(language) {
  * go, dotnet or yaml) from PCL, built as the SDK generator is; answers its
  * path. It takes `-schema <schema.json> -language <language> <program.pp>...`
  * and prints a JSON object, each program's path → its source.
+ * @param {ExampleLanguage} language
+ * @returns {Promise<string>}
  */
 export function ensureProgramGenerator(language) {
   return ensureGenerator("pulumi-program-gen", language, "program generator");

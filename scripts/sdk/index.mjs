@@ -21,6 +21,9 @@ import { LOGO_PNG, writeLogo } from "./logo.mjs";
 import { ensurePackages, GO_MODULE_FOLDER } from "./packages.mjs";
 import { downloadUrlFromEnvironment, ensureSchema, REGISTRY_SCHEMA } from "./schema.mjs";
 
+/** @typedef {"nodejs" | "python" | "go" | "dotnet"} SdkLanguage */
+
+/** @type {readonly SdkLanguage[]} */
 export const SDK_LANGUAGES = ["nodejs", "python", "go", "dotnet"];
 
 /** The package's icon, for .NET's package (its generator would otherwise download one). */
@@ -42,11 +45,15 @@ async function ensureSdk(schema, language) {
  * The schema (DMARC_PLUGIN_DOWNLOAD_URL naming where the SDKs' programs have
  * Pulumi fetch the plugin) and the SDK of each of `languages`, copied into
  * `folder`; answers each SDK's folder by language.
+ * @param {string} folder
+ * @param {readonly SdkLanguage[]} [languages]
+ * @returns {Promise<Record<string, string>>}
  */
 export async function generateSdks(folder, languages = SDK_LANGUAGES) {
   const schema = await ensureSchema(downloadUrlFromEnvironment());
   mkdirSync(folder, { recursive: true });
   copyFileSync(schema.file, join(folder, "schema.json"));
+  /** @type {Record<string, string>} */
   const sdks = {};
   for (const language of languages) {
     sdks[language] = join(folder, language);
@@ -60,6 +67,9 @@ export async function generateSdks(folder, languages = SDK_LANGUAGES) {
  * The SDKs' packages (packages.mjs) copied into `<folder>/packages/`, and the
  * Go module into `goModuleFolder` (default: sdk/go/dmarc, where it is checked
  * in); answers each package's path (`nupkg` only where `dotnet` is installed).
+ * @param {string} folder
+ * @param {string} [goModuleFolder]
+ * @returns {Promise<{ npm: string, wheel: string, sdist: string, goModule: string, nupkg: string | undefined }>}
  */
 export async function packageSdks(folder, goModuleFolder = GO_MODULE_FOLDER) {
   const schema = await ensureSchema(downloadUrlFromEnvironment());
@@ -87,9 +97,9 @@ if (isMain(import.meta.url)) {
   await writeLogo();
   const sdks = await generateSdks(folder);
   for (const [language, out] of Object.entries(sdks)) process.stdout.write(`${language}: ${out}\n`);
-  const packages = await packageSdks(folder);
+  const built = await packageSdks(folder);
   copyFileSync(join(folder, "schema.json"), REGISTRY_SCHEMA);
-  packages.registrySchema = REGISTRY_SCHEMA;
+  const packages = { ...built, registrySchema: REGISTRY_SCHEMA };
   for (const [kind, path] of Object.entries(packages)) {
     process.stdout.write(`${kind}: ${path ?? "not built: no dotnet on PATH (the project is in dotnet/)"}\n`);
   }

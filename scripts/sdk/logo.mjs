@@ -15,7 +15,10 @@ export const LOGO_PNG = join(projectRoot, "provider", "logo.png");
 /** Pixels a side: at least the Registry's and NuGet's 128, sharp at twice that. */
 export const LOGO_SIZE = 256;
 
-/** The PNG the SVG draws, as bytes. */
+/**
+ * The PNG the SVG draws, as bytes.
+ * @returns {Promise<Buffer>}
+ */
 export async function drawnLogo() {
   // From node_modules: run after `npm ci`, as the plugin's bundler is.
   const { Resvg } = await import("@resvg/resvg-js");

@@ -31,6 +31,8 @@ const dotnetInstalled = () => ask("dotnet", ["--version"]).ok;
 /**
  * Compiles the TypeScript SDK in `folder` with tsc against this repository's
  * node_modules; answers the path of its entry, `bin/index.js`.
+ * @param {string} folder
+ * @returns {Promise<string>}
  */
 export async function compileNodejsSdk(folder) {
   const modules = join(folder, "node_modules");
@@ -95,6 +97,9 @@ async function packDotnetSdk(folder, out) {
  * The packages of the SDKs in `sdks` (by language, artefacts of the schema
  * file `schemaFile`), made once; answers each package's path (`nupkg` only
  * where `dotnet` is installed) and the Go module's folder.
+ * @param {string} schemaFile
+ * @param {Record<string, string>} sdks
+ * @returns {Promise<{ npm: string, wheel: string, sdist: string, goModule: string, nupkg?: string }>}
  */
 export async function ensurePackages(schemaFile, sdks) {
   const dotnet = dotnetInstalled();
@@ -115,7 +120,9 @@ export async function ensurePackages(schemaFile, sdks) {
       files: Object.fromEntries(Object.entries(made).map(([kind, path]) => [kind, path?.slice(work.length + 1)])),
     };
   });
-  return Object.fromEntries(
-    Object.entries(manifest.files).map(([kind, path]) => [kind, path === undefined ? undefined : join(folder, path)]),
+  return /** @type {{ npm: string, wheel: string, sdist: string, goModule: string, nupkg?: string }} */ (
+    Object.fromEntries(
+      Object.entries(manifest.files).map(([kind, path]) => [kind, path === undefined ? undefined : join(folder, path)]),
+    )
   );
 }

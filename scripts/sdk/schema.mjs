@@ -21,6 +21,7 @@ export const REGISTRY_SCHEMA = join(projectRoot, "sdk", "schema.json");
 /**
  * Where the SDKs' programs have Pulumi fetch the plugin, when not the
  * schema's default: DMARC_PLUGIN_DOWNLOAD_URL (a fork's or a mirror's releases).
+ * @returns {string | undefined}
  */
 export const downloadUrlFromEnvironment = () => process.env.DMARC_PLUGIN_DOWNLOAD_URL || undefined;
 
@@ -58,6 +59,8 @@ function withExamples(schema, examples) {
  * The schema of the built provider naming `downloadUrl` (undefined: the
  * schema's default), with its examples, written once; answers its file, its
  * text, and every example (the index page's too) by name.
+ * @param {string | undefined} downloadUrl
+ * @returns {Promise<{ file: string, text: string, examples: Record<string, import("./examples.mjs").Example> }>}
  */
 export async function ensureSchema(downloadUrl) {
   const { packageSchema } = fromProvider("./dist/plugin/schema.js");

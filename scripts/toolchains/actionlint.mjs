@@ -42,12 +42,19 @@ async function ensureShellcheck() {
   return join(folder, "bin", "shellcheck");
 }
 
-/** actionlint and the ShellCheck it runs, each installed when missing; answers their paths. */
+/**
+ * actionlint and the ShellCheck it runs, each installed when missing; answers their paths.
+ * @returns {Promise<{ actionlint: string, shellcheck: string }>}
+ */
 export async function ensureLinters() {
   return { actionlint: await ensureActionlint(), shellcheck: await ensureShellcheck() };
 }
 
-/** actionlint's findings on `files` (default: every workflow of the repository); `ok` when there are none. */
+/**
+ * actionlint's findings on `files` (default: every workflow of the repository); `ok` when there are none.
+ * @param {string[]} [files]
+ * @returns {Promise<{ ok: boolean, findings: string }>}
+ */
 export async function lintWorkflows(files = []) {
   const { actionlint, shellcheck } = await ensureLinters();
   const args = ["-no-color", "-shellcheck", shellcheck, ...files];

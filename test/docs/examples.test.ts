@@ -6,6 +6,7 @@ import { resourceDefinitions } from "pulumi-dmarc-partner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { invokeDefinitions } from "../../provider/src/plugin/invokes";
+import { runProcess } from "../../scripts/build/process.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { referencePages } from "../../scripts/reference/index.mjs";
 import { EXAMPLE_LANGUAGES, exampleIn, INDEX_EXAMPLE } from "../../scripts/sdk/examples.mjs";
@@ -16,7 +17,7 @@ import { ensureSchema } from "../../scripts/sdk/schema.mjs";
 import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
-import { runTool, writeGoModuleOnSdk } from "../support/sdkTools";
+import { writeGoModuleOnSdk } from "../support/sdkTools";
 
 // The examples, as Pulumi's program generators write them from their PCL
 // (scripts/sdk/examples/) into the schema's descriptions, and as the
@@ -151,7 +152,7 @@ describe("the reference pages' examples", () => {
         types: [],
       };
       writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["*.ts"] }));
-      runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", project], project);
+      await runProcess(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", project], { cwd: project });
     },
     TOOL_TIMEOUT,
   );
@@ -163,7 +164,9 @@ describe("the reference pages' examples", () => {
       // Installed into a folder of the test's own, not the shared environment: the SDK's version comes from its metadata.
       const site = join(work, "python-site");
       const pip = ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "--no-index"];
-      runTool(python, [...pip, "--no-build-isolation", "--no-deps", "--target", site, sdks.python as string], work);
+      await runProcess(python, [...pip, "--no-build-isolation", "--no-deps", "--target", site, sdks.python as string], {
+        cwd: work,
+      });
       const programs = names.map((name) => {
         const program = join(work, "python", `${name}.py`);
         mkdirSync(dirname(program), { recursive: true });
@@ -171,7 +174,10 @@ describe("the reference pages' examples", () => {
         return program;
       });
       const runner = join(projectRoot, "test", "fixtures", "docs", "examples_on_mocks.py");
-      const output = runTool(python, [runner, ...programs], work, { PYTHONPATH: site, PYTHONDONTWRITEBYTECODE: "1" });
+      const output = await runProcess(python, [runner, ...programs], {
+        cwd: work,
+        env: { PYTHONPATH: site, PYTHONDONTWRITEBYTECODE: "1" },
+      });
       expect(output.trim().split("\n")).toEqual(programs.map((program) => `ran ${program}`));
     },
     TOOL_TIMEOUT,
@@ -253,7 +259,7 @@ describe("the reference pages' examples", () => {
 
   it(
     "Go: type-check (go vet) against the module checked in at sdk/go/dmarc",
-    () => {
+    async () => {
       const project = join(work, "go");
       for (const name of names) {
         mkdirSync(join(project, name), { recursive: true });
@@ -261,10 +267,10 @@ describe("the reference pages' examples", () => {
       }
       writeGoModuleOnSdk(project, "dmarc-examples");
       const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
-      runTool("go", ["mod", "tidy"], project, env);
+      await runProcess("go", ["mod", "tidy"], { cwd: project, env });
       // The compiler's type check, and vet's checks, of every program from Go's cache of the SDK's export data:
       // building each (compiled and linked again on every run) found nothing more, at 40 s of CPU.
-      runTool("go", ["vet", "./..."], project, env);
+      await runProcess("go", ["vet", "./..."], { cwd: project, env });
     },
     TOOL_TIMEOUT,
   );

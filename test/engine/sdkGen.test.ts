@@ -2,9 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runProcess } from "../../scripts/build/process.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { ensureSdkGenerator } from "../../scripts/sdk/generators.mjs";
-import { buildGoSdk, compilePythonSdk, readGenerated, runTool } from "../support/sdkTools";
+import { buildGoSdk, compilePythonSdk, readGenerated } from "../support/sdkTools";
 
 // scripts/sdk/codegen/sdk-gen, built by scripts/sdk/generators.mjs, on a small hand-written
 // schema: one resource with a string input and a secret output, an enum, a
@@ -21,7 +22,7 @@ afterAll(() => rmSync(out, { recursive: true, force: true }));
 async function generate(language: "nodejs" | "python" | "go" | "dotnet"): Promise<string> {
   const folder = join(out, language);
   const generator = await ensureSdkGenerator(language);
-  runTool(generator, ["-schema", schema, "-language", language, "-out", folder, "-logo", logo], out);
+  await runProcess(generator, ["-schema", schema, "-language", language, "-out", folder, "-logo", logo], { cwd: out });
   return folder;
 }
 
@@ -43,7 +44,9 @@ describe("SDK generator", () => {
     expect(statSync(generator).mtimeMs).toBe(builtAt);
 
     symlinkSync(join(projectRoot, "node_modules"), join(sdk, "node_modules"), "dir");
-    runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json", "--noEmit"], sdk);
+    await runProcess(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json", "--noEmit"], {
+      cwd: sdk,
+    });
   }, 600_000);
 
   it("writes a Go SDK that builds against the engine's sdk/v3", async () => {
@@ -54,7 +57,7 @@ describe("SDK generator", () => {
     expect(read(sdk, "acme/getWidgetTier.go")).toContain("func GetWidgetTier(");
     expect(read(sdk, "acme/pulumiEnums.go")).toContain('TierFree = Tier("free")');
 
-    buildGoSdk(sdk);
+    await buildGoSdk(sdk);
   }, 600_000);
 
   it("writes a Python SDK that byte-compiles", async () => {
@@ -65,7 +68,7 @@ describe("SDK generator", () => {
     expect(read(sdk, "pulumi_acme/get_widget_tier.py")).toContain("def get_widget_tier(");
     expect(read(sdk, "pulumi_acme/_enums.py")).toContain("class Tier(");
 
-    compilePythonSdk(sdk, "pulumi_acme");
+    await compilePythonSdk(sdk, "pulumi_acme");
     expect(existsSync(join(sdk, "pulumi_acme", "__pycache__"))).toBe(true);
   }, 600_000);
 
@@ -87,12 +90,14 @@ describe("SDK generator", () => {
     writeFileSync(broken, JSON.stringify(spec));
     const generator = await ensureSdkGenerator("nodejs");
     const folder = join(out, "broken");
-    expect(() => runTool(generator, ["-schema", broken, "-language", "nodejs", "-out", folder], out)).toThrow(
+    await expect(
+      runProcess(generator, ["-schema", broken, "-language", "nodejs", "-out", folder], { cwd: out }),
+    ).rejects.toThrow(
       /broken\.json: #\/resources\/acme:index:Widget\/properties\/tier\/\$ref: type acme:index:Missing not found/,
     );
-    expect(() => runTool(generator, ["-schema", schema, "-language", "java", "-out", folder], out)).toThrow(
-      '-language "java": this build generates go, nodejs, python',
-    );
+    await expect(
+      runProcess(generator, ["-schema", schema, "-language", "java", "-out", folder], { cwd: out }),
+    ).rejects.toThrow('-language "java": this build generates go, nodejs, python');
     await expect(ensureSdkGenerator("java" as "go")).rejects.toThrow(
       'no SDK generator for the language "java": the languages are nodejs, python, go, dotnet',
     );

@@ -179,8 +179,8 @@ describe(`the packed package in a partner's project on Node.js ${process.version
     );
     writeFileSync(join(projectDir, "Pulumi.yaml"), "name: partner-tenants\nruntime: nodejs\n");
     writeFileSync(join(projectDir, "index.ts"), program);
-    installOnce(projectDir, join(tarballs, packed.filename), () =>
-      npm(["install", "--prefer-offline", "--no-audit", "--no-fund"], projectDir),
+    await installOnce(projectDir, join(tarballs, packed.filename), (folder) =>
+      npm(["install", "--prefer-offline", "--no-audit", "--no-fund"], folder),
     );
 
     stack = await LocalWorkspace.createStack(

@@ -2,10 +2,11 @@ import { randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runProcess } from "../../scripts/build/process.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, pluginProject } from "../support/pluginProject";
-import { runTool, writeGoModuleOnSdk } from "../support/sdkTools";
+import { writeGoModuleOnSdk } from "../support/sdkTools";
 import { serviceShape } from "../support/serviceShape";
 import { typeScriptTenantShape } from "../support/typeScriptTenant";
 
@@ -46,7 +47,7 @@ describe("Go programs through the provider plugin", () => {
     // The programs' module, on the SDK's module as a partner's is on the published one.
     cpSync(programs, project.folder, { recursive: true });
     writeGoModuleOnSdk(project.folder, "dmarc-go-programs");
-    runTool("go", ["mod", "tidy"], project.folder, { GOTOOLCHAIN: "local" });
+    await runProcess("go", ["mod", "tidy"], { cwd: project.folder, env: { GOTOOLCHAIN: "local" } });
   }, ENGINE_TIMEOUT);
 
   afterAll(async () => {

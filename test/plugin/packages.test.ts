@@ -7,13 +7,13 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PLUGIN_DOWNLOAD_URL } from "../../provider/src/plugin/schema";
+import { runProcess } from "../../scripts/build/process.mjs";
 import { writeVerifyProject } from "../../scripts/plugin/verify-release.mjs";
 import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
 import { generateSdks, packageSdks } from "../../scripts/sdk/index.mjs";
 import { GO_MODULE_FOLDER } from "../../scripts/sdk/packages.mjs";
 import { useEngine } from "../support/engine";
 import { listenOnLoopback } from "../support/loopback";
-import { runTool } from "../support/sdkTools";
 
 // The packages a release publishes (npm run sdk), each installed or built
 // where a partner's program would get it: the npm tarball into a fresh
@@ -36,12 +36,12 @@ function documentedYamlDeclaration(): string {
 }
 
 /** A tar.gz holding `pulumi-resource-dmarc` at its root, as the release's archives do. */
-function pluginArchive(folder: string): Buffer {
+async function pluginArchive(folder: string): Promise<Buffer> {
   const content = join(folder, "content");
   mkdirSync(content, { recursive: true });
   writeFileSync(join(content, "pulumi-resource-dmarc"), "#!/bin/sh\nexit 1\n");
   chmodSync(join(content, "pulumi-resource-dmarc"), 0o755);
-  runTool("tar", ["czf", join(folder, "archive.tar.gz"), "-C", content, "."], folder);
+  await runProcess("tar", ["czf", join(folder, "archive.tar.gz"), "-C", content, "."], { cwd: folder });
   return readFileSync(join(folder, "archive.tar.gz"));
 }
 
@@ -73,18 +73,18 @@ describe("the SDK packages a release publishes", () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("each names the plugin's version, the provider's, and the releases Pulumi fetches it from", () => {
+  it("each names the plugin's version, the provider's, and the releases Pulumi fetches it from", async () => {
     expect(JSON.parse(readFileSync(join(work, "sdk", "schema.json"), "utf8")).pluginDownloadURL).toBe(
       PLUGIN_DOWNLOAD_URL,
     );
     const unpacked = join(work, "npm-unpacked");
     mkdirSync(unpacked);
-    runTool("tar", ["xzf", packages.npm, "-C", unpacked], work);
+    await runProcess("tar", ["xzf", packages.npm, "-C", unpacked], { cwd: work });
     const packageJson = JSON.parse(readFileSync(join(unpacked, "package", "package.json"), "utf8"));
     expect(packageJson).toMatchObject({ name: "@dmarc-partner/pulumi-dmarc", version, pulumi: manifest });
     // npm's provenance accepts a package only from the repository it names.
     expect(packageJson.repository).toBe("https://github.com/dmarc-partner/pulumi-dmarc");
-    const sdist = runTool("tar", ["tzf", packages.sdist], work);
+    const sdist = await runProcess("tar", ["tzf", packages.sdist], { cwd: work });
     expect(sdist).toContain(`pulumi_dmarc-${version}/pulumi_dmarc/pulumi-plugin.json`);
     expect(JSON.parse(readFileSync(join(GO_MODULE_FOLDER, "pulumi-plugin.json"), "utf8"))).toEqual(manifest);
     expect(JSON.parse(readFileSync(join(sdks.dotnet as string, "pulumi-plugin.json"), "utf8"))).toEqual(manifest);
@@ -98,7 +98,7 @@ describe("the SDK packages a release publishes", () => {
 
   it(
     "npm: the tarball installs into a fresh project (the release's verification project), which compiles against it and loads it",
-    () => {
+    async () => {
       const project = join(work, "npm-project");
       const files = writeVerifyProject("nodejs", project, version, packages);
       const manifest = JSON.parse(files["package.json"] ?? "{}");
@@ -107,7 +107,7 @@ describe("the SDK packages a release publishes", () => {
       manifest.dependencies["@pulumi/pulumi"] = pinnedPulumiVersion();
       delete manifest.devDependencies;
       writeFileSync(join(project, "package.json"), JSON.stringify(manifest));
-      runTool("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], project);
+      await runProcess("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: project });
       // Beside the verification's program (the index page's example), one that exports what it declares, to load.
       writeFileSync(
         join(project, "declared.ts"),
@@ -123,11 +123,11 @@ describe("the SDK packages a release publishes", () => {
         join(project, "tsconfig.json"),
         JSON.stringify({ ...tsconfig, files: ["index.ts", "declared.ts"] }),
       );
-      runTool(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "."], project);
-      const loaded = runTool(
+      await runProcess(join(projectRoot, "node_modules", ".bin", "tsc"), ["-p", "."], { cwd: project });
+      const loaded = await runProcess(
         process.execPath,
         ["-e", 'const m = require("./bin/declared.js"); console.log(m.declared.length, m.declared[1].name)'],
-        project,
+        { cwd: project },
       );
       expect(loaded.trim()).toBe("4 Organization");
     },
@@ -136,18 +136,18 @@ describe("the SDK packages a release publishes", () => {
 
   it(
     "Python: the wheel installs into a fresh virtual environment, with its plugin manifest",
-    () => {
+    async () => {
       const venv = join(work, "venv");
-      runTool("python3", ["-m", "venv", venv], work);
+      await runProcess("python3", ["-m", "venv", venv], { cwd: work });
       const python = join(venv, "bin", "python");
       const pulumi = `pulumi==${pinnedPulumiVersion()}`;
-      runTool(python, ["-m", "pip", "install", "--quiet", packages.wheel, pulumi], work);
+      await runProcess(python, ["-m", "pip", "install", "--quiet", packages.wheel, pulumi], { cwd: work });
       const script = [
         "import json, importlib.resources, pulumi_dmarc",
         "manifest = json.loads(importlib.resources.files('pulumi_dmarc').joinpath('pulumi-plugin.json').read_text())",
         "print(json.dumps({'manifest': manifest, 'names': sorted(n for n in dir(pulumi_dmarc) if n[0].isupper())}))",
       ].join("\n");
-      const { manifest: installed, names } = JSON.parse(runTool(python, ["-c", script], work));
+      const { manifest: installed, names } = JSON.parse(await runProcess(python, ["-c", script], { cwd: work }));
       expect(installed).toEqual(manifest);
       expect(names).toEqual(expect.arrayContaining(["Organization", "Domain", "DomainVerification", "Tenant"]));
     },
@@ -156,36 +156,36 @@ describe("the SDK packages a release publishes", () => {
 
   it(
     "Go: the module checked in at sdk/go/dmarc is the one the schema makes now, and builds from its own folder",
-    () => {
+    async () => {
       const made = filesOf(join(work, "go-module"));
       const checkedIn = filesOf(GO_MODULE_FOLDER);
       const stale = Object.keys({ ...made, ...checkedIn }).filter((file) => made[file] !== checkedIn[file]);
       expect(stale, "sdk/go/dmarc is stale: run `npm run sdk` and commit it").toEqual([]);
       const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" };
-      expect(runTool("go", ["list", "-m"], GO_MODULE_FOLDER, env).trim()).toBe(
+      expect((await runProcess("go", ["list", "-m"], { cwd: GO_MODULE_FOLDER, env })).trim()).toBe(
         "github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc",
       );
       expect(readFileSync(join(GO_MODULE_FOLDER, "go.mod"), "utf8")).toContain(
         `github.com/pulumi/pulumi/sdk/v3 v${pinnedPulumiVersion()}`,
       );
-      runTool("go", ["build", "./..."], GO_MODULE_FOLDER, env);
+      await runProcess("go", ["build", "./..."], { cwd: GO_MODULE_FOLDER, env });
     },
     TIMEOUT,
   );
 
   it(
     "the release's verification projects in the other languages, here on these packages: Python compiles, Go vets; C# and YAML name the package and the program",
-    () => {
+    async () => {
       const folder = (language: string) => join(work, "verify", language);
       const python = writeVerifyProject("python", folder("python"), version, packages);
       expect(python["requirements.txt"]).toContain(packages.wheel);
-      runTool("python3", ["-m", "py_compile", "__main__.py"], folder("python"));
+      await runProcess("python3", ["-m", "py_compile", "__main__.py"], { cwd: folder("python") });
 
       const go = writeVerifyProject("go", folder("go"), version, { goModule: GO_MODULE_FOLDER });
       expect(go["go.mod"]).toContain(`require github.com/dmarc-partner/pulumi-dmarc/sdk/go/dmarc v${version}`);
       const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
-      runTool("go", ["mod", "tidy"], folder("go"), env);
-      runTool("go", ["vet", "."], folder("go"), env);
+      await runProcess("go", ["mod", "tidy"], { cwd: folder("go"), env });
+      await runProcess("go", ["vet", "."], { cwd: folder("go"), env });
 
       const dotnet = writeVerifyProject("dotnet", folder("dotnet"), version);
       expect(dotnet["verify-release.csproj"]).toContain(
@@ -203,7 +203,7 @@ describe("the SDK packages a release publishes", () => {
     async () => {
       const env = await useEngine();
       const archiveName = `pulumi-resource-dmarc-v${version}-${PLATFORM}.tar.gz`;
-      const archive = pluginArchive(join(work, "yaml-archive"));
+      const archive = await pluginArchive(join(work, "yaml-archive"));
       const requested: string[] = [];
       const server = createServer((request, response) => {
         requested.push(request.url ?? "");
@@ -230,7 +230,9 @@ describe("the SDK packages a release publishes", () => {
         // Asynchronously: the loopback server answers from this process.
         await promisify(execFile)("pulumi", ["install"], { cwd: project, env: { ...process.env, ...installEnv } });
         expect(requested).toEqual([`/releases/${archiveName}`]);
-        const plugins = JSON.parse(runTool("pulumi", ["plugin", "ls", "--json"], project, installEnv));
+        const plugins = JSON.parse(
+          await runProcess("pulumi", ["plugin", "ls", "--json"], { cwd: project, env: installEnv }),
+        );
         expect(plugins).toEqual([expect.objectContaining({ name: "dmarc", kind: "resource", version })]);
       } finally {
         await releases.close();

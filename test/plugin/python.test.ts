@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { StateSnapshot } from "dmarc-partner-emulator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runProcess } from "../../scripts/build/process.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { generateSdks } from "../../scripts/sdk/index.mjs";
 import { installPythonPackage } from "../../scripts/toolchains/python.mjs";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
 import { type PluginProject, type PreviewStep, pluginProject } from "../support/pluginProject";
-import { runTool } from "../support/sdkTools";
 import { serviceShape } from "../support/serviceShape";
 import { tenantComponentProgram, typeScriptTenantShape } from "../support/typeScriptTenant";
 
@@ -200,15 +200,13 @@ describe("Python programs on the generated SDK, through the provider plugin", ()
 
   it(
     "passes its unit tests on Pulumi's mocks, run by pytest",
-    () => {
-      const output = runTool(
-        interpreter,
-        ["-m", "pytest", "-p", "no:cacheprovider", "-q", "."],
-        join(fixtures, "python"),
-        {
+    async () => {
+      const output = await runProcess(interpreter, ["-m", "pytest", "-p", "no:cacheprovider", "-q", "."], {
+        cwd: join(fixtures, "python"),
+        env: {
           PYTHONDONTWRITEBYTECODE: "1",
         },
-      );
+      });
       expect(output).toMatch(/^4 passed/m);
     },
     ENGINE_TIMEOUT,

@@ -106,20 +106,20 @@ describe("the SDKs generated from the plugin's schema", () => {
 
   it(
     "Go: builds against the engine's sdk/v3",
-    () => {
+    async () => {
       const folder = sdks.go as string;
       expect(read(folder, "dmarc/organization.go")).toContain("func NewOrganization(");
       expect(read(folder, "dmarc/rfc2136Record.go")).toContain('"keySecret"');
-      buildGoSdk(folder);
+      await buildGoSdk(folder);
     },
     ENGINE_TIMEOUT,
   );
 
-  it("Python: byte-compiles, its resources and functions named in Python's words", () => {
+  it("Python: byte-compiles, its resources and functions named in Python's words", async () => {
     const folder = sdks.python as string;
     expect(read(folder, "pulumi_dmarc/organization.py")).toContain("class Organization(pulumi.CustomResource):");
     expect(read(folder, "pulumi_dmarc/get_price_id.py")).toContain("def get_price_id(");
-    compilePythonSdk(folder, "pulumi_dmarc");
+    await compilePythonSdk(folder, "pulumi_dmarc");
     expect(existsSync(join(folder, "pulumi_dmarc", "__pycache__"))).toBe(true);
   });
 

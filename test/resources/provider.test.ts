@@ -433,9 +433,15 @@ describe("lifecycle against the emulator", () => {
       expireDate: "2030-01-01T00:00:00Z",
       cancelledAt: null,
     };
+    // An active subscription is read again: the service may have cancelled, renewed or moved it since the last read.
     expect(
       host.previewUpdate("Subscription", subscription, { ...subscription, keepActiveUntil: "2031-01-01" }),
-    ).toEqual({ ...subscription, keepActiveUntil: "2031-01-01", expireDate: UNKNOWN });
+    ).toEqual({ ...subscription, keepActiveUntil: "2031-01-01", subscriptionId: UNKNOWN, expireDate: UNKNOWN });
+    const suspended = { ...subscription, suspended: true, status: "suspended", cancelledAt: "2029-01-01T00:00:00Z" };
+    expect(host.previewUpdate("Subscription", suspended, { ...suspended, keepActiveUntil: "2031-01-01" })).toEqual({
+      ...suspended,
+      keepActiveUntil: "2031-01-01",
+    });
     const setupRecord = {
       host: "_dmarc.mail.acme.example",
       name: "_dmarc.mail",

@@ -1,14 +1,18 @@
 import fc from "fast-check";
 import { dynamicProviderHost as host, type resourceDefinitions } from "pulumi-dmarc-partner";
+import type { DmarcClient } from "pulumi-dmarc-partner/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmulatorHandle, partnerClient, startTestEmulator } from "../support/emulator";
-import { asPreviewed } from "../support/previewed";
+import { asPreviewed, unknownButKept } from "../support/previewed";
 
 // Each type's update held to its preview, in process against the emulator:
-// random in-place changes of a new object's inputs (from the state a create,
-// or a refresh after it, recorded, and with the service moved on since or
-// not), and every output the preview shows known,
-// at any depth, is what the update records; nothing such a change makes is a
+// random in-place changes of a new object's inputs, from the state its create
+// recorded or one the service no longer matches (a refresh before the service
+// moved on), with the service moved on since the last read or not. Sound:
+// every output the preview shows known, at any depth, is what the update
+// records. Precise: every output the update provably keeps (it recorded the
+// state's value where the service held another, so it took it from the
+// state) the preview shows known. Nothing such a change makes is a
 // replacement. The preview and `update` read the same rule of the definition
 // (`updatedBy`); this is where the two are held together.
 
@@ -20,15 +24,26 @@ interface UpdateCase {
   declared(): Promise<Props>;
   /** Changes of the inputs it updates in place; an input changed to undefined is left out. */
   changes: fc.Arbitrary<Props>;
-  /** What a refresh may have recorded since the create (the service's state then, not now). */
-  refreshed?: fc.Arbitrary<Props>;
-  /** What may happen on the service after the last read, to the object or around it. */
-  meanwhile?(id: string, outs: Props): Promise<void>;
+  /**
+   * What the state may hold that the service does not, by what left it
+   * there: outputs a refresh recorded before the service moved on, over the
+   * create's. An output the service never changes is given a value it never
+   * held, which only a copy of the state can keep.
+   */
+  recorded?: Record<string, (outs: Props) => Props>;
+  /**
+   * What may happen on the service after the last read, to the object or
+   * around it, by name: each answers the outputs it moved, as the service
+   * holds them now, where that is certain.
+   */
+  meanwhile?: Record<string, (id: string, outs: Props) => Promise<Props | undefined>>;
   /** The change as inputs, with what it names made first. */
   made?(change: Props, declared: Props): Promise<Props>;
 }
 
 let handle: EmulatorHandle;
+/** The test's own client: the service moving on behind the provider's back. */
+let client: DmarcClient;
 let serial = 0;
 /** A name no other run has used, for objects the service keeps apart by name. */
 const unique = (prefix: string) => `${prefix}${++serial}`;
@@ -84,14 +99,19 @@ const CASES: Record<keyof typeof resourceDefinitions, UpdateCase> = {
         requiredKeys: [],
       },
     ),
+    recorded: { "another createdAt": () => ({ createdAt: "2001-02-03T04:05:06.000Z" }) },
   },
   domainGroup: {
     declared: async () => ({ organizationId: await organization(), name: unique("group ") }),
     changes: fc.record({ name: displayNames.map((name) => unique(`${name} `)) }, { requiredKeys: [] }),
-    // A domain joins the group.
-    meanwhile: async (id, outs) => {
-      const groupId = id.split("/")[1];
-      await created("Domain", { organizationId: outs.organizationId, domain: `${unique("j")}.acme.example`, groupId });
+    recorded: { "a domain since moved out": () => ({ domains: ["left.acme.example"] }) },
+    meanwhile: {
+      "a domain joined": async (id, outs) => {
+        const groupId = id.split("/")[1];
+        const domain = `${unique("j")}.acme.example`;
+        await created("Domain", { organizationId: outs.organizationId, domain, groupId });
+        return { domains: [...(outs.domains as string[]), domain] };
+      },
     },
   },
   domain: {
@@ -109,7 +129,22 @@ const CASES: Record<keyof typeof resourceDefinitions, UpdateCase> = {
       },
       { requiredKeys: [] },
     ),
-    meanwhile: (_id, outs) => verify(outs),
+    recorded: {
+      "the record as the service gave it earlier": (outs) => ({
+        setupRecord: { ...(outs.setupRecord as Props), value: "v=DMARC1; p=none; rua=mailto:earlier@acme.example" },
+      }),
+    },
+    meanwhile: {
+      verified: async (_id, outs) => {
+        await verify(outs);
+        return { verified: true };
+      },
+      "its group renamed": async (_id, outs) => {
+        const name = unique("renamed ");
+        await client.updateDomainGroup(outs.organizationId as string, outs.groupId as string, { name });
+        return { domainGroup: name };
+      },
+    },
     async made(change, { organizationId }) {
       if (change.groupId === undefined) return change;
       const other = await group(organizationId as string);
@@ -126,8 +161,11 @@ const CASES: Record<keyof typeof resourceDefinitions, UpdateCase> = {
       },
       { requiredKeys: [] },
     ),
-    // A refresh before the service verified the domain again: the next update waits for it.
-    refreshed: fc.constantFrom({}, { verified: false }),
+    recorded: {
+      // A refresh before the service verified the domain again: the next update waits for it.
+      unverified: () => ({ verified: false }),
+      "an earlier policy": () => ({ policy: "quarantine" }),
+    },
   },
   webhook: {
     declared: async () => ({
@@ -145,6 +183,9 @@ const CASES: Record<keyof typeof resourceDefinitions, UpdateCase> = {
       },
       { requiredKeys: [] },
     ),
+    meanwhile: {
+      "its secret rotated": async (id) => ({ secret: (await client.regenerateWebhookSecret(id)).secret }),
+    },
   },
   subscription: {
     declared: async () => ({ organizationId: await organization(), priceId: prices[0] }),
@@ -156,6 +197,24 @@ const CASES: Record<keyof typeof resourceDefinitions, UpdateCase> = {
       ),
       fc.record({ suspended: fc.constantFrom(true, false), keepActiveUntil: fc.constantFrom(undefined, day(40)) }),
     ),
+    // What moved is left unsaid: an update that makes the subscription active again records `active` anew.
+    meanwhile: {
+      cancelled: async (_id, outs) => {
+        await client.cancelSubscription(outs.subscriptionId as string);
+        return undefined;
+      },
+      "moved to another price": async (_id, outs) => {
+        await client.changeSubscriptionPrice(outs.subscriptionId as string, prices[1] as string);
+        return undefined;
+      },
+      expired: async (_id, outs) => {
+        await handle.control("POST", `/subscriptions/${outs.subscriptionId}/expire`);
+        return undefined;
+      },
+      renewed: async (_id, outs) => ({
+        expireDate: (await client.renewSubscription(outs.subscriptionId as string)).expireDate,
+      }),
+    },
     made: async (change) =>
       typeof change.priceId === "number" ? { ...change, priceId: prices[change.priceId % prices.length] } : change,
   },
@@ -165,6 +224,17 @@ const CASES: Record<keyof typeof resourceDefinitions, UpdateCase> = {
       { redirectUrl: fc.constantFrom(undefined, "https://app.acme.example/welcome", "https://acme.example/") },
       { requiredKeys: [] },
     ),
+    meanwhile: {
+      accepted: async (_id, outs) => {
+        await handle.control("POST", `/users/${outs.userId}/accept`);
+        return { emailVerified: true };
+      },
+      revoked: async (_id, outs) => {
+        const organizationId = outs.organizationId as string;
+        await client.revokeOrganizationAccess({ organizationId, userIds: [outs.userId as string] });
+        return { userId: undefined, emailVerified: undefined };
+      },
+    },
   },
   rfc2136Record: {
     declared: async () => ({
@@ -197,6 +267,7 @@ beforeAll(async () => {
       require: (key: string) => handle.stackConfig[key]?.value ?? "",
     },
   });
+  client = partnerClient(handle);
   prices = await monthlyPrices();
 });
 
@@ -204,22 +275,25 @@ afterAll(async () => {
   await handle?.emulator.close();
 });
 
-describe("an update records every output its preview shows known", () => {
+/** One of the named happenings, or none. */
+const oneOf = (named: Record<string, unknown> = {}) => fc.constantFrom(undefined, ...Object.keys(named));
+
+describe("an update records every output its preview shows known, and its preview shows every output it keeps", () => {
   for (const [name, updateCase] of Object.entries(CASES)) {
     it(name, async () => {
       const typeName = name[0]?.toUpperCase() + name.slice(1);
       await fc.assert(
         fc.asyncProperty(
           updateCase.changes,
-          updateCase.refreshed ?? fc.constant({}),
-          fc.boolean(),
-          async (change, refreshed, moved) => {
+          oneOf(updateCase.recorded),
+          oneOf(updateCase.meanwhile),
+          async (change, recordedAs, happened) => {
             // A fresh service each run: it keeps at most five webhooks an owner.
             await handle.control("POST", "/reset");
             const declared = await updateCase.declared();
             const { id, outs } = await created(typeName, declared);
-            const olds = { ...outs, ...refreshed };
-            if (moved) await updateCase.meanwhile?.(id, outs);
+            const olds = { ...outs, ...(recordedAs ? updateCase.recorded?.[recordedAs]?.(outs) : {}) };
+            const moved = happened ? await updateCase.meanwhile?.[happened]?.(id, outs) : undefined;
             const given = Object.entries({ ...declared, ...((await updateCase.made?.(change, declared)) ?? change) });
             const checked = await host.check(
               typeName,
@@ -232,6 +306,8 @@ describe("an update records every output its preview shows known", () => {
             const previewed = host.previewUpdate(typeName, olds, news);
             const updated = (await host.update(typeName, id, olds, news)).outs as Props;
             expect(asPreviewed(updated, previewed)).toEqual(previewed);
+            const kept = unknownButKept(previewed, { olds, service: { ...outs, ...moved }, updated });
+            expect(kept, "outputs the update kept, which the preview showed unknown").toEqual([]);
           },
         ),
         { numRuns: 25 },

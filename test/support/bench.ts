@@ -1,8 +1,7 @@
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { runProcess } from "../../scripts/build/process.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { useEngine } from "./engine";
 
@@ -15,14 +14,11 @@ export async function runBench<R>(args: readonly string[], name: string): Promis
   const out = mkdtempSync(join(tmpdir(), "dmarc-bench-"));
   try {
     const env = await useEngine();
-    await promisify(execFile)(
-      process.execPath,
-      [join(projectRoot, "bench", "dist", "main.js"), ...args, "--out", out],
-      {
-        env: { ...process.env, ...env },
-        timeout: 240_000,
-      },
-    );
+    await runProcess(process.execPath, [join(projectRoot, "bench", "dist", "main.js"), ...args, "--out", out], {
+      what: `the benchmark (${args.join(" ")})`,
+      env,
+      timeoutMs: 240_000,
+    });
     return {
       report: JSON.parse(readFileSync(join(out, `${name}.json`), "utf8")) as R,
       markdown: readFileSync(join(out, `${name}.md`), "utf8"),

@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ask } from "../../scripts/build/process.mjs";
 
 // A company's CA of the test's own and a certificate it signed, made with
 // openssl into a folder of the test's: what a partner's service (or an
@@ -14,7 +14,11 @@ export interface TestCertificates {
   keyFile: string;
 }
 
-const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: ["ignore", "pipe", "pipe"] });
+/** Runs openssl; it fails saying what openssl said. */
+function openssl(args: string[]): void {
+  const answer = ask("openssl", args);
+  if (!answer.ok) throw new Error(`openssl ${args.join(" ")} failed: ${answer.said}`);
+}
 
 /** A CA named "Test Company Root CA" and a server certificate it signed for `names` (DNS names and IP addresses). */
 export function makeCertificates(folder: string, names: { dns: string[]; ip: string[] }): TestCertificates {

@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { createReadStream, existsSync, mkdirSync, statSync, symlinkSync } from "node:fs";
 import { createServer } from "node:http";
 import { delimiter, dirname, join } from "node:path";
 import { PLUGIN_DOWNLOAD_URL } from "../../provider/src/plugin/schema";
+import { ask } from "../../scripts/build/process.mjs";
 import { listenOnLoopback } from "./loopback";
 
 // The plugin as a partner's machine gets it: a release of archives served
@@ -74,7 +74,7 @@ export function pathWithoutNode(work: string, enginePath: string): string {
     if (found && !existsSync(join(tools, tool))) symlinkSync(found, join(tools, tool));
   }
   const path = [dirname(pulumi), tools].join(delimiter);
-  const lookup = spawnSync("/bin/sh", ["-c", "command -v node"], { env: { PATH: path }, encoding: "utf8" });
-  if (lookup.status === 0) throw new Error(`node is on the PATH meant to have none: ${lookup.stdout.trim()}`);
+  const lookup = ask("/bin/sh", ["-c", "command -v node"], { env: { PATH: path } });
+  if (lookup.ok) throw new Error(`node is on the PATH meant to have none: ${lookup.stdout.trim()}`);
   return path;
 }

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { type StartedProcess, startProcess } from "../../scripts/build/process.mjs";
 
 // A process that stands for a provider: it reads its settings as the
 // provider does (here from the environment) and sends catalogue reads, so a
@@ -8,7 +8,7 @@ import { join } from "node:path";
 const CONFIG_MODULE = join(__dirname, "..", "..", "provider", "dist", "runtime", "config.js");
 
 export interface ProviderProcess {
-  child: ChildProcess;
+  child: StartedProcess["child"];
   /** Its standard output and error so far. */
   output: () => string;
 }
@@ -29,20 +29,15 @@ export function providerProcess(
       () => process.stdout.write("done\\n"),
       (error) => { process.stderr.write(String(error) + "\\n"); process.exit(1); },
     );`;
-  const child = spawn(process.execPath, ["-e", script], {
+  const { child, said } = startProcess(process.execPath, ["-e", script], {
     env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: [waitForGo ? "pipe" : "ignore", "pipe", "pipe"],
+    ownEnv: true,
+    stdin: waitForGo ? "pipe" : "ignore",
   });
-  let output = "";
-  const keep = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  return { child, output: () => output };
+  return { child, output: said };
 }
 
-export function exited(child: ChildProcess): Promise<number | null> {
+export function exited(child: StartedProcess["child"]): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once("exit", (code) => resolve(code)));
 }

@@ -1,4 +1,3 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
@@ -6,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { installedOrWhyNot } from "../../bench/src/debianPackages";
+import { ask, type StartedProcess, startProcess } from "../../scripts/build/process.mjs";
 import { projectRoot } from "../../scripts/project.mjs";
 import { ensurePythonEnvironment } from "../../scripts/toolchains/python.mjs";
 import { makeCertificates } from "./certificates";
@@ -94,8 +94,11 @@ export interface ProxyNetwork {
   close(): Promise<void>;
 }
 
-function sh(command: string, args: string[]): string {
-  return execFileSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+/** A quick command's output; it fails saying what the command said. */
+function sh(command: string, args: string[], env: Record<string, string> = {}): string {
+  const answer = ask(command, args, { env });
+  if (!answer.ok) throw new Error(`${[command, ...args].join(" ")} failed: ${answer.said}`);
+  return answer.stdout;
 }
 
 /** A /24 of 10.254.0.0/16 no route of this machine uses yet. */
@@ -141,7 +144,7 @@ function reachable(host: string, port: number): Promise<true | undefined> {
  */
 function runnerCommands(folder: string, ns: string, path: string): string {
   const bin = join(folder, "runner-bin");
-  const pulumi = execFileSync("sh", ["-c", "command -v pulumi"], { encoding: "utf8", env: { PATH: path } }).trim();
+  const pulumi = sh("sh", ["-c", "command -v pulumi"], { PATH: path }).trim();
   mkdirSync(bin, { recursive: true });
   const run = `exec ip netns exec '${ns}' env -u SSL_CERT_FILE -u SSL_CERT_DIR '${pulumi}' "$@"`;
   writeFileSync(join(bin, "pulumi"), `#!/bin/sh\n${run}\n`, { mode: 0o755 });
@@ -180,10 +183,10 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
     runnerDns: `${net}.13`,
     serviceDns: `${net}.14`,
   };
-  const children: ChildProcess[] = [];
+  const children: StartedProcess[] = [];
   const cleanups: Array<() => void> = [];
   const close = async () => {
-    for (const child of children) child.kill("SIGKILL");
+    for (const { child } of children) child.kill("SIGKILL");
     for (const cleanup of cleanups.reverse()) {
       try {
         cleanup();
@@ -232,46 +235,36 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
 
     const { caFile, certFile, keyFile } = makeCertificates(folder, { dns: [SERVICE_HOST], ip: [address.serviceApi] });
     installSystemStore(join("/etc/netns", names.runner), caFile);
-    let banner = "";
-    const emulator = spawn(
-      "ip",
-      [
-        "netns",
-        "exec",
-        names.service,
-        process.execPath,
-        join(projectRoot, "emulator", "bin", "dmarc-emulator.js"),
-        "--host",
-        address.serviceApi,
-        "--port",
-        String(SERVICE_PORT),
-        "--tls-cert",
-        certFile,
-        "--tls-key",
-        keyFile,
-        "--dns-host",
-        address.serviceDns,
-        "--dns-check-interval",
-        "250",
-        "--retry-scale",
-        "0.001",
-        "--log-level",
-        "warn",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const emulator = startProcess("ip", [
+      "netns",
+      "exec",
+      names.service,
+      process.execPath,
+      join(projectRoot, "emulator", "bin", "dmarc-emulator.js"),
+      "--host",
+      address.serviceApi,
+      "--port",
+      String(SERVICE_PORT),
+      "--tls-cert",
+      certFile,
+      "--tls-key",
+      keyFile,
+      "--dns-host",
+      address.serviceDns,
+      "--dns-check-interval",
+      "250",
+      "--retry-scale",
+      "0.001",
+      "--log-level",
+      "warn",
+    ]);
     children.push(emulator);
-    emulator.stdout?.on("data", (chunk) => {
-      banner += chunk;
-    });
-    emulator.stderr?.on("data", (chunk) => {
-      banner += chunk;
-    });
     await until(
       "the emulator did not start",
-      () => (banner.includes("Press Ctrl+C") ? true : undefined),
-      () => banner,
+      () => (emulator.said().includes("Press Ctrl+C") ? true : undefined),
+      () => emulator.said(),
     );
+    const banner = emulator.said();
     const field = (label: string) => new RegExp(`${label}:\\s+(\\S+)`).exec(banner)?.[1] ?? "";
     const dnsServer = /Simulated DNS zone on (\S+)/.exec(banner)?.[1] ?? "";
     const partnerId = /Partners:\n\s+(\S+)/.exec(banner)?.[1] ?? "";
@@ -280,7 +273,7 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
     const proxyLog = () => readFileSync(log, "utf8");
     writeFileSync(log, "");
     // Its log is appended to across a restart, so connects() counts every CONNECT.
-    const startTinyproxy = async (password: string): Promise<ChildProcess> => {
+    const startTinyproxy = async (password: string): Promise<StartedProcess> => {
       const conf = join(folder, "tinyproxy.conf");
       writeFileSync(
         conf,
@@ -296,18 +289,15 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
           `PidFile "${join(folder, "tinyproxy.pid")}"`,
         ].join("\n"),
       );
-      const started = spawn("ip", ["netns", "exec", names.proxy, "tinyproxy", "-d", "-c", conf], {
-        stdio: ["ignore", "ignore", "pipe"],
-      });
+      const started = startProcess("ip", ["netns", "exec", names.proxy, "tinyproxy", "-d", "-c", conf]);
       children.push(started);
       await until("the proxy did not listen", () => reachable(address.proxyToHost, PROXY_PORT), proxyLog);
       return started;
     };
     let tinyproxy = await startTinyproxy(PROXY_USER.password);
     const rotateProxyPassword = async (password: string) => {
-      const exited = new Promise((resolve) => tinyproxy.once("exit", resolve));
-      tinyproxy.kill("SIGKILL");
-      await exited;
+      tinyproxy.child.kill("SIGKILL");
+      await tinyproxy.ended;
       tinyproxy = await startTinyproxy(password);
       return `http://${PROXY_USER.name}:${password}@${address.proxyToRunner}:${PROXY_PORT}`;
     };
@@ -316,42 +306,35 @@ export async function startProxyNetwork(): Promise<ProxyNetwork> {
       // Through the environment's interpreter: the venv's own scripts name the folder it was made in.
       const python = await ensurePythonEnvironment();
       const confdir = join(folder, "mitmproxy");
-      let output = "";
-      const inspecting = spawn(
-        "ip",
-        [
-          "netns",
-          "exec",
-          names.proxy,
-          python,
-          "-c",
-          "import sys; from mitmproxy.tools.main import mitmdump; sys.exit(mitmdump())",
-          "--listen-port",
-          String(INSPECTING_PORT),
-          "--set",
-          `confdir=${confdir}`,
-          "--set",
-          `ssl_verify_upstream_trusted_ca=${caFile}`,
-          "--set",
-          "termlog_verbosity=warn",
-          "--set",
-          `proxyauth=@${htpasswd(join(folder, "mitmproxy.htpasswd"), Object.values(INSPECTING_USERS))}`,
-        ],
-        { stdio: ["ignore", "pipe", "pipe"] },
-      );
+      const inspecting = startProcess("ip", [
+        "netns",
+        "exec",
+        names.proxy,
+        python,
+        "-c",
+        "import sys; from mitmproxy.tools.main import mitmdump; sys.exit(mitmdump())",
+        "--listen-port",
+        String(INSPECTING_PORT),
+        "--set",
+        `confdir=${confdir}`,
+        "--set",
+        `ssl_verify_upstream_trusted_ca=${caFile}`,
+        "--set",
+        "termlog_verbosity=warn",
+        "--set",
+        `proxyauth=@${htpasswd(join(folder, "mitmproxy.htpasswd"), Object.values(INSPECTING_USERS))}`,
+      ]);
       children.push(inspecting);
-      for (const stream of [inspecting.stdout, inspecting.stderr])
-        stream?.on("data", (chunk) => {
-          output += chunk;
-        });
+      const output = () => inspecting.said();
       const inspectingCa = join(confdir, "mitmproxy-ca-cert.pem");
       await until(
         "mitmproxy did not listen",
         async () => {
-          if (inspecting.exitCode !== null) throw new Error(`mitmproxy exited (${inspecting.exitCode}):\n${output}`);
+          const { exitCode } = inspecting.child;
+          if (exitCode !== null) throw new Error(`mitmproxy exited (${exitCode}):\n${output()}`);
           return existsSync(inspectingCa) ? reachable(address.proxyToHost, INSPECTING_PORT) : undefined;
         },
-        () => output,
+        output,
       );
       return { proxyForRunner: `http://${address.proxyToRunner}:${INSPECTING_PORT}`, caFile: inspectingCa };
     };

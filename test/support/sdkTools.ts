@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
+import { runProcess } from "../../scripts/build/process.mjs";
 import { pinnedPulumiVersion, projectRoot } from "../../scripts/project.mjs";
 
 // A generated SDK checked by its own language's tools, where this machine
@@ -17,32 +17,14 @@ export interface SdkResource {
   ): pulumi.CustomResource & Record<string, pulumi.Output<unknown>>;
 }
 
-/** Runs a tool to its end in `cwd`, failing with everything it printed. */
-export function runTool(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
-  try {
-    return execFileSync(command, args, {
-      cwd,
-      encoding: "utf8",
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 600_000,
-    });
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(
-      `${command} ${args.join(" ")} in ${cwd} failed: ${failed.message}\n${failed.stdout}\n${failed.stderr}`,
-    );
-  }
-}
-
 /** A generated file's text. */
 export const readGenerated = (folder: string, file: string) => readFileSync(join(folder, file), "utf8");
 
 /** Builds a Go SDK against the engine's sdk/v3, fetched through the module proxy. */
-export function buildGoSdk(folder: string): void {
+export async function buildGoSdk(folder: string): Promise<void> {
   const env = { GOTOOLCHAIN: "local", GOFLAGS: "-mod=mod" };
-  runTool("go", ["get", `github.com/pulumi/pulumi/sdk/v3@v${pinnedPulumiVersion()}`], folder, env);
-  runTool("go", ["build", "./..."], folder, env);
+  await runProcess("go", ["get", `github.com/pulumi/pulumi/sdk/v3@v${pinnedPulumiVersion()}`], { cwd: folder, env });
+  await runProcess("go", ["build", "./..."], { cwd: folder, env });
 }
 
 /** The Go SDK's module path, as its tag publishes it from sdk/go/dmarc (test/plugin/packages.test.ts holds it current). */
@@ -70,6 +52,6 @@ export function writeGoModuleOnSdk(folder: string, module: string): void {
 }
 
 /** Byte-compiles a Python SDK's package; test/plugin/packages.test.ts installs the plugin's wheel, test/plugin/python.test.ts runs programs on it. */
-export function compilePythonSdk(folder: string, packageName: string): void {
-  runTool("python3", ["-m", "compileall", "-q", packageName], folder);
+export async function compilePythonSdk(folder: string, packageName: string): Promise<void> {
+  await runProcess("python3", ["-m", "compileall", "-q", packageName], { cwd: folder });
 }

@@ -159,6 +159,14 @@ export function controlRoutes(app: FastifyInstance, ctx: Context, { apiRoutes }:
     return record;
   });
 
+  // An invited user signs in and verifies their address, which nothing in the API does.
+  app.post("/_emulator/users/:userId/accept", async (request) => {
+    const record = store.users.get(param(request, "userId"));
+    if (!record) throw notFound("User", param(request, "userId"));
+    record.emailVerified = true;
+    return { id: record.id, email: record.email, emailVerified: record.emailVerified };
+  });
+
   app.post("/_emulator/tokens/expire", async (_request, reply) => {
     tokens.expireIssued();
     return reply.code(204).send();

@@ -1,6 +1,6 @@
+import type { BackendRecords, Recorder } from "../checkpoint/backendRecords";
 import type { CreateCandidate, Ownership } from "../runtime/lifecycle";
 import { madeNoEarlierThan, madeSinceMoment } from "../runtime/settle";
-import type { BackendRecords, Recorder } from "./backendRecords";
 
 // Whether an object found for a pending create is provably the create's. A
 // name proves nothing: an organisation of the same name may be another

@@ -1,17 +1,17 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { backendRecords } from "../checkpoint/backendRecords";
 import { type Deployment, pendingOperations } from "../checkpoint/deployment";
 import { fileBackendFolder, type StackFiles, stackFiles } from "../checkpoint/fileBackend";
 import { type CheckpointRepair, findCheckpointRepair, repairCheckpoint } from "../checkpoint/repair";
 import { isPostgresUrl } from "../client";
 import { definitionOf } from "../registry";
 import { clientFrom, type ProviderSettings, settingsFrom } from "../runtime/config";
-import { backendRecords } from "./backendRecords";
 import type { OwnershipFacts } from "./candidates";
 import { describeLock, readLocks, removeLock, type StackLock } from "./locks";
 import { findRunProcesses, inFlightBoundMs, type StoppedOrphan, settleOrphans } from "./orphans";
 import { applySettlement, type PersonsDecisions, type PlanInputs, planSettlement, type SettlementStep } from "./plan";
-import { readPostgresLocks, removePostgresLocks } from "./postgresState";
+import { readPostgresLocks, removePostgresLocks } from "./postgresLocks";
 import type { RunProcess } from "./processes";
 import { openStack, type StackAccess } from "./stack";
 

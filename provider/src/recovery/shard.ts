@@ -2,8 +2,7 @@ import { urnStack } from "../checkpoint/deployment";
 import type { Interruption } from "../checkpoint/interruption";
 import type { PersonsDecisions } from "./plan";
 import { EXIT_CODES, type RecoveryReport, recoverStack } from "./recover";
-import { formatReport } from "./report";
-import { SETTLEMENT_WORDS } from "./settlementWords";
+import { formatReport, SETTLEMENT_WORDS } from "./report";
 
 /**
  * The fleet's one call into the recovery command (`dmarc-recover`): settles

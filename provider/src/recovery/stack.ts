@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
+import type { BackendListing } from "../checkpoint/backendRecords";
 import { type Deployment, parseDeployment } from "../checkpoint/deployment";
-import type { BackendListing } from "./backendRecords";
 
 // The stack as recovery reaches it: through the `pulumi` CLI, so every
 // backend works the same. State goes out with `pulumi stack export` without

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DomainGroupName } from "../api";
 import type { DmarcClient } from "../client";
 import { joinId, splitId } from "../runtime/ids";
-import { type CreateCandidate, defineResource } from "../runtime/lifecycle";
+import { type CreateCandidate, defineResource, updateMayChange } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
 import { AmbiguousCreateError, deleteWhenFreed, madeSince, PROCESS_STARTED_AT, settleCall } from "../runtime/settle";
 import { displayName, OrganizationId } from "./fields";
@@ -27,6 +27,9 @@ async function groupsNamed(
   }));
 }
 
+/** Renaming is all an update sends, and the service answers it with the group's domains as they are now. */
+const renames = { changedBy: ["name"] } as const;
+
 export const domainGroup = defineResource({
   typeName: "DomainGroup",
   description: "A domain group of an organisation: domains sharing policy and reporting.",
@@ -41,7 +44,7 @@ export const domainGroup = defineResource({
   idOutputs: {
     groupId: { description: "The service's id of the group: the `groupId` of its domains.", fromId: groupIdOf },
   },
-  updatedBy: { domains: ["name"] },
+  updatedBy: { domains: renames },
   replaceOn: ["organizationId"],
 
   ownership: "madeDuringRun",
@@ -73,7 +76,7 @@ export const domainGroup = defineResource({
   },
 
   async update({ client }, id, olds, news, changed) {
-    if (!changed.has("name")) return { ...olds, ...news };
+    if (!updateMayChange(renames, olds, changed)) return { ...olds, ...news };
     const updated = await client.updateDomainGroup(olds.organizationId, groupIdOf(id), { name: news.name });
     return { ...olds, ...news, name: updated.name, domains: updated.domains ?? olds.domains };
   },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Role, type User } from "../api";
 import type { DmarcClient } from "../client";
 import { joinId, splitId } from "../runtime/ids";
-import { defineResource } from "../runtime/lifecycle";
+import { defineResource, type OutputChange, updateMayChange } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
 import { finishCreate, settleAction } from "../runtime/settle";
 import { EmailAddress, OrganizationId, SecureLink } from "./fields";
@@ -51,13 +51,23 @@ async function invitedUser(client: DmarcClient, inputs: InvitationInputs): Promi
   return propsOf(inputs, user);
 }
 
+/**
+ * A create cut short before its user could be read back (see finishCreate)
+ * records none: the next update reads it. Otherwise an update sends nothing
+ * (only `redirectUrl` changes in place, and it matters only when inviting).
+ */
+const readsBack: OutputChange<typeof InvitationInputs, typeof InvitationOutputs> = {
+  changedBy: [],
+  alsoWhen: { recorded: "`userId` is not recorded (a create cut short)", holds: (olds) => olds.userId === undefined },
+};
+
 export const invitation = defineResource({
   typeName: "Invitation",
   description: "A user invited to an organisation. Destroying it revokes the user's access to the organisation.",
   idFormat: "<organizationId>/<email>",
   inputs: InvitationInputs,
   outputs: InvitationOutputs,
-  updatedBy: { userId: [], emailVerified: [] },
+  updatedBy: { userId: readsBack, emailVerified: readsBack },
   replaceOn: ["organizationId", "email", "role"],
 
   // A person is a member of an organisation once, and inviting a member again keeps them: the e-mail address is the natural key.
@@ -95,10 +105,8 @@ export const invitation = defineResource({
     return propsOf(inputs, user);
   },
 
-  async update({ client }, _id, olds, news) {
-    // Recorded before its user could be read back (see finishCreate): read it now.
-    if (olds.userId === undefined) return invitedUser(client, news);
-    // Only redirectUrl can change without a replacement, and it matters only when inviting.
+  async update({ client }, _id, olds, news, changed) {
+    if (updateMayChange(readsBack, olds, changed)) return invitedUser(client, news);
     return { ...olds, ...news };
   },
 

@@ -21,7 +21,7 @@ import {
   textOf,
   zoneOf,
 } from "../dns";
-import { defineResource } from "../runtime/lifecycle";
+import { defineResource, updateMayChange } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
 
 const TYPE_NAME = "Rfc2136Record";
@@ -195,6 +195,9 @@ async function publish(inputs: Rfc2136Inputs, zone: string, previous?: RecordTex
   }
 }
 
+/** A new server or zone moves the record: removed where it was, published where the zone is found now. */
+const moves = { changedBy: ["server", "zone"] } as const;
+
 export const rfc2136Record = defineResource({
   typeName: TYPE_NAME,
   description:
@@ -204,7 +207,7 @@ export const rfc2136Record = defineResource({
   outputs: Rfc2136Outputs,
   secretInputs: ["keySecret"],
   standalone: true,
-  updatedBy: { zoneName: ["server", "zone"] },
+  updatedBy: { zoneName: moves },
   replaceOn: ["name"],
 
   // The create replaces what stands at the name: the record served there is the create's either way.
@@ -235,7 +238,7 @@ export const rfc2136Record = defineResource({
 
   async update(_ctx, _id, olds, news, changed) {
     return naming(news.name, async () => {
-      const moved = changed.has("server") || changed.has("zone");
+      const moved = updateMayChange(moves, olds, changed);
       // The old record goes first: the old and the new server may serve the same zone.
       if (moved) await removeRecord(targetOf(olds), { ...olds, zone: await zoneFor(olds) });
       const zone = moved ? await zoneFor(news) : await zoneFor({ ...news, zoneName: olds.zoneName });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Subscription as SubscriptionRecord } from "../api";
 import { DmarcApiError, type DmarcClient, isNotFound } from "../client";
 import { joinId, splitId } from "../runtime/ids";
-import { type CreateCandidate, defineResource } from "../runtime/lifecycle";
+import { type CreateCandidate, defineResource, type OutputChange } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
 import { finishCreate, madeSince, settleAction, settleCall } from "../runtime/settle";
 import { OrganizationId, serviceId } from "./fields";
@@ -245,6 +245,17 @@ async function keepCancelled(
   return (await findSubscription(client, olds.organizationId, subscriptionId)) ?? record;
 }
 
+/**
+ * An update of a subscription not declared suspended reads it again and
+ * makes it active as declared: one cancelled, expired, renewed or moved to
+ * another price since the last read is renewed or assigned anew, so its id
+ * and term are the service's to tell. One kept suspended keeps both.
+ */
+const madeActive: OutputChange<typeof SubscriptionInputs, typeof SubscriptionOutputs> = {
+  changedBy: ["suspended"],
+  alsoWhen: { recorded: "`suspended` is not true (an active one is read again)", holds: (olds) => !olds.suspended },
+};
+
 export const subscription = defineResource({
   typeName: "Subscription",
   description:
@@ -253,9 +264,10 @@ export const subscription = defineResource({
   inputs: SubscriptionInputs,
   outputs: SubscriptionOutputs,
   updatedBy: {
-    subscriptionId: ["priceId", "suspended"],
+    subscriptionId: madeActive,
+    expireDate: madeActive,
+    // As `suspended` declares, once the update is done; `drift` (below) previews them unknown when the last read saw otherwise.
     status: ["suspended"],
-    expireDate: ["priceId", "keepActiveUntil", "suspended"],
     cancelledAt: ["suspended"],
   },
   replaceOn: ["organizationId"],

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { WebhookEvents, WebhookName, type Webhook as WebhookRecord, WebhookUrl, type WebhookWithSecret } from "../api";
 import type { DmarcClient } from "../client";
-import { type CreateCandidate, defineResource } from "../runtime/lifecycle";
+import { type CreateCandidate, defineResource, updateMayChange } from "../runtime/lifecycle";
 import { resourceClass } from "../runtime/resource";
 import { madeSince, settleCall } from "../runtime/settle";
 import { displayName, serviceId } from "./fields";
@@ -58,6 +58,9 @@ async function settleLostCreate(
   return made ? client.regenerateWebhookSecret(made.id) : undefined;
 }
 
+/** A new `secretVersion` has the service issue a new secret: the one way an update changes it. */
+const rotates = { changedBy: ["secretVersion"] } as const;
+
 export const webhook = defineResource({
   typeName: "Webhook",
   description:
@@ -69,7 +72,7 @@ export const webhook = defineResource({
   idOutputs: {
     webhookId: { description: "The service's `objectId` of the webhook: the resource id.", fromId: (id) => id },
   },
-  updatedBy: { secret: ["secretVersion"] },
+  updatedBy: { secret: rotates },
   replaceOn: ["ownerId"],
 
   fromSettings: { ownerId: "partnerId" },
@@ -110,7 +113,7 @@ export const webhook = defineResource({
     let record: WebhookRecord | undefined;
     if (Object.keys(patch).length > 0) record = await client.updateWebhook(id, patch);
     let secret = olds.secret;
-    if (changed.has("secretVersion")) {
+    if (updateMayChange(rotates, olds, changed)) {
       const rotated = await client.regenerateWebhookSecret(id);
       record = rotated;
       secret = rotated.secret;

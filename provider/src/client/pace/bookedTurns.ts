@@ -53,6 +53,11 @@ interface Lost {
   trying: boolean;
 }
 
+/** Sleeps until `time` (performance.now()): a timer counts from the loop's clock, which may lag, and can fire early. */
+async function sleepUntil(time: number): Promise<void> {
+  for (let left = time - performance.now(); left > 0; left = time - performance.now()) await sleep(left);
+}
+
 /** The next multiple of `retryMs` on the clock. */
 function nextTry(retryMs: number): number {
   return (Math.floor(Date.now() / retryMs) + 1) * retryMs;
@@ -69,6 +74,8 @@ export class BookedTurns implements TurnSource {
   private settlingUntil = Number.NEGATIVE_INFINITY;
   /** When the turns booked since the store last answered again came, within the last window, oldest first. */
   private readonly bookedAt: number[] = [];
+  /** When this process last gave a turn booked in the store (performance.now()). */
+  private lastGivenAt = Number.NEGATIVE_INFINITY;
 
   /**
    * @param rate this process's rate now (its configured one, lowered after refusals)
@@ -168,8 +175,13 @@ export class BookedTurns implements TurnSource {
       this.loseStore(error);
       return this.ownSpacing.take();
     }
-    if (wait > 0) await sleep(wait);
-    this.bookedAt.push(performance.now());
+    // The moments turns are really given are spaced too, as SpacedTurns spaces them: a turn given late (a
+    // timer that fired late on a busy machine) holds the next one an interval after it, instead of giving
+    // that one at its booked moment right after and the two requests closer than the rate allows.
+    const interval = MINUTE_MS / this.rate.perMinute;
+    await sleepUntil(Math.max(performance.now() + wait, this.lastGivenAt + interval));
+    this.lastGivenAt = performance.now();
+    this.bookedAt.push(this.lastGivenAt);
   }
 
   private loseStore(error: unknown): void {

@@ -1,7 +1,7 @@
+import type { BackendDeclarations, Declaration, Recorder } from "../../checkpoint/backendRecords";
 import { resourceName } from "../../checkpoint/deployment";
 import { shellWord } from "../../cli/shown";
 import type { Inventory, InventoryTenant } from "../../inventory/inventory";
-import type { BackendDeclarations, Declaration, Recorder } from "../../recovery/backendRecords";
 import type { ShardState } from "../shard/shard";
 import type { TenantHolding } from "../shard/tenantHoldings";
 

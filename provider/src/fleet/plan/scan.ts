@@ -1,10 +1,10 @@
 import type { Writable } from "node:stream";
 import { LocalWorkspace, PulumiCommand, type StackSummary, type TagMap } from "@pulumi/pulumi/automation";
+import { type BackendDeclarations, backendDeclarations } from "../../checkpoint/backendRecords";
 import type { Deployment } from "../../checkpoint/deployment";
 import { fileBackendFolder, projectStackNames } from "../../checkpoint/fileBackend";
 import { fileStack } from "../../checkpoint/fileStack";
 import { brokenCheckpoints } from "../../checkpoint/repair";
-import { type BackendDeclarations, backendDeclarations } from "../../recovery/backendRecords";
 import type { StackRecovery } from "../../recovery/shard";
 import { cliListing } from "../../recovery/stack";
 import { runPool } from "../pool";

@@ -1,5 +1,8 @@
 import { existsSync } from "node:fs";
-import { type CheckpointFile, readJson, stateOf } from "../checkpoint/checkpointFile";
+import { isPostgresUrl } from "../client";
+import { dmarcTypeName, pluginTypeName } from "../runtime/typeToken";
+import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
+import { type CheckpointFile, readJson, stateOf } from "./checkpointFile";
 import {
   type Deployment,
   isProviderType,
@@ -7,13 +10,10 @@ import {
   resourceName,
   resourcesOf,
   type StateResource,
-} from "../checkpoint/deployment";
-import { everyStackFile, fileBackendFolder } from "../checkpoint/fileBackend";
-import { findCheckpointRepair } from "../checkpoint/repair";
-import { isPostgresUrl } from "../client";
-import { dmarcTypeName, pluginTypeName } from "../runtime/typeToken";
-import { EXAMPLE_TENANT_TYPE, TENANT_TYPE } from "../tenant/tenant";
-import { readPostgresCheckpoints } from "./postgresState";
+} from "./deployment";
+import { everyStackFile, fileBackendFolder } from "./fileBackend";
+import { readPostgresCheckpoints } from "./postgresBackend";
+import { findCheckpointRepair } from "./repair";
 
 // Who records what on a state backend: every stack's state, of every
 // project, read once. The service gives an object no owner, tag or

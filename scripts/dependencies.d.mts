@@ -1,2 +1,0 @@
-export declare function cruiseProject(): Promise<{ violations: string[]; graph: string }>;
-export declare function contributingGraph(): string;

@@ -1,1 +1,0 @@
-export declare function bundlePlugin(schema: string): Promise<string>;

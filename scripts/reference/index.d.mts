@@ -1,2 +1,0 @@
-export declare const REFERENCE_DIR: string;
-export declare function referencePages(): Promise<{ path: string; text: string }[]>;
