@@ -9,5 +9,5 @@ module.exports = [
   ["toolchains", "engine"],
   ["sdk"],
   ["plugin", "reference"],
-  ["run.mjs", "demo.mjs", "dependencies.mjs", "options-trail.mjs", "test-summary.mjs", "layers.cjs"],
+  ["run.mjs", "demo.mjs", "dependencies.mjs", "options-trail.mjs", "test-summary.mjs", "layers.cjs", "checkout.mjs"],
 ];

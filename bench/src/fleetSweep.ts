@@ -10,6 +10,7 @@ import { type FleetSpec, fleetSpec, resourceCount, tenantsOf } from "./fleet";
 import type { PhaseResult } from "./report";
 import type { RoleUsage } from "./sampler";
 import { projectFolder } from "./stack";
+import { type StateFootprint, stacksFootprint } from "./state";
 import { lineChart } from "./svg";
 
 // `npm run bench -- --fleet --sweep`: the same generated tenants deployed by
@@ -30,6 +31,8 @@ export interface FleetSweepHooks {
   shardSize: number | undefined;
   concurrency: number | undefined;
   pace: number | undefined;
+  /** `--fleet-only`: no single stack beside the fleet (it is not on the fleet's path, and takes minutes). */
+  fleetOnly: boolean;
   say(message: string): void;
   /** Times one action as a phase of the bench (requests, processes, bounds); `drift` is timed as the refresh it is. */
   measure(
@@ -108,6 +111,8 @@ export interface FleetSweepRow {
   time: FleetTimeBreakdown[];
   singleUp: PhaseResult | null;
   baselineUp: PhaseResult;
+  /** The shards' checkpoints after `up`, together; null when the backend is not a file backend. */
+  state: StateFootprint | null;
   /** Largest resident set of the runner process (it also runs the shards' programs), MiB. */
   runnerPeakMiB: number;
   /** The share of the pace each operation used; empty when the fleet is unpaced. */
@@ -232,6 +237,14 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
       return changesOf(upReport);
     }),
   );
+  const state = upReport
+    ? stacksFootprint(
+        process.env.PULUMI_BACKEND_URL ?? "",
+        PROJECT_NAME,
+        upReport.results.map((result) => result.shard),
+        resourceCount(spec),
+      )
+    : undefined;
   let previewReport: FleetReport | undefined;
   const fleetPreview = await hooks.measure(spec, "preview", async () => {
     previewReport = await runFleet("preview", options);
@@ -278,7 +291,8 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
   });
   if (!upReport || !previewReport || !oneTenantReport || !driftReport || !destroyReport)
     throw new Error("the fleet returned no report");
-  const singleUp = spec.tenants <= SINGLE_STACK_LIMIT ? ((await hooks.single(spec))[0] ?? null) : null;
+  const single = spec.tenants <= SINGLE_STACK_LIMIT && !hooks.fleetOnly;
+  const singleUp = single ? ((await hooks.single(spec))[0] ?? null) : null;
   const [baselineUp] = await hooks.baseline(spec);
   if (!baselineUp) throw new Error("the baseline returned no result");
   return {
@@ -300,6 +314,7 @@ async function fleetRow(hooks: FleetSweepHooks, spec: FleetSpec): Promise<FleetS
     ],
     singleUp,
     baselineUp,
+    state: state ?? null,
     runnerPeakMiB: up.peakMiB,
     pace: paceOf({
       up: upReport,
@@ -354,8 +369,8 @@ function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: number, c
   const lines = [
     `Fleet runner: shards of ${shardSize} tenants, ${concurrency} at once.`,
     "",
-    "| tenants | resources | shards | fleet up s | fleet s/tenant | fleet up req/tenant | domain batches / single creates | no-change preview s | one-tenant preview s | drift s | drift req/tenant | audited drift s | audited drift req/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | runner peak MiB | engine peak MiB | provider peak MiB |",
-    "| ------- | --------- | ------ | ---------- | -------------- | ------------------- | ------------------------------- | ------------------- | -------------------- | ------- | ---------------- | --------------- | ------------------------ | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | --------------- | --------------- | ----------------- |",
+    "| tenants | resources | shards | fleet up s | fleet s/tenant | fleet up req/tenant | domain batches / single creates | no-change preview s | one-tenant preview s | drift s | drift req/tenant | audited drift s | audited drift req/tenant | single stack up s | single s/tenant | baseline up s | baseline s/tenant | fleet / baseline | fleet up req/s | fleet up 429s | fleet destroy s | state bytes/resource | runner peak MiB | engine peak MiB | provider peak MiB |",
+    "| ------- | --------- | ------ | ---------- | -------------- | ------------------- | ------------------------------- | ------------------- | -------------------- | ------- | ---------------- | --------------- | ------------------------ | ----------------- | --------------- | ------------- | ----------------- | ---------------- | -------------- | ------------- | --------------- | -------------------- | --------------- | --------------- | ----------------- |",
   ];
   for (const row of rows) {
     lines.push(
@@ -381,6 +396,7 @@ function fleetSweepMarkdown(rows: readonly FleetSweepRow[], shardSize: number, c
         fixed(row.fleetUp.requestsPerSecond, 1),
         row.fleetUp.rateLimited,
         fixed(row.fleetDestroy.wallSeconds),
+        row.state ? fixed(row.state.bytesPerResource, 0) : "-",
         row.runnerPeakMiB,
         Math.round(row.fleetUp.processes.engine.peakMemoryMiB),
         Math.round(row.fleetUp.processes.provider.peakMemoryMiB),

@@ -11,10 +11,12 @@ import type { RequestWindow } from "dmarc-partner-emulator";
 import type { Plan } from "pulumi-dmarc-partner/api";
 import { closeClients, createClient, type DmarcClient } from "pulumi-dmarc-partner/client";
 import { describeInterruption } from "pulumi-dmarc-partner/recovery";
+import { against, sideArguments } from "./against";
 import { runOperations } from "./baseline";
 import { budgetBench, budgetBenchMarkdown } from "./budgetBench";
 import { type BenchEmulator, type EmulatorStats, launchEmulator } from "./emulator";
 import { enforceBench } from "./enforceBench";
+import { type ComparedKind, comparedKind, figuresOf, workloadOf } from "./figures";
 import {
   boundsOf,
   type FleetSpec,
@@ -27,6 +29,7 @@ import {
 } from "./fleet";
 import { fleetSweep } from "./fleetSweep";
 import { importBench } from "./importBench";
+import { type BaselineEntry, beside, machineDescription, readBaselines, saveBaseline } from "./lastRelease";
 import { type BenchOptions, CLIENT_MAX_CONCURRENCY, parseOptions, USAGE, UsageError } from "./options";
 import { pageBench, pageBenchMarkdown } from "./pageBench";
 import { type PluginBenchReport, pluginBench, pluginBenchMarkdown } from "./pluginBench";
@@ -50,6 +53,8 @@ import { createFleetStack, PROJECT_NAME, runStackPhases, type StackSettings } fr
 import type { StateFootprint } from "./state";
 
 const projectRoot = resolve(__dirname, "..", "..");
+/** The last release's figures, per workload. */
+const BASELINE_FILE = join(projectRoot, "bench", "baseline.json");
 const startedAt = Date.now();
 const HEARTBEAT_MS = 15_000;
 
@@ -341,6 +346,11 @@ async function main(): Promise<void> {
     return;
   }
   mkdirSync(options.outDir, { recursive: true });
+  const kind = comparedKind(options);
+  if (options.against !== undefined && kind) {
+    await runAgainst({ ...options, against: options.against }, kind);
+    return;
+  }
   if (options.page) {
     await runPageBench(options);
     return;
@@ -392,6 +402,45 @@ async function main(): Promise<void> {
   } finally {
     await emulator.close();
   }
+  if (kind) await compareWithLastRelease(options, kind);
+}
+
+/** This run's figures beside the last release's; with --save-baseline, they become the last release's. */
+async function compareWithLastRelease(options: BenchOptions, kind: ComparedKind): Promise<void> {
+  const workload = workloadOf(options, kind);
+  const figures = figuresOf(kind, options.outDir);
+  process.stdout.write(`\n${beside(readBaselines(BASELINE_FILE), workload, figures)}`);
+  if (!options.saveBaseline) return;
+  const { commitOf } = await import("../../scripts/checkout.mjs");
+  const { pinnedPulumiVersion, pluginVersion } = await import("../../scripts/project.mjs");
+  saveRelease({
+    workload,
+    release: pluginVersion(),
+    commit: commitOf("HEAD"),
+    measuredAt: new Date().toISOString(),
+    machine: machineDescription(pinnedPulumiVersion()),
+    rounds: 1,
+    figures,
+  });
+}
+
+function saveRelease(entry: BaselineEntry): void {
+  saveBaseline(BASELINE_FILE, entry);
+  say(
+    `wrote the figures of ${entry.commit.slice(0, 7)} to ${BASELINE_FILE} as the last release's for: ${entry.workload}`,
+  );
+}
+
+/** --against: the same bench on another commit and on this checkout, alternating. */
+async function runAgainst(options: BenchOptions & { against: string }, kind: ComparedKind): Promise<void> {
+  const workload = workloadOf(options, kind);
+  const baseline = readBaselines(BASELINE_FILE).find((entry) => entry.workload === workload);
+  const args = sideArguments(process.argv.slice(2));
+  const { markdown, reference } = await against(options, kind, workload, args, { projectRoot, say }, baseline);
+  write(options.outDir, "against.md", markdown);
+  say(`wrote ${join(options.outDir, "against.md")}`);
+  process.stdout.write(`\n${markdown}`);
+  if (options.saveBaseline) saveRelease(reference);
 }
 
 /** What the fleet runner's benchmarks share: the project, the emulator and the runner's settings. */
@@ -412,6 +461,7 @@ async function runFleetSweep(context: Context, sizes: number[], plans: readonly 
   const markdown = await fleetSweep(
     {
       ...fleetSetupOf(context),
+      fleetOnly: context.options.fleetOnly,
       measure: (spec, phase, action) => measure(context, spec, phase, "pulumi", action),
       single: async (spec) => (await runPulumi(context, spec, ["up", "destroy"])).results,
       baseline: (spec) => runBaseline(context, spec, ["up", "destroy"]),

@@ -21,6 +21,7 @@ export const USAGE = `usage: npm run bench [-- options]
                            per tenant, for --tenants or every --sizes of --sweep
   --shard-size <n>         tenants per shard with --fleet (default the runner's)
   --concurrency <n>        shards at once with --fleet (default the runner's: the cores)
+  --fleet-only             with --fleet: no single stack beside the fleet (minutes at 100 tenants and more)
   --import                 an account of --tenants organisations made through the client, then
                            dmarc-fleet import, import --check and the fleet's up of the file written
   --enforce                an account of --tenants organisations made through the client, every domain
@@ -39,6 +40,12 @@ export const USAGE = `usage: npm run bench [-- options]
                            side instead of the npm package's launcher, node on dist/plugin/main.js
   --page                   the fleet page (dmarc-fleet report --html) for --tenants (default 1000 here) with
                            --domains each: its size and headless chromium's load-event time
+  --against <git ref>      the same bench on that commit (built once in a git worktree of its own) and on this
+                           checkout, --rounds times each, alternating; both sides' figures and their ratio
+                           (plain, --sweep and --fleet; the others are not compared)
+  --rounds <n>             runs of each side with --against (default 3): medians, and the range
+  --save-baseline          write this run's figures (with --against, the ref's) to bench/baseline.json as the
+                           last release's, with the machine; every run prints its figures beside them
   --out <dir>              where report.json, report.md (sweep.json, sweep.md, sweep.svg, plugin.json, plugin.md) go
                            (default .cache/bench)
   --verbose                stream the engine's output to stderr`;
@@ -78,6 +85,11 @@ export interface BenchOptions {
   pluginExecutable: boolean;
   shardSize: number | undefined;
   concurrency: number | undefined;
+  fleetOnly: boolean;
+  /** The git ref `--against` compares this checkout with; undefined for a plain run. */
+  against: string | undefined;
+  rounds: number;
+  saveBaseline: boolean;
   outDir: string;
   verbose: boolean;
 }
@@ -103,6 +115,12 @@ function positive(name: string, raw: string | undefined): number | undefined {
 }
 
 const DEFAULT_SWEEP = [10, 50, 100, 200];
+
+/** The benches whose figures are not compared with another commit's or the last release's. */
+export const UNCOMPARED = ["budget", "plugin", "import", "enforce", "publish", "page"] as const;
+
+/** Runs of each side with --against: three give a median that one slow run on a shared machine does not move. */
+const DEFAULT_ROUNDS = 3;
 
 /** Each fleet of the budget's scenarios: 12 tenants, as two pipelines of one partner were tried with. */
 const BUDGET_TENANTS = 12;
@@ -132,6 +150,13 @@ export function parseOptions(argv: string[], projectRoot: string): BenchOptions 
   const parallelFlag = whole("parallel", values.parallel, undefined, 1);
   const sizes = values.sizes?.split(",").map((size) => whole("sizes", size.trim(), undefined, 1) as number);
   if (values.sizes !== undefined && !values.sweep) throw new UsageError("--sizes goes with --sweep");
+  if (values["fleet-only"] && !values.fleet) throw new UsageError("--fleet-only goes with --fleet");
+  if (values.rounds !== undefined && values.against === undefined) throw new UsageError("--rounds goes with --against");
+  const uncompared = UNCOMPARED.find((flag) => values[flag]);
+  if (uncompared && (values.against !== undefined || values["save-baseline"]))
+    throw new UsageError(
+      `--against and --save-baseline compare the plain bench, --sweep and --fleet, not --${uncompared}`,
+    );
   return {
     tenants: whole(
       "tenants",
@@ -159,6 +184,10 @@ export function parseOptions(argv: string[], projectRoot: string): BenchOptions 
     pluginExecutable: values["plugin-executable"] ?? false,
     shardSize: whole("shard-size", values["shard-size"], undefined, 1),
     concurrency: whole("concurrency", values.concurrency, undefined, 1),
+    fleetOnly: values["fleet-only"] ?? false,
+    against: values.against,
+    rounds: whole("rounds", values.rounds, DEFAULT_ROUNDS, 1) as number,
+    saveBaseline: values["save-baseline"] ?? false,
     outDir: resolve(values.out ?? join(projectRoot, ".cache", "bench")),
     verbose: values.verbose ?? false,
   };
@@ -191,6 +220,10 @@ function parse(argv: string[]) {
       "plugin-executable": { type: "boolean" },
       "shard-size": { type: "string" },
       concurrency: { type: "string" },
+      "fleet-only": { type: "boolean" },
+      against: { type: "string" },
+      rounds: { type: "string" },
+      "save-baseline": { type: "boolean" },
       out: { type: "string" },
       verbose: { type: "boolean" },
       help: { type: "boolean" },

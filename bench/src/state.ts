@@ -35,23 +35,39 @@ export function stateFootprint(
   stack: string,
   fleetResources: number,
 ): StateFootprint | undefined {
-  const path = checkpointPath(backendUrl, project, stack);
-  if (!path) return undefined;
-  const raw = readFileSync(path);
-  const text = (path.endsWith(".gz") ? gunzipSync(raw) : raw).toString("utf8");
-  const checkpoint = JSON.parse(text) as { checkpoint?: { latest?: { resources?: CheckpointResource[] } } };
-  const resources = checkpoint.checkpoint?.latest?.resources ?? [];
+  return stacksFootprint(backendUrl, project, [stack], fleetResources);
+}
+
+/** The checkpoints of several stacks together (a fleet's shards), over the resources they hold between them. */
+export function stacksFootprint(
+  backendUrl: string,
+  project: string,
+  stacks: readonly string[],
+  fleetResources: number,
+): StateFootprint | undefined {
+  let checkpointBytes = 0;
+  let resourcesInCheckpoint = 0;
   let providerBytes = 0;
-  for (const resource of resources) {
-    for (const props of [resource.inputs, resource.outputs]) {
-      const provider = props?.__provider;
-      if (provider !== undefined) providerBytes += Buffer.byteLength(JSON.stringify(provider));
+  for (const stack of stacks) {
+    const path = checkpointPath(backendUrl, project, stack);
+    if (!path) return undefined;
+    const raw = readFileSync(path);
+    const text = (path.endsWith(".gz") ? gunzipSync(raw) : raw).toString("utf8");
+    const checkpoint = JSON.parse(text) as { checkpoint?: { latest?: { resources?: CheckpointResource[] } } };
+    const resources = checkpoint.checkpoint?.latest?.resources ?? [];
+    checkpointBytes += raw.length;
+    resourcesInCheckpoint += resources.length;
+    for (const resource of resources) {
+      for (const props of [resource.inputs, resource.outputs]) {
+        const provider = props?.__provider;
+        if (provider !== undefined) providerBytes += Buffer.byteLength(JSON.stringify(provider));
+      }
     }
   }
   return {
-    checkpointBytes: raw.length,
-    resourcesInCheckpoint: resources.length,
-    bytesPerResource: raw.length / fleetResources,
+    checkpointBytes,
+    resourcesInCheckpoint,
+    bytesPerResource: checkpointBytes / fleetResources,
     providerBytesPerResource: providerBytes / fleetResources,
   };
 }

@@ -63,11 +63,12 @@ async function ensureEngineBin(version) {
  * Makes sure an engine is available and returns the environment every engine
  * run must use: PATH with the engine, its language hosts and the dynamic
  * provider plugin, a file backend, a passphrase, and a project-local
- * PULUMI_HOME.
+ * PULUMI_HOME. `version` is the one this checkout pins unless another
+ * commit's is asked for (scripts/checkout.mjs).
+ * @param {string} [version]
  * @returns {Promise<{ version: string, source: string, env: Record<string, string> }>}
  */
-export async function ensureEngine() {
-  const version = pinnedPulumiVersion();
+export async function ensureEngine(version = pinnedPulumiVersion()) {
   const pathEntries = [];
   const onPath = pulumiOnPath();
   let source;

@@ -1,9 +1,16 @@
+import { join } from "node:path";
 import type { FleetReport } from "pulumi-dmarc-partner/fleet";
 import { beforeAll, describe, expect, it } from "vitest";
+import { sideArguments } from "../../bench/src/against";
+import { figuresFrom, summarize, workloadOf } from "../../bench/src/figures";
 import { boundsOf, type FleetSpec, FleetState, operations, resourceCount } from "../../bench/src/fleet";
 import { type FleetSweepRow, timeBreakdown, timeMarkdown } from "../../bench/src/fleetSweep";
+import { type BaselineEntry, beside, machineDescription, readBaselines } from "../../bench/src/lastRelease";
+import { type BenchOptions, parseOptions } from "../../bench/src/options";
 import type { BenchReport, PhaseResult } from "../../bench/src/report";
 import { lineChart } from "../../bench/src/svg";
+import { commitOf } from "../../scripts/checkout.mjs";
+import { projectRoot } from "../../scripts/project.mjs";
 import { runBench } from "../support/bench";
 
 // The fleet benchmark at a tiny size: what it reports and how many requests
@@ -108,6 +115,71 @@ describe("where the fleet's time goes", () => {
     expect(table).toContain(
       "| 10 | up | 2 | 20.00 | 1.00 | 0.50 | 3.00 | 3.00 | 15.00 | 1.50 | 20.00 | 6.00 | 4.00 | 4.00 |",
     );
+  });
+});
+
+describe("comparing runs", () => {
+  const options = (...argv: string[]) => parseOptions(argv, projectRoot) as BenchOptions;
+  const fleetWorkload = (...argv: string[]) => workloadOf(options("--fleet", ...argv), "fleet");
+
+  it("gives each side's bench the command line without --against's own options", () => {
+    const argv = [
+      "--against",
+      "v0.2.0",
+      "--fleet",
+      "--rounds",
+      "2",
+      "--tenants",
+      "100",
+      "--out=/tmp/x",
+      "--save-baseline",
+    ];
+    expect(sideArguments(argv)).toEqual(["--fleet", "--tenants", "100"]);
+  });
+
+  it("builds only a commit git knows, and says which ref it does not", () => {
+    expect(commitOf("HEAD")).toMatch(/^[0-9a-f]{40}$/);
+    expect(() => commitOf("no-such-ref-of-issue-74")).toThrow(/--against no-such-ref-of-issue-74: no such commit/);
+  });
+
+  it("names a workload by what moves its figures, not by what it leaves out", () => {
+    expect(fleetWorkload("--tenants", "100")).toBe(fleetWorkload("--tenants", "100", "--fleet-only"));
+    expect(fleetWorkload("--tenants", "100")).not.toBe(fleetWorkload("--tenants", "200"));
+    expect(fleetWorkload("--tenants", "100")).not.toBe(fleetWorkload("--tenants", "100", "--latency", "50"));
+    expect(fleetWorkload("--tenants", "100")).not.toBe(workloadOf(options("--tenants", "100"), "bench"));
+  });
+
+  it("takes each figure's median over the runs, with its range", () => {
+    expect(summarize([{ up: 3 }, { up: 1 }, { up: 2 }])).toEqual({ up: { median: 2, min: 1, max: 3 } });
+    expect(summarize([{ up: 4, drift: 1 }, { up: 2 }])).toEqual({ up: { median: 3, min: 2, max: 4 } });
+  });
+
+  it("flags a figure 10% worse than the last release's or more, and none better or less worse", () => {
+    const entry: BaselineEntry = {
+      workload: "w",
+      release: "0.2.0",
+      commit: "5f5b421".padEnd(40, "0"),
+      measuredAt: "2026-12-02T02:41:57.703Z",
+      machine: machineDescription("3.246.0"),
+      rounds: 4,
+      figures: { "up s": 10, "drift s": 10, "up requests": 17 },
+    };
+    const text = beside([entry], "w", { "up s": 11.5, "drift s": 10.9, "up requests": 17 });
+    expect(text).toContain("| up s | 10.00 | 11.50 | 1.15× | **15% worse** |");
+    expect(text).toContain("| drift s | 10.00 | 10.90 | 1.09× |  |");
+    expect(text).toContain("1 figure(s) 10% worse or more");
+    expect(beside([entry], "another", { "up s": 20 })).toContain("No figures of the last release for this workload");
+  });
+
+  it("keeps the last release's figures with the machine they were measured on", () => {
+    const entries = readBaselines(join(projectRoot, "bench", "baseline.json"));
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) {
+      expect(entry.commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(entry.machine.cpus).toBeGreaterThan(0);
+      expect(entry.machine.cpuModel).not.toBe("");
+      expect(Object.values(entry.figures).every((value) => Number.isFinite(value))).toBe(true);
+    }
   });
 });
 
@@ -243,5 +315,17 @@ describe("npm run bench at 2 tenants × 1 domain without latency", () => {
     expect(markdown).toContain("| baseline destroy |");
     expect(markdown).toContain("| phase | requests per tenant | baseline requests per tenant |");
     expect(markdown).toContain("| refresh | 4.00 | 4.00 |");
+  });
+
+  it("reads its figures back for a comparison: times, CPU by process, requests, the ratio to the raw script", () => {
+    const figures = figuresFrom("bench", report);
+    const up = byPhase(report.phases).up as PhaseResult;
+    expect(figures["up s"]).toBe(up.wallSeconds);
+    expect(figures["up requests"]).toBe(up.requests);
+    expect(figures["up engine CPU s"]).toBe(up.processes.engine.cpuSeconds);
+    expect(figures["up CPU s, every process"]).toBeGreaterThanOrEqual(up.processes.engine.cpuSeconds);
+    expect(figures["up ÷ raw script up"]).toBe(report.ratios.upToBaseline);
+    expect(figures["state bytes per resource"]).toBe(report.state?.bytesPerResource);
+    expect(Object.keys(figures)).toContain("destroy provider CPU s");
   });
 });
