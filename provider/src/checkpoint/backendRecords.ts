@@ -71,7 +71,6 @@ function isOwn(name: string, own: OwnStack): boolean {
 
 /** Which stacks a read leaves out, by the name the backend gives them: none unless told. */
 type Skip = (name: string) => boolean;
-const SKIP_NONE: Skip = () => false;
 
 function fileStacks(folder: string, skip: Skip): StackRead[] {
   const files = everyStackFile(folder).filter(({ name }) => !skip(name));
@@ -113,7 +112,7 @@ async function listedStacks(listing: BackendListing, skip: Skip): Promise<StackR
 function stacksOf(
   backendUrl: string | undefined,
   listing: BackendListing,
-  skip: Skip = SKIP_NONE,
+  skip: Skip,
 ): Promise<StackRead[]> | StackRead[] {
   const folder = fileBackendFolder(backendUrl);
   if (folder !== undefined) return fileStacks(folder, skip);
@@ -138,30 +137,6 @@ function addStack(
       records.pendingCreates.push({ stack, urn: operation.resource.urn, resource: operation.resource });
     }
   }
-}
-
-/** Every other stack's records on the backend `backendUrl`. */
-export async function backendRecords(
-  backendUrl: string | undefined,
-  listing: BackendListing,
-  own: OwnStack,
-): Promise<BackendRecords> {
-  const records = {
-    recordedBy: new Map<string, Recorder>(),
-    pendingCreates: [] as PendingElsewhere[],
-    unreadable: [] as string[],
-    stacksRead: 0,
-  };
-  for (const read of await stacksOf(backendUrl, listing)) {
-    if (isOwn(read.name, own)) continue;
-    if ("unreadable" in read) {
-      records.unreadable.push(`${read.name} (${read.unreadable})`);
-      continue;
-    }
-    records.stacksRead++;
-    if (read.state) addStack(records, read.name, read.state);
-  }
-  return records;
 }
 
 /** Where a stack declares a tenant or an organisation: the stack, the resource's URN, and the object's id once made. */
@@ -208,18 +183,12 @@ function addDeclarations(
   }
 }
 
-/**
- * What every stack of the backend `backendUrl` declares and records, but
- * those `skip` leaves out (the ones the caller reads itself): each tenant's
- * key, each organisation's name, each object's id. The fleet refuses a
- * tenant another stack declares, and an offboarding that would delete what
- * another stack records.
- */
-export async function backendDeclarations(
+/** Every stack of the backend but those `skip` leaves out: what each records, left pending and declares. */
+async function readBackend(
   backendUrl: string | undefined,
   listing: BackendListing,
   skip: Skip,
-): Promise<BackendDeclarations> {
+): Promise<BackendRecords & BackendDeclarations> {
   const records = {
     recordedBy: new Map<string, Recorder>(),
     pendingCreates: [] as PendingElsewhere[],
@@ -238,6 +207,35 @@ export async function backendDeclarations(
     addStack(records, read.name, read.state);
     addDeclarations(records, read.name, read.state);
   }
-  const { pendingCreates: _pending, ...declarations } = records;
+  return records;
+}
+
+/** Every other stack's records on the backend `backendUrl`: what recovery weighs a pending create against. */
+export async function backendRecords(
+  backendUrl: string | undefined,
+  listing: BackendListing,
+  own: OwnStack,
+): Promise<BackendRecords> {
+  const {
+    tenants: _tenants,
+    organizations: _organizations,
+    ...records
+  } = await readBackend(backendUrl, listing, (name) => isOwn(name, own));
+  return records;
+}
+
+/**
+ * What every stack of the backend `backendUrl` declares and records, but
+ * those `skip` leaves out (the ones the caller reads itself): each tenant's
+ * key, each organisation's name, each object's id. The fleet refuses a
+ * tenant another stack declares, and an offboarding that would delete what
+ * another stack records.
+ */
+export async function backendDeclarations(
+  backendUrl: string | undefined,
+  listing: BackendListing,
+  skip: Skip,
+): Promise<BackendDeclarations> {
+  const { pendingCreates: _pending, ...declarations } = await readBackend(backendUrl, listing, skip);
   return declarations;
 }
