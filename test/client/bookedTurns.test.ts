@@ -10,6 +10,12 @@ import { describe, expect, it } from "vitest";
 
 const RATE = 600;
 const INTERVAL_MS = 60_000 / RATE;
+/**
+ * The test sees a turn a few promise callbacks after the pacer gives it, and the two sightings may lag
+ * differently by a fraction of a millisecond (99.53 ms seen once for turns the pacer gave 100 ms apart).
+ * What it guards against is a turn given at its booked moment right after a late one: 53.9 ms apart.
+ */
+const SIGHTING_JITTER_MS = 2;
 
 /** Holds the event loop for `ms`, as a busy machine does: timers due meanwhile fire late. */
 function stall(ms: number): void {
@@ -31,6 +37,6 @@ describe("turns booked in a budget store", () => {
     const [second = 0, third = 0] = await Promise.all(given);
     await store.close();
     rmSync(folder, { recursive: true, force: true });
-    expect(third - second).toBeGreaterThanOrEqual(INTERVAL_MS);
+    expect(third - second).toBeGreaterThanOrEqual(INTERVAL_MS - SIGHTING_JITTER_MS);
   });
 });
