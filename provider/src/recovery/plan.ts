@@ -222,7 +222,7 @@ function verdictOf(
     const reason =
       judged.length === 0
         ? "the create never reached the service; the next pulumi up makes it"
-        : `none of the ${judged.length} object(s) of its key found is its: each is recorded by a stack or older than the run; the next pulumi up makes it`;
+        : `the create never reached the service: the ${judged.length} object(s) of its key found are each recorded by a stack or older than the killed run; the next pulumi up makes it`;
     return { action: "drop", reason };
   }
   const doubt =

@@ -8,7 +8,7 @@ import { isPostgresUrl } from "../client";
 import { definitionOf } from "../registry";
 import { clientFrom, type ProviderSettings, settingsFrom } from "../runtime/config";
 import type { OwnershipFacts } from "./candidates";
-import { describeLock, readLocks, removeLock, type StackLock } from "./locks";
+import { readLocks, removeLock, type StackLock } from "./locks";
 import { findRunProcesses, inFlightBoundMs, type StoppedOrphan, settleOrphans } from "./orphans";
 import { applySettlement, type PersonsDecisions, type PlanInputs, planSettlement, type SettlementStep } from "./plan";
 import { readPostgresLocks, removePostgresLocks } from "./postgresLocks";
@@ -225,7 +225,11 @@ async function ownershipFacts({ stack, report }: Recovery): Promise<OwnershipFac
     .filter(({ at }) => !Number.isNaN(at))
     .sort((a, b) => a.at - b.at)[0];
   return started
-    ? { elsewhere, runStartedAt: started.at, runStartSource: `the lock of ${describeLock(started.lock)}` }
+    ? {
+        elsewhere,
+        runStartedAt: started.at,
+        runStartSource: `its lock, pid ${started.lock.pid} on ${started.lock.hostname}`,
+      }
     : { elsewhere };
 }
 
